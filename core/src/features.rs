@@ -1,0 +1,199 @@
+//! Feature gates: the 1.37 defaults, overridable per request.
+
+use std::collections::BTreeMap;
+
+/// A feature gate the engine knows, with its Kubernetes 1.37 default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Gate {
+    /// Restartable init containers (GA; always on in 1.37).
+    SidecarContainers,
+    /// Per-container `restartPolicy` and `restartPolicyRules` (beta, on).
+    ContainerRestartRules,
+    /// `RestartAllContainers` restart-rule action (beta, on).
+    RestartAllContainersOnContainerExits,
+    /// In-place resize (GA, locked on).
+    InPlacePodVerticalScaling,
+    /// In-place resize of init containers (GA in 1.37, locked on).
+    InPlacePodVerticalScalingInitContainers,
+    /// In-place resize of pod-level resources (beta, on).
+    InPlacePodLevelResourcesVerticalScaling,
+    /// Resize of memory-backed emptyDir volumes (alpha, off).
+    InPlacePodVerticalScalingMemoryBackedVolumes,
+    /// Pod-level resources (beta, on).
+    PodLevelResources,
+    /// Configurable crash-loop back-off maximum (beta, on).
+    KubeletCrashLoopBackOffMax,
+    /// 1 s initial / 60 s maximum crash-loop back-off (alpha, off).
+    ReduceDefaultCrashLoopBackOffDecay,
+    /// Dynamic resource allocation (GA).
+    DynamicResourceAllocation,
+    /// Node-declared features (beta, on); accepted, no effect on decisions.
+    NodeDeclaredFeatures,
+    /// CPU CFS quota off for exclusive CPUs (beta, on).
+    DisableCPUQuotaWithExclusiveCPUs,
+    /// Custom CFS quota period (alpha, off).
+    CustomCPUCFSQuotaPeriod,
+    /// cgroup v2 memory QoS (alpha, off).
+    MemoryQoS,
+    /// Swap support (GA).
+    NodeSwap,
+    /// User namespaces (beta, on).
+    UserNamespacesSupport,
+    /// `supplementalGroupsPolicy` (GA in 1.35, on).
+    SupplementalGroupsPolicy,
+    /// `procMount` (beta, on).
+    ProcMountType,
+    /// Recursive read-only mounts (GA).
+    RecursiveReadOnlyMounts,
+    /// Image volumes (beta, on in 1.35+).
+    ImageVolume,
+    /// Container stop signals (alpha, off).
+    ContainerStopSignals,
+    /// Runtime class in CRI image API (alpha, off).
+    RuntimeClassInImageCriAPI,
+    /// Env var files (`fileKeyRef`, alpha, off).
+    EnvFiles,
+    /// Host network for Windows host-process containers; no effect on Linux.
+    WindowsHostNetwork,
+}
+
+/// Every known gate with its name and 1.37 default.
+pub const GATES: &[(Gate, &str, bool)] = &[
+    (Gate::SidecarContainers, "SidecarContainers", true),
+    (Gate::ContainerRestartRules, "ContainerRestartRules", true),
+    (
+        Gate::RestartAllContainersOnContainerExits,
+        "RestartAllContainersOnContainerExits",
+        true,
+    ),
+    (
+        Gate::InPlacePodVerticalScaling,
+        "InPlacePodVerticalScaling",
+        true,
+    ),
+    (
+        Gate::InPlacePodVerticalScalingInitContainers,
+        "InPlacePodVerticalScalingInitContainers",
+        true,
+    ),
+    (
+        Gate::InPlacePodLevelResourcesVerticalScaling,
+        "InPlacePodLevelResourcesVerticalScaling",
+        true,
+    ),
+    (
+        Gate::InPlacePodVerticalScalingMemoryBackedVolumes,
+        "InPlacePodVerticalScalingMemoryBackedVolumes",
+        false,
+    ),
+    (Gate::PodLevelResources, "PodLevelResources", true),
+    (
+        Gate::KubeletCrashLoopBackOffMax,
+        "KubeletCrashLoopBackOffMax",
+        true,
+    ),
+    (
+        Gate::ReduceDefaultCrashLoopBackOffDecay,
+        "ReduceDefaultCrashLoopBackOffDecay",
+        false,
+    ),
+    (
+        Gate::DynamicResourceAllocation,
+        "DynamicResourceAllocation",
+        true,
+    ),
+    (Gate::NodeDeclaredFeatures, "NodeDeclaredFeatures", true),
+    (
+        Gate::DisableCPUQuotaWithExclusiveCPUs,
+        "DisableCPUQuotaWithExclusiveCPUs",
+        true,
+    ),
+    (
+        Gate::CustomCPUCFSQuotaPeriod,
+        "CustomCPUCFSQuotaPeriod",
+        false,
+    ),
+    (Gate::MemoryQoS, "MemoryQoS", false),
+    (Gate::NodeSwap, "NodeSwap", true),
+    (Gate::UserNamespacesSupport, "UserNamespacesSupport", true),
+    (
+        Gate::SupplementalGroupsPolicy,
+        "SupplementalGroupsPolicy",
+        true,
+    ),
+    (Gate::ProcMountType, "ProcMountType", true),
+    (
+        Gate::RecursiveReadOnlyMounts,
+        "RecursiveReadOnlyMounts",
+        true,
+    ),
+    (Gate::ImageVolume, "ImageVolume", true),
+    (Gate::ContainerStopSignals, "ContainerStopSignals", false),
+    (
+        Gate::RuntimeClassInImageCriAPI,
+        "RuntimeClassInImageCriAPI",
+        false,
+    ),
+    (Gate::EnvFiles, "EnvFiles", false),
+    (Gate::WindowsHostNetwork, "WindowsHostNetwork", true),
+];
+
+/// Resolved gate values for one request: the 1.37 defaults with the request's overrides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureGates {
+    values: BTreeMap<Gate, bool>,
+    unknown: Vec<String>,
+}
+
+impl Default for FeatureGates {
+    fn default() -> Self {
+        Self::resolve(&BTreeMap::new())
+    }
+}
+
+impl FeatureGates {
+    /// Defaults overridden by `overrides`. Unknown names are kept for warnings.
+    #[must_use]
+    pub fn resolve(overrides: &BTreeMap<String, bool>) -> Self {
+        let mut values: BTreeMap<Gate, bool> = GATES.iter().map(|(g, _, d)| (*g, *d)).collect();
+        let mut unknown = Vec::new();
+        for (name, value) in overrides {
+            match GATES.iter().find(|(_, n, _)| n == name) {
+                Some((gate, _, _)) => {
+                    values.insert(*gate, *value);
+                }
+                None => unknown.push(name.clone()),
+            }
+        }
+        Self { values, unknown }
+    }
+
+    /// Whether `gate` is on.
+    #[must_use]
+    pub fn enabled(&self, gate: Gate) -> bool {
+        self.values.get(&gate).copied().unwrap_or(false)
+    }
+
+    /// Gate names in the request that the engine does not know (they change nothing).
+    #[must_use]
+    pub fn unknown(&self) -> &[String] {
+        &self.unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_win_and_unknown_names_are_kept() {
+        let mut o = BTreeMap::new();
+        o.insert("ContainerRestartRules".to_string(), false);
+        o.insert("NoSuchGate".to_string(), true);
+        let g = FeatureGates::resolve(&o);
+        assert!(!g.enabled(Gate::ContainerRestartRules));
+        assert!(g.enabled(Gate::SidecarContainers));
+        assert!(!g.enabled(Gate::MemoryQoS));
+        assert_eq!(g.unknown(), ["NoSuchGate".to_string()]);
+    }
+}

@@ -1,0 +1,116 @@
+//! The kubelet's container hash (`kubecontainer.HashContainer`, 1.31+).
+//!
+//! FNV-1a 32 over go-spew's `%#v` rendering of the JSON `{"image":..,"name":..}`.
+
+use std::fmt::Write as _;
+
+const FNV_OFFSET: u32 = 0x811c_9dc5;
+const FNV_PRIME: u32 = 0x0100_0193;
+
+/// Go `encoding/json` string escaping (with HTML escaping, as `json.Marshal` does).
+fn push_go_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", u32::from(ch));
+            }
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// The JSON bytes the kubelet hashes: `{"image":"<image>","name":"<name>"}`.
+#[must_use]
+pub fn hashed_json(name: &str, image: &str) -> String {
+    let mut out = String::with_capacity(name.len() + image.len() + 24);
+    out.push_str("{\"image\":");
+    push_go_json_string(&mut out, image);
+    out.push_str(",\"name\":");
+    push_go_json_string(&mut out, name);
+    out.push('}');
+    out
+}
+
+/// FNV-1a 32 over the go-spew `%#v` text of `bytes`: `([]uint8)[b0 b1 ...]`.
+#[must_use]
+pub fn deep_hash_bytes(bytes: &[u8]) -> u32 {
+    let mut h = FNV_OFFSET;
+    let mut feed = |b: u8| {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(FNV_PRIME);
+    };
+    b"([]uint8)[".iter().for_each(|b| feed(*b));
+    let mut digits = [0u8; 3];
+    for (i, byte) in bytes.iter().enumerate() {
+        if i > 0 {
+            feed(b' ');
+        }
+        let mut n = *byte;
+        let mut len = 0;
+        loop {
+            if let Some(slot) = digits.get_mut(len) {
+                *slot = b'0' + n % 10;
+            }
+            len += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        for d in digits.iter().take(len).rev() {
+            feed(*d);
+        }
+    }
+    feed(b']');
+    h
+}
+
+/// `HashContainer(c)`: the hash stored with a container and compared on every sync.
+///
+/// ```
+/// assert_eq!(podplan_core::hash::container_hash("test_container", "foo/image:v1"), 0x8e45cbd0);
+/// ```
+#[must_use]
+pub fn container_hash(name: &str, image: &str) -> u64 {
+    u64::from(deep_hash_bytes(hashed_json(name, image).as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_values() {
+        assert_eq!(
+            container_hash("test_container", "foo/image:v1"),
+            0x8e45_cbd0
+        );
+        assert_eq!(container_hash("foo", "bar"), 0x11a6_d6d6);
+        assert_eq!(container_hash("foo1", "busybox"), 1_043_764_558);
+        assert_eq!(container_hash("debug", "busybox"), 1_270_942_399);
+    }
+
+    #[test]
+    fn go_escaping() {
+        assert_eq!(
+            hashed_json("a<b", "x\"y"),
+            r#"{"image":"x\"y","name":"a\u003cb"}"#
+        );
+        assert_eq!(
+            hashed_json("\u{1}", "é"),
+            "{\"image\":\"é\",\"name\":\"\\u0001\"}"
+        );
+    }
+}

@@ -1,0 +1,82 @@
+//! The plan request: the pod, what the runtime reports, and the kubelet's other inputs.
+//!
+//! Field names follow the plan contract (`shared/contract/README.md`, extensions in
+//! `docs/contract.md`). Unknown fields are rejected (see [`crate::api`]).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Pod, ResourceRequirements};
+use serde::{Deserialize, Serialize};
+
+use crate::backoff::BackoffRecord;
+use crate::config::NodeContext;
+use crate::runtime::RuntimeStatus;
+
+/// One request: everything the kubelet knows about a pod at the start of a sync.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlanRequest {
+    /// The API pod (`v1.Pod`). Not API-defaulted: an absent field really is absent.
+    pub pod: Pod,
+    /// What the runtime reports (`kubecontainer.PodStatus`). Absent = nothing exists yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_status: Option<RuntimeStatus>,
+    /// Prober results by runtime container id (`type://id`). No entry = no result yet.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub probes: BTreeMap<String, ProbeResults>,
+    /// Feature-gate overrides of the 1.37 defaults (see [`crate::features`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub feature_gates: BTreeMap<String, bool>,
+    /// The kubelet's actuated-resources checkpoint (resources last applied).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actuated_resources: Option<ActuatedResources>,
+    /// The pod is restarting all its containers (`AllContainersRestarting` condition).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restart_all_containers: bool,
+    /// Node and kubelet facts used to generate CRI configs (every key optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeContext>,
+    /// Extension: the sync's wall-clock time, for crash-loop back-off. Absent = back-off
+    /// is not evaluated (starts are never held back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<jiff::Timestamp>,
+    /// Extension: the crash-loop back-off records from the previous sync's plan.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backoff: Vec<BackoffRecord>,
+}
+
+/// Prober results recorded for one container.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeResults {
+    /// Liveness result, absent when the prober has not reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liveness: Option<ProbeResult>,
+    /// Startup result, absent when the prober has not reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup: Option<ProbeResult>,
+}
+
+/// One probe result (`proberesults.Result`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProbeResult {
+    /// The probe passed.
+    Success,
+    /// The probe failed.
+    Failure,
+    /// A result is pending (startup probes start as unknown).
+    Unknown,
+}
+
+/// The actuated-resources checkpoint: resources last applied per container and pod.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ActuatedResources {
+    /// Per container name. A container without a record counts as zero.
+    #[serde(default)]
+    pub containers: BTreeMap<String, ResourceRequirements>,
+    /// Pod-level record, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod: Option<ResourceRequirements>,
+}

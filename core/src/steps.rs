@@ -1,0 +1,19 @@
+//! The CRI operations of a plan in `SyncPod` order. STUB: owned by the decision work.
+
+use serde::{Deserialize, Serialize};
+
+/// One CRI operation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    /// `KillPod | KillContainer | RunPodSandbox | UpdateContainerResources | CreateContainer | StartContainer`.
+    pub op: String,
+}
+
+/// Fills `plan.steps` (and step-time events) from the decided actions. STUB.
+pub fn build(
+    _request: &crate::request::PlanRequest,
+    _gates: &crate::features::FeatureGates,
+    _plan: &mut crate::plan::Plan,
+) {
+}

@@ -1,0 +1,278 @@
+//! Semantic validation of a parsed request: what serde's types cannot express.
+//!
+//! Errors stop the plan; odd-but-possible inputs become plan warnings.
+
+use std::collections::BTreeSet;
+
+use k8s_openapi::api::core::v1::{Container, ResourceRequirements};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+use std::collections::BTreeMap;
+
+use crate::error::PlanError;
+use crate::features::FeatureGates;
+use crate::limits::{MAX_BACKOFF_RECORDS, MAX_CONTAINERS, MAX_STATUSES};
+use crate::plan::Warning;
+use crate::quantity::Quantity;
+use crate::request::PlanRequest;
+
+/// Checks a request; returns warnings for odd but possible inputs.
+pub fn validate(request: &PlanRequest) -> Result<Vec<Warning>, PlanError> {
+    let mut warnings = Vec::new();
+    let Some(spec) = request.pod.spec.as_ref() else {
+        return Err(PlanError::invalid("pod.spec", "a pod needs a spec"));
+    };
+    if let Some(policy) = spec.restart_policy.as_deref() {
+        one_of(
+            "pod.spec.restartPolicy",
+            policy,
+            &["", "Always", "OnFailure", "Never"],
+        )?;
+    }
+    let init = spec.init_containers.as_deref().unwrap_or_default();
+    let ephemeral = spec.ephemeral_containers.as_deref().unwrap_or_default();
+    let mut names = BTreeSet::new();
+    let mut check_name = |path: String, name: &str| -> Result<(), PlanError> {
+        if name.is_empty() {
+            return Err(PlanError::invalid(
+                format!("{path}.name"),
+                "container name must not be empty",
+            ));
+        }
+        if !names.insert(name.to_string()) {
+            return Err(PlanError::invalid(
+                format!("{path}.name"),
+                format!("duplicate container name {name:?}: names must be unique across init, regular and ephemeral containers"),
+            ));
+        }
+        Ok(())
+    };
+    for (list, len) in [
+        ("initContainers", init.len()),
+        ("containers", spec.containers.len()),
+        ("ephemeralContainers", ephemeral.len()),
+    ] {
+        if len > MAX_CONTAINERS {
+            return Err(PlanError::limit(
+                format!("pod.spec.{list}"),
+                format!("{len} containers; the limit is {MAX_CONTAINERS}"),
+            ));
+        }
+    }
+    for (i, c) in init.iter().enumerate() {
+        let path = format!("pod.spec.initContainers[{i}]");
+        check_name(path.clone(), &c.name)?;
+        check_container(&path, c)?;
+    }
+    for (i, c) in spec.containers.iter().enumerate() {
+        let path = format!("pod.spec.containers[{i}]");
+        check_name(path.clone(), &c.name)?;
+        check_container(&path, c)?;
+    }
+    for (i, c) in ephemeral.iter().enumerate() {
+        let path = format!("pod.spec.ephemeralContainers[{i}]");
+        check_name(path.clone(), &c.name)?;
+        check_resources(&format!("{path}.resources"), c.resources.as_ref())?;
+    }
+    check_resources("pod.spec.resources", spec.resources.as_ref())?;
+
+    if let Some(actuated) = &request.actuated_resources {
+        for (name, r) in &actuated.containers {
+            check_resources(&format!("actuatedResources.containers.{name}"), Some(r))?;
+        }
+        check_resources("actuatedResources.pod", actuated.pod.as_ref())?;
+    }
+
+    if request.backoff.len() > MAX_BACKOFF_RECORDS {
+        return Err(PlanError::limit(
+            "backoff",
+            format!(
+                "{} records; the limit is {MAX_BACKOFF_RECORDS}",
+                request.backoff.len()
+            ),
+        ));
+    }
+
+    if let Some(status) = &request.runtime_status {
+        for (list, len) in [
+            ("sandboxStatuses", status.sandbox_statuses.len()),
+            ("containerStatuses", status.container_statuses.len()),
+        ] {
+            if len > MAX_STATUSES {
+                return Err(PlanError::limit(
+                    format!("runtimeStatus.{list}"),
+                    format!("{len} entries; the limit is {MAX_STATUSES}"),
+                ));
+            }
+        }
+        let mut sandbox_ids = BTreeSet::new();
+        for (i, s) in status.sandbox_statuses.iter().enumerate() {
+            if !s.id.is_empty() && !sandbox_ids.insert(s.id.as_str()) {
+                return Err(PlanError::invalid(
+                    format!("runtimeStatus.sandboxStatuses[{i}].id"),
+                    format!("sandbox id {:?} is listed twice", s.id),
+                ));
+            }
+        }
+        let mut ids = BTreeSet::new();
+        for (i, c) in status.container_statuses.iter().enumerate() {
+            if !c.id.is_empty() && !ids.insert(c.id.as_str()) {
+                return Err(PlanError::invalid(
+                    format!("runtimeStatus.containerStatuses[{i}].id"),
+                    format!("container id {:?} is listed twice", c.id),
+                ));
+            }
+            if !names.contains(&c.name) {
+                warnings.push(Warning {
+                    path: format!("runtimeStatus.containerStatuses[{i}]"),
+                    message: format!(
+                        "the runtime reports container {:?} ({}), which is not in the pod spec; the kubelet's planner ignores it",
+                        c.name, c.id
+                    ),
+                });
+            }
+        }
+    }
+    for name in FeatureGates::resolve(&request.feature_gates).unknown() {
+        warnings.push(Warning {
+            path: format!("featureGates.{name}"),
+            message: format!(
+                "feature gate {name:?} is not known to the engine and changes no decision"
+            ),
+        });
+    }
+    Ok(warnings)
+}
+
+fn one_of(path: &str, value: &str, allowed: &[&str]) -> Result<(), PlanError> {
+    if allowed.contains(&value) {
+        Ok(())
+    } else {
+        let shown: Vec<String> = allowed
+            .iter()
+            .filter(|a| !a.is_empty())
+            .map(|a| format!("{a:?}"))
+            .collect();
+        Err(PlanError::invalid(
+            path,
+            format!(
+                "unsupported value {value:?}: supported values are {}",
+                shown.join(", ")
+            ),
+        ))
+    }
+}
+
+fn check_container(path: &str, c: &Container) -> Result<(), PlanError> {
+    if let Some(policy) = c.restart_policy.as_deref() {
+        one_of(
+            &format!("{path}.restartPolicy"),
+            policy,
+            &["Always", "OnFailure", "Never"],
+        )?;
+    }
+    for (i, rule) in c
+        .restart_policy_rules
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        let rpath = format!("{path}.restartPolicyRules[{i}]");
+        one_of(
+            &format!("{rpath}.action"),
+            &rule.action,
+            &["Restart", "RestartAllContainers"],
+        )?;
+        if let Some(codes) = &rule.exit_codes {
+            one_of(
+                &format!("{rpath}.exitCodes.operator"),
+                &codes.operator,
+                &["In", "NotIn"],
+            )?;
+        }
+    }
+    for (i, p) in c
+        .resize_policy
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        one_of(
+            &format!("{path}.resizePolicy[{i}].restartPolicy"),
+            &p.restart_policy,
+            &["NotRequired", "RestartContainer"],
+        )?;
+    }
+    check_resources(&format!("{path}.resources"), c.resources.as_ref())
+}
+
+fn check_quantities(
+    path: &str,
+    map: Option<&BTreeMap<String, K8sQuantity>>,
+) -> Result<(), PlanError> {
+    for (name, q) in map.into_iter().flatten() {
+        let qpath = format!("{path}.{name}");
+        let parsed =
+            Quantity::parse(&q.0).map_err(|e| PlanError::invalid(&qpath, e.to_string()))?;
+        if parsed.is_negative() {
+            return Err(PlanError::invalid(
+                qpath,
+                format!("quantity {:?} must not be negative", q.0),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_resources(path: &str, r: Option<&ResourceRequirements>) -> Result<(), PlanError> {
+    if let Some(r) = r {
+        check_quantities(&format!("{path}.requests"), r.requests.as_ref())?;
+        check_quantities(&format!("{path}.limits"), r.limits.as_ref())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::parse_request;
+
+    fn check(json: &str) -> Result<Vec<Warning>, PlanError> {
+        validate(&parse_request(json.as_bytes())?)
+    }
+
+    #[test]
+    fn duplicate_names_across_kinds_are_rejected() {
+        let e = check(
+            r#"{"pod":{"spec":{"initContainers":[{"name":"a"}],"containers":[{"name":"a"}]}}}"#,
+        )
+        .err();
+        assert_eq!(
+            e.map(|e| e.path),
+            Some("pod.spec.containers[0].name".into())
+        );
+    }
+
+    #[test]
+    fn enum_values_are_checked() {
+        let e =
+            check(r#"{"pod":{"spec":{"restartPolicy":"Sometimes","containers":[{"name":"a"}]}}}"#)
+                .err();
+        assert_eq!(e.map(|e| e.path), Some("pod.spec.restartPolicy".into()));
+        let e = check(r#"{"pod":{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"lots"}}}]}}}"#).err();
+        assert_eq!(
+            e.map(|e| e.path),
+            Some("pod.spec.containers[0].resources.limits.cpu".into())
+        );
+    }
+
+    #[test]
+    fn foreign_statuses_are_warnings() {
+        let w = check(
+            r#"{"pod":{"spec":{"containers":[{"name":"a"}]}},
+                "runtimeStatus":{"containerStatuses":[{"id":"x://1","name":"ghost","state":"running"}]}}"#,
+        );
+        assert!(w.is_ok_and(|w| w.len() == 1 && w[0].message.contains("ghost")));
+    }
+}

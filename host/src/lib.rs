@@ -1,0 +1,1 @@
+//! podplan-host: the `podplan` CLI, the wasmtime embedding and the node agent.

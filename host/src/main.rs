@@ -1,0 +1,2 @@
+//! The `podplan` command line.
+fn main() {}
