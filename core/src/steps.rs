@@ -17,3 +17,27 @@ pub fn build(
     _plan: &mut crate::plan::Plan,
 ) {
 }
+
+/// Which list of the pod spec a container comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContainerKind {
+    /// `spec.initContainers`.
+    Init,
+    /// `spec.containers`.
+    Regular,
+    /// `spec.ephemeralContainers`.
+    Ephemeral,
+}
+
+impl ContainerKind {
+    /// The kubelet's words for this kind ("init container", ...).
+    #[must_use]
+    pub fn noun(self) -> &'static str {
+        match self {
+            Self::Init => "init container",
+            Self::Regular => "container",
+            Self::Ephemeral => "ephemeral container",
+        }
+    }
+}
