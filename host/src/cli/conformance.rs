@@ -148,6 +148,9 @@ pub fn run(args: &ConformanceArgs) -> Result<Status, CliError> {
                 total.failed += 1;
                 if !args.summary {
                     let _ = writeln!(failures, "FAIL {} ({name})", path.display());
+                    if diff.trim().is_empty() {
+                        failures.push_str("    (the vector failed without a diff)\n");
+                    }
                     for line in diff.lines() {
                         let _ = writeln!(failures, "    {}", line.trim_start());
                     }
