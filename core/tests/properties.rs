@@ -161,7 +161,7 @@ fn status(i: usize) -> BoxedStrategy<Value> {
         prop::sample::select(names),
         prop::sample::select(vec!["created", "running", "exited", "unknown"]),
         0i32..3,
-        prop::sample::select(vec![0usize, 1, 2]),
+        prop::sample::select(vec![0usize, 1, 1, 2]),
         prop::sample::select(vec![None, Some("s0"), Some("s1")]),
         any::<bool>(),
         opt(0i64..100),
@@ -220,9 +220,9 @@ fn request() -> BoxedStrategy<Value> {
             ),
             0..5,
         ),
-        any::<bool>(),
+        prop::bool::weighted(0.15),
         opt(0i64..200),
-        any::<bool>(),
+        prop::bool::weighted(0.1),
         prop::sample::select(vec![None, Some("api"), Some("file")]),
         opt(prop::collection::btree_map(
             prop::sample::select(
@@ -237,8 +237,21 @@ fn request() -> BoxedStrategy<Value> {
         )),
         any::<bool>(),
     );
-    (spec, runtime, extras)
-        .prop_map(|((init, regular, ephemeral, policy, pod_res, host), (sandboxes, statuses), (gates, probes, restart_all, now, deleting, source, actuated, backoff))| {
+    // Most generated pods have a healthy latest sandbox, so that the deeper decisions
+    // (init progress, probes, resize) are reached often.
+    let healthy = prop::bool::weighted(0.75);
+    (spec, runtime, extras, healthy)
+        .prop_map(|((init, regular, ephemeral, policy, pod_res, host), (mut sandboxes, statuses), (gates, probes, restart_all, now, deleting, source, actuated, backoff), healthy)| {
+            if healthy {
+                if let Some(s0) = sandboxes.first_mut() {
+                    s0["state"] = json!("SANDBOX_READY");
+                    s0["network"] = json!({"ip": "10.0.0.1"});
+                    s0["linux"] = json!({"namespaces": {"options": {"network": if host { "NODE" } else { "POD" }}}});
+                }
+                if let Some(s1) = sandboxes.get_mut(1) {
+                    s1["state"] = json!("SANDBOX_NOTREADY");
+                }
+            }
             let mut spec = json!({"containers": regular});
             if !init.is_empty() {
                 spec["initContainers"] = json!(init);
@@ -289,15 +302,42 @@ fn request() -> BoxedStrategy<Value> {
                 req["actuatedResources"] = json!({"containers": a});
             }
             if backoff {
-                req["backoff"] = json!([{"key": "ffff", "container": "a", "delaySeconds": 40, "lastUpdate": "2025-01-01T00:00:00Z"}]);
+                req["backoff"] = json!([{"key": "ffff", "container": "a", "delaySeconds": 300, "lastUpdate": "2025-01-01T00:00:00Z"}]);
             }
             req
         })
         .boxed()
 }
 
+/// The typed request; when the value asks for back-off records, they get the engine's
+/// real keys so that held-back starts are exercised.
 fn typed(value: &Value) -> podplan_core::PlanRequest {
-    podplan_core::api::parse_request_value(value.clone()).unwrap_or_default()
+    let mut request = podplan_core::api::parse_request_value(value.clone()).unwrap_or_default();
+    if !request.backoff.is_empty() {
+        let template = request.backoff.first().cloned().unwrap_or_default();
+        let pod = request.pod.clone();
+        request.backoff = pod
+            .spec
+            .iter()
+            .flat_map(|s| {
+                s.init_containers
+                    .iter()
+                    .flatten()
+                    .chain(s.containers.iter())
+            })
+            .map(|c| podplan_core::backoff::BackoffRecord {
+                key: podplan_core::backoff::backoff_key(
+                    &pod,
+                    &c.name,
+                    c.image.as_deref().unwrap_or(""),
+                    c.resources.as_ref(),
+                ),
+                container: c.name.clone(),
+                ..template.clone()
+            })
+            .collect();
+    }
+    request
 }
 
 fn check_invariants(value: &Value, plan: &Plan) -> Result<(), TestCaseError> {
@@ -335,6 +375,32 @@ fn check_invariants(value: &Value, plan: &Plan) -> Result<(), TestCaseError> {
         );
         prop_assert!(!k.message.is_empty());
     }
+    for (action, list, key) in [
+        (
+            "startInitContainer",
+            &a.init_containers_to_start,
+            "initContainers",
+        ),
+        ("startContainer", &a.containers_to_start, "containers"),
+        (
+            "startEphemeralContainer",
+            &a.ephemeral_containers_to_start,
+            "ephemeralContainers",
+        ),
+    ] {
+        for i in list {
+            let name = spec[key][*i]["name"].as_str().unwrap_or("");
+            prop_assert!(
+                plan.decisions
+                    .iter()
+                    .any(|d| d.action == action && d.container.as_deref() == Some(name)),
+                "{action} {name} has no decision: {:?}",
+                plan.decisions
+            );
+        }
+    }
+    prop_assert!(!a.kill_pod || plan.decisions.iter().any(|d| d.action == "killPod"));
+    prop_assert!(!a.create_sandbox || plan.decisions.iter().any(|d| d.action == "createSandbox"));
     // Kill steps are sorted by id; every create is followed by the start of that container.
     let kill_ids: Vec<&String> = plan
         .steps
@@ -397,6 +463,9 @@ proptest! {
         let back: Plan = serde_json::from_str(&text).unwrap_or_default();
         prop_assert_eq!(&back, &first);
         check_invariants(&value, &first)?;
+        if !first.held_back.is_empty() {
+            prop_assert!(first.events.iter().any(|e| e.reason == "BackOff"));
+        }
         let explained = podplan_core::explain::to_text(&first);
         prop_assert!(explained.starts_with("Plan\n"));
     }
@@ -418,5 +487,46 @@ proptest! {
         }
         let out: Value = serde_json::from_slice(&plan_json(&bytes)).unwrap_or(Value::Null);
         prop_assert!(out.get("error").is_some() || out.get("actions").is_some());
+    }
+}
+
+/// The generator reaches the interesting parts of the decision (guards against a
+/// generator that only produces trivial pods).
+#[test]
+fn generator_covers_the_decision_space() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = request();
+    let (mut kills, mut starts, mut inits, mut held, mut resets, mut recreate, mut updates) =
+        (0, 0, 0, 0, 0, 0, 0);
+    for _ in 0..1000 {
+        let Ok(tree) = strategy.new_tree(&mut runner) else {
+            continue;
+        };
+        let value = tree.current();
+        let Ok(p) = plan(&typed(&value)) else {
+            continue;
+        };
+        let a = &p.actions;
+        kills += usize::from(!a.containers_to_kill.is_empty());
+        starts += usize::from(!a.containers_to_start.is_empty() && !a.create_sandbox);
+        inits += usize::from(!a.init_containers_to_start.is_empty() && !a.create_sandbox);
+        held += usize::from(!p.held_back.is_empty());
+        resets += usize::from(!a.containers_to_reset.is_empty());
+        recreate += usize::from(a.create_sandbox && !a.sandbox_id.is_empty());
+        updates += usize::from(p.decisions.iter().any(|d| d.reason.starts_with("Resize")));
+    }
+    eprintln!("coverage: kills {kills} starts {starts} inits {inits} held {held} resets {resets} recreate {recreate} resizes {updates}");
+    for (what, n) in [
+        ("kills", kills),
+        ("starts", starts),
+        ("init starts", inits),
+        ("held back", held),
+        ("resets", resets),
+        ("recreates", recreate),
+        ("resizes", updates),
+    ] {
+        assert!(n >= 5, "only {n} plans with {what}");
     }
 }

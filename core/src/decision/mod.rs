@@ -208,6 +208,13 @@ fn note_sandbox_change(
         ),
     };
     note(plan, "createSandbox", None, reason.as_str(), message);
+    let kill = if reason == SandboxChangeReason::NoSandbox {
+        "nothing runs yet: killPod is set together with createSandbox and the kill is a no-op"
+            .to_string()
+    } else {
+        format!("the sandbox changed: every running container and sandbox {old} is stopped")
+    };
+    note(plan, "killPod", None, reason.as_str(), kill);
 }
 
 /// Sandbox (re)creation: only the first init container or the regular containers are
