@@ -175,7 +175,23 @@ impl Applier<'_> {
                 let id = step.container_id.as_deref().unwrap_or("");
                 self.status.container_statuses.retain(|s| s.id != id);
             }
-            StepOp::RunPodSandbox => self.run_sandbox(step.attempt.unwrap_or(0)),
+            StepOp::RunPodSandbox => {
+                self.run_sandbox(step.attempt.unwrap_or(0));
+                // The kubelet records the admitted pod-level resources as actuated
+                // (`InitializeActuatedPod`) before the first sync.
+                if self.actuated.pod.is_none() {
+                    if let Some(r) = self
+                        .request
+                        .pod
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.resources.clone())
+                    {
+                        self.actuated.pod = Some(r);
+                        self.touched_actuated = true;
+                    }
+                }
+            }
             StepOp::UpdateContainerResources => {
                 let name = step.container.clone().unwrap_or_default();
                 let spec = self.request.pod.spec.as_ref();

@@ -397,3 +397,36 @@ fn statuses_ids(sim: &Simulation) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+#[test]
+fn pod_level_resources_resize_in_place() {
+    let spec = json!({"resources": {"limits": {"cpu": "1", "memory": "256Mi"}},
+                      "containers": [{"name": "a", "image": "nginx"}]});
+    let mut sim = Simulation::new(request(spec), start());
+    assert_eq!(converge(&mut sim).len(), 2);
+    if let Some(r) = sim
+        .request
+        .pod
+        .spec
+        .as_mut()
+        .and_then(|s| s.resources.as_mut())
+    {
+        r.limits = Some(
+            [(
+                "cpu".to_string(),
+                k8s_openapi::apimachinery::pkg::api::resource::Quantity("2".into()),
+            )]
+            .into(),
+        );
+    }
+    let plans = converge(&mut sim);
+    let first = plans.first();
+    assert!(first.is_some_and(|p| p.actions.update_pod_level_resources));
+    // The container inherits the pod-level limit, so it is resized in place too.
+    assert!(first
+        .is_some_and(|p| p.steps.iter().any(
+            |s| s.op == StepOp::UpdateContainerResources && s.container.as_deref() == Some("a")
+        )));
+    assert!(plans.len() <= 3);
+    assert!(sim.all_running());
+}
