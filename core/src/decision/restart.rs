@@ -139,8 +139,18 @@ fn by_policy(policy: &str, exit_code: i32, level: &str) -> Verdict {
 
 /// `ContainerShouldRestart(c, podSpec, exitCode)` (gate ContainerRestartRules): the
 /// container's rules, then its own policy, then the pod policy.
+///
+/// A matching `Restart` rule restarts the container. A matching `RestartAllContainers`
+/// rule also answers yes while gate RestartAllContainersOnContainerExits is on (the source
+/// container runs again once every container has been reset); with the gate off that
+/// action is unknown to the kubelet and the container policy decides.
 #[must_use]
-pub fn container_should_restart(c: &Container, pod: &Pod, exit_code: i32) -> Verdict {
+pub fn container_should_restart(
+    c: &Container,
+    pod: &Pod,
+    exit_code: i32,
+    gates: &FeatureGates,
+) -> Verdict {
     if let Some(policy) = c.restart_policy.as_deref() {
         if let Some((i, rule)) = matching_rule(c, exit_code) {
             if rule.action == "Restart" {
@@ -149,6 +159,18 @@ pub fn container_should_restart(c: &Container, pod: &Pod, exit_code: i32) -> Ver
                     "RestartRuleMatched",
                     format!(
                         "{} matched exit code {exit_code}: it is restarted",
+                        describe_rule(i, rule)
+                    ),
+                );
+            }
+            if rule.action == "RestartAllContainers"
+                && gates.enabled(Gate::RestartAllContainersOnContainerExits)
+            {
+                return Verdict::new(
+                    true,
+                    "RestartAllContainersRuleMatched",
+                    format!(
+                        "{} matched exit code {exit_code}: all containers of the pod restart, this one included",
                         describe_rule(i, rule)
                     ),
                 );
@@ -193,7 +215,7 @@ pub fn should_container_be_restarted(
         ),
         ContainerState::Exited => {
             if gates.enabled(Gate::ContainerRestartRules) {
-                return container_should_restart(c, pod, s.exit_code);
+                return container_should_restart(c, pod, s.exit_code, gates);
             }
             by_policy(pod_restart_policy(pod), s.exit_code, "pod")
         }
@@ -311,11 +333,12 @@ mod tests {
                 values: Some(vec![42]),
             }),
         }]);
-        assert!(container_should_restart(&c, &pod("Never"), 42).yes);
-        assert!(!container_should_restart(&c, &pod("Always"), 1).yes);
+        let gates = FeatureGates::default();
+        assert!(container_should_restart(&c, &pod("Never"), 42, &gates).yes);
+        assert!(!container_should_restart(&c, &pod("Always"), 1, &gates).yes);
         // Without a container policy the rules are not consulted.
         c.restart_policy = None;
-        assert!(!container_should_restart(&c, &pod("Never"), 42).yes);
+        assert!(!container_should_restart(&c, &pod("Never"), 42, &gates).yes);
         // NotIn matches every other code.
         c.restart_policy = Some("Never".into());
         c.restart_policy_rules = Some(vec![ContainerRestartRule {
@@ -325,8 +348,33 @@ mod tests {
                 values: Some(vec![0]),
             }),
         }]);
-        assert!(container_should_restart(&c, &pod("Never"), 3).yes);
-        assert!(!container_should_restart(&c, &pod("Never"), 0).yes);
+        assert!(container_should_restart(&c, &pod("Never"), 3, &gates).yes);
+        assert!(!container_should_restart(&c, &pod("Never"), 0, &gates).yes);
+    }
+
+    #[test]
+    fn restart_all_containers_rule_restarts_the_source_while_its_gate_is_on() {
+        let mut c = container();
+        c.restart_policy = Some("Never".into());
+        c.restart_policy_rules = Some(vec![ContainerRestartRule {
+            action: "RestartAllContainers".into(),
+            exit_codes: Some(ContainerRestartRuleOnExitCodes {
+                operator: "In".into(),
+                values: Some(vec![42]),
+            }),
+        }]);
+        let on = FeatureGates::default();
+        let v = container_should_restart(&c, &pod("Never"), 42, &on);
+        assert_eq!((v.yes, v.reason), (true, "RestartAllContainersRuleMatched"));
+        // Another exit code: no rule matches, the container policy Never decides.
+        assert!(!container_should_restart(&c, &pod("Always"), 1, &on).yes);
+        // Gate off: the action is not acted upon and the container policy decides.
+        let off = FeatureGates::resolve(&std::collections::BTreeMap::from([(
+            "RestartAllContainersOnContainerExits".to_string(),
+            false,
+        )]));
+        let v = container_should_restart(&c, &pod("Always"), 42, &off);
+        assert_eq!((v.yes, v.reason), (false, "RestartPolicyNever"));
     }
 
     #[test]
