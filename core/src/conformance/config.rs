@@ -113,6 +113,20 @@ pub fn check_against(vector: &Value, expected: &Value) -> Result<(), String> {
     }
 }
 
+/// Runs a vector's generator and returns what it produced: its output, or
+/// `{"error": {...}}` when the generator failed (for tools and tests that need the
+/// generated configs themselves).
+pub fn produce(vector: &Value) -> Result<Value, String> {
+    let function = vector
+        .get("function")
+        .and_then(Value::as_str)
+        .ok_or("vector has no `function`")?;
+    let input = vector.get("input").ok_or("vector has no `input`")?;
+    Ok(match run(function, input)?.0 {
+        Produced::Output(v) | Produced::Error(v, _) => v,
+    })
+}
+
 fn field<T: DeserializeOwned>(input: &Value, key: &str) -> Result<T, String> {
     let v = input.get(key).cloned().unwrap_or(Value::Null);
     serde_json::from_value(v).map_err(|e| format!("input.{key}: {e}"))
