@@ -1,1 +1,8 @@
 //! podplan-host: the `podplan` CLI, the wasmtime embedding and the node agent.
+//!
+//! - [`wasm`]: runs podplan's wasm module under wasmtime, with limits, a compiled-module
+//!   cache and hot swap; [`wasm::Planner`] is the CLI's `--engine native|wasm` switch.
+//! - [`cli_serve_module`]: the `podplan serve-module --watch FILE` command.
+
+pub mod cli_serve_module;
+pub mod wasm;

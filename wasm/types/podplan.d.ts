@@ -103,25 +103,29 @@ export interface BackoffRecord {
   lastUpdate: Time;
 }
 
-/** Node and kubelet facts (cri-config spec §2). Every key is optional. */
+/** Node and kubelet facts for CRI config generation (docs/node-context.md). Every key is optional. */
 export interface NodeContext {
   name?: string | null;
   hostIPs?: string[];
   nodeIPs?: string[];
   allocatable?: ResourceList;
-  memoryCapacity?: number;
-  swapCapacity?: number;
-  cgroupVersion?: "v1" | "v2";
-  swapControllerAvailable?: boolean;
+  memoryCapacity?: number | null;
+  swapCapacity?: number | null;
+  cgroupVersion?: "v1" | "v2" | null;
+  swapControllerAvailable?: boolean | null;
   hugePageSizes?: string[];
-  pageSize?: number;
-  selinuxEnabled?: boolean;
-  podCgroupParent?: string;
-  kubelet?: KubeletFacts;
-  hostDNS?: { servers?: string[]; searches?: string[]; options?: string[] };
+  pageSize?: number | null;
+  selinuxEnabled?: boolean | null;
+  podCgroupParent?: string | null;
+  cgroupDriver?: "cgroupfs" | "systemd" | null;
+  kubelet?: KubeletSettings;
+  hostDNS?: { servers?: string[]; searches?: string[]; options?: string[] } | null;
+  /** `v1.Service` objects visible to the kubelet. */
   services?: JsonObject[];
-  servicesSynced?: boolean;
+  servicesSynced?: boolean | null;
+  /** `v1.ConfigMap`s of the pod's namespace, by name. */
   configMaps?: { [name: string]: JsonObject };
+  /** `v1.Secret`s of the pod's namespace, by name (data base64 as served). */
   secrets?: { [name: string]: JsonObject };
   volumes?: {
     [volumeName: string]: {
@@ -129,42 +133,58 @@ export interface NodeContext {
       readOnly?: boolean;
       selinuxRelabel?: boolean;
       blockDevicePath?: string | null;
-      image?: JsonObject | null;
+      image?: string | null;
     };
   };
+  /** Host path prepared for a subPath mount, by `"<containerName>/<volumeMountIndex>"`. */
   subPathHostPaths?: { [containerAndMountIndex: string]: string };
-  images?: { [image: string]: { imageRef?: string; uid?: number | null; username?: string } };
-  runtimeHandler?: string;
-  runtimeHandlerFeatures?: { recursiveReadOnlyMounts?: boolean; userNamespaces?: boolean };
-  userNamespace?: JsonObject | null;
+  images?: { [image: string]: { imageRef?: string | null; uid?: number | null; username?: string } };
+  runtimeHandler?: string | null;
+  runtimeHandlerFeatures?: { recursiveReadOnlyMounts?: boolean; userNamespaces?: boolean } | null;
+  userNamespace?: {
+    mode?: NamespaceMode;
+    uids?: IdMapping[];
+    gids?: IdMapping[];
+  } | null;
   extraSupplementalGroups?: number[];
   deviceAllocations?: {
     [containerName: string]: {
-      devices?: JsonObject[];
-      mounts?: JsonObject[];
-      envs?: JsonObject[];
-      annotations?: JsonObject[];
-      cdiDevices?: JsonObject[];
+      devices?: { pathOnHost?: string; pathInContainer?: string; permissions?: string }[];
+      mounts?: { hostPath?: string; containerPath?: string; readOnly?: boolean }[];
+      envs?: { name?: string; value?: string }[];
+      annotations?: { name?: string; value?: string }[];
+      cdiDevices?: string[];
     };
   };
   exclusiveCPUs?: { [containerName: string]: boolean };
   cpusets?: { [containerName: string]: { cpus?: string; mems?: string } };
   terminationLogIds?: { [containerName: string]: string };
+  logFiles?: { [containerName: string]: string[] };
+  envFiles?: { [containerName: string]: { [file: string]: { [key: string]: string } } };
+}
+
+/** A CRI `IDMapping`. */
+export interface IdMapping {
+  hostId?: number;
+  containerId?: number;
+  length?: number;
 }
 
 /** KubeletConfiguration values config generation reads. */
-export interface KubeletFacts {
-  rootDir?: string;
-  podLogsDir?: string;
-  clusterDomain?: string;
-  clusterDNS?: string[];
-  resolvConf?: string;
-  cpuCFSQuota?: boolean;
-  cpuCFSQuotaPeriod?: string;
-  seccompDefault?: boolean;
-  seccompProfileRoot?: string;
-  memorySwapBehavior?: string;
-  memoryThrottlingFactor?: number;
+export interface KubeletSettings {
+  rootDir?: string | null;
+  podLogsDir?: string | null;
+  clusterDomain?: string | null;
+  clusterDNS?: string[] | null;
+  resolvConf?: string | null;
+  cpuCFSQuota?: boolean | null;
+  cpuCFSQuotaPeriod?: string | null;
+  seccompDefault?: boolean | null;
+  seccompProfileRoot?: string | null;
+  memorySwapBehavior?: string | null;
+  memoryThrottlingFactor?: number | null;
+  memoryReservationPolicy?: string | null;
+  /** Already resolved; `null` means the kubelet's own default. */
   singleProcessOOMKill?: boolean | null;
 }
 
@@ -527,8 +547,19 @@ export interface ContainerToReset {
 
 /** Why an action was chosen. */
 export interface Decision {
-  /** `killPod`, `createSandbox`, `startInitContainer`, `startContainer`, … */
-  action: string;
+  action:
+    | "killPod"
+    | "createSandbox"
+    | "startInitContainer"
+    | "startContainer"
+    | "startEphemeralContainer"
+    | "killContainer"
+    | "updateResources"
+    | "resetContainer"
+    | "keepContainer"
+    | "wait"
+    | "doNotRestart"
+    | (string & {});
   container?: string;
   /** Machine-readable, e.g. `LivenessProbeFailed`. */
   reason: string;
@@ -536,17 +567,34 @@ export interface Decision {
   message: string;
 }
 
-/** A CRI operation of the plan; the fields beyond `op` depend on the operation. */
+/** Which list of the pod spec a container comes from. */
+export type ContainerKind = "init" | "regular" | "ephemeral";
+
+/** A CRI operation of the plan, in `SyncPod` order; which fields are set depends on `op`. */
 export interface Step {
   op:
     | "KillPod"
     | "KillContainer"
+    | "RemoveContainer"
     | "RunPodSandbox"
+    | "UpdatePodSandboxResources"
     | "UpdateContainerResources"
     | "CreateContainer"
-    | "StartContainer"
-    | (string & {});
-  [field: string]: unknown;
+    | "StartContainer";
+  container?: string;
+  kind?: ContainerKind;
+  /** Index into the spec list `kind` names. */
+  index?: number;
+  containerId?: string;
+  sandboxId?: string;
+  attempt?: number;
+  /** `cpu` or `memory` (resize steps). */
+  resource?: string;
+  gracePeriodSeconds?: number;
+  /** Containers concerned (e.g. every container a `KillPod` stops). */
+  containers?: string[];
+  reason?: string;
+  message?: string;
 }
 
 /** An event the kubelet would record. */
@@ -554,6 +602,8 @@ export interface Event {
   type: "Normal" | "Warning";
   reason: string;
   message: string;
+  /** The container the event is about, if any. */
+  container?: string;
 }
 
 /** A per-container error, e.g. `CreateContainerConfigError`. */
@@ -566,7 +616,14 @@ export interface ContainerError {
 /** A start held back by crash-loop back-off. */
 export interface HeldBack {
   container: string;
+  kind?: ContainerKind;
+  index?: number;
+  /** Seconds until the back-off expires. */
   waitSeconds: number;
+  /** When it expires. */
+  until?: Time;
+  /** The current back-off delay. */
+  delaySeconds: number;
 }
 
 /** A non-fatal observation about the input. */

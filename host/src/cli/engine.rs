@@ -1,5 +1,5 @@
-//! Which engine computes the plans: the native core linked into this binary, or (once
-//! it is built in) the wasm module run under wasmtime. Both speak the same contract.
+//! Which engine computes the plans: the native core linked into this binary, or the
+//! wasm module run under wasmtime (`podplan_host::wasm`). Both speak the same contract.
 
 use std::path::Path;
 
@@ -18,10 +18,12 @@ pub enum EngineKind {
 }
 
 /// A ready-to-use engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Engine {
     /// `podplan_core` linked in.
     Native,
+    /// The wasm module under wasmtime.
+    Wasm(podplan_host::wasm::Planner),
 }
 
 impl Engine {
@@ -32,20 +34,28 @@ impl Engine {
             (EngineKind::Native, Some(_)) => {
                 Err(CliError::usage("--module is only used with --engine wasm"))
             }
-            (EngineKind::Wasm, None) => Err(CliError::usage(
-                "--engine wasm needs the module to run: --module FILE",
-            )),
-            (EngineKind::Wasm, Some(_)) => Err(CliError::usage(
-                "the wasm engine is not built into this podplan binary yet; \
-                 use --engine native (the default)",
-            )),
+            // Without --module, the module built into this binary.
+            (EngineKind::Wasm, module) => {
+                let args = podplan_host::wasm::EngineArgs {
+                    engine: podplan_host::wasm::EngineChoice::Wasm,
+                    module: module.map(Path::to_path_buf),
+                    ..Default::default()
+                };
+                podplan_host::wasm::Planner::from_args(&args)
+                    .map(Self::Wasm)
+                    .map_err(|e| CliError::usage(e.to_string()))
+            }
         }
     }
 
-    /// Plans one typed request.
-    pub fn plan(self, request: &PlanRequest) -> Result<Plan, PlanError> {
+    /// Plans one typed request. A failure of the wasm module itself (trap, deadline,
+    /// memory limit) is reported as a `LimitExceeded` error naming the cause.
+    pub fn plan(&self, request: &PlanRequest) -> Result<Plan, PlanError> {
         match self {
             Self::Native => podplan_core::plan(request),
+            Self::Wasm(planner) => planner.plan(request).unwrap_or_else(|e| {
+                Err(PlanError::limit("", format!("the wasm engine failed: {e}")))
+            }),
         }
     }
 }

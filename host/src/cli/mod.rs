@@ -66,6 +66,9 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Show podplan's version, the plan contract version and the Kubernetes target.
     Version(version::VersionArgs),
+    /// Serve plans (JSON lines on stdin → stdout) from a wasm module that is swapped
+    /// in whenever the watched file changes.
+    ServeModule(podplan_host::cli_serve_module::ServeModuleArgs),
 }
 
 /// Parses the command line, runs the command and returns the exit code.
@@ -94,6 +97,9 @@ fn run(command: &Command) -> Result<Status, CliError> {
         Command::Conformance(args) => conformance::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Version(args) => version::run(args),
+        Command::ServeModule(args) => podplan_host::cli_serve_module::run(args)
+            .map(|()| Status::Success)
+            .map_err(|e| CliError::usage(e.to_string())),
     }
 }
 
