@@ -48,6 +48,13 @@ fn plan_json(c: &mut Criterion) {
     let cache = ModuleCache::new(dir.path()).unwrap();
     let engine = HostEngine::new(EngineSettings::default()).unwrap();
     let module = PlanModule::load(&engine, module_bytes(), Some(&cache)).unwrap();
+    // Pool slots that hand their memory back to the kernel after every call.
+    let cold_engine = HostEngine::new(EngineSettings {
+        keep_resident: 0,
+        ..EngineSettings::default()
+    })
+    .unwrap();
+    let cold = PlanModule::load(&cold_engine, module_bytes(), Some(&cache)).unwrap();
     let mut group = c.benchmark_group("plan_json");
     for (name, request) in requests() {
         assert_eq!(
@@ -60,6 +67,8 @@ fn plan_json(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("wasmtime", &name), &request, |b, r| {
             b.iter(|| module.plan_json(r).unwrap())
         });
+        let id = BenchmarkId::new("wasmtime-keep-resident-0", &name);
+        group.bench_with_input(id, &request, |b, r| b.iter(|| cold.plan_json(r).unwrap()));
     }
     group.finish();
     c.bench_function("instantiate", |b| {

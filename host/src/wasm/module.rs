@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 use wasmtime::{
-    ExternType, FuncType, InstancePre, Linker, Module, ModuleExport, ResourceLimiter, Store, Trap,
-    ValType,
+    ExternType, FuncType, InstancePre, Linker, Module, ModuleExport, ResourceLimiter, Store,
+    StoreLimits, StoreLimitsBuilder, Trap, ValType,
 };
 
 use super::cache::{compile, hex, CacheOutcome, ModuleCache};
@@ -37,9 +37,11 @@ pub(crate) struct CallState {
     deadline: std::time::Duration,
 }
 
-/// Caps linear memory and tables, and remembers whether the cap was hit so a trap can
-/// be reported as [`HostError::MemoryLimit`].
+/// wasmtime's [`StoreLimits`] (memory, table elements, one instance), remembering
+/// whether the memory limit was hit so a trap can be reported as
+/// [`HostError::MemoryLimit`].
 struct Limiter {
+    limits: StoreLimits,
     memory_limit: usize,
     hit: bool,
 }
@@ -47,29 +49,59 @@ struct Limiter {
 /// Most table elements a plan module may have (the Rust module uses a few hundred).
 const TABLE_LIMIT: usize = 100_000;
 
+impl Limiter {
+    fn new(memory_limit: usize) -> Self {
+        let limits = StoreLimitsBuilder::new()
+            .memory_size(memory_limit)
+            .table_elements(TABLE_LIMIT)
+            .instances(1)
+            .memories(1)
+            .tables(1)
+            // A refused grow traps rather than returning -1, so a module that ignores
+            // the failure and tries again cannot spin until the deadline.
+            .trap_on_grow_failure(true)
+            .build();
+        Self {
+            limits,
+            memory_limit,
+            hit: false,
+        }
+    }
+}
+
 impl ResourceLimiter for Limiter {
     fn memory_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
-        _maximum: Option<usize>,
+        maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        if desired > self.memory_limit {
+        let allowed = self.limits.memory_growing(current, desired, maximum);
+        if !matches!(allowed, Ok(true)) {
             self.hit = true;
-            // An error (not `Ok(false)`) turns the grow into a trap: a module that
-            // ignores a failed grow and loops cannot outlive the limit.
-            return Err(wasmtime::Error::msg("memory limit reached"));
         }
-        Ok(true)
+        allowed
     }
 
     fn table_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
-        _maximum: Option<usize>,
+        maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        Ok(desired <= TABLE_LIMIT)
+        self.limits.table_growing(current, desired, maximum)
+    }
+
+    fn instances(&self) -> usize {
+        self.limits.instances()
+    }
+
+    fn tables(&self) -> usize {
+        self.limits.tables()
+    }
+
+    fn memories(&self) -> usize {
+        self.limits.memories()
     }
 }
 
@@ -278,10 +310,7 @@ impl PlanModule {
         let mut store = Store::new(
             self.engine.engine(),
             CallState {
-                limiter: Limiter {
-                    memory_limit: settings.memory_limit,
-                    hit: false,
-                },
+                limiter: Limiter::new(settings.memory_limit),
                 deadline: settings.deadline,
             },
         );
