@@ -322,13 +322,7 @@ function render() {
   renderGates();
   const sync = current();
   replaceChildren($("timeline-body"), renderTimeline(app.syncs, app.selected, select));
-  const scroller = document.querySelector(".timeline-scroll");
-  const col = document.getElementById(`sync-${app.selected}`);
-  if (scroller && col) {
-    const th = col.parentElement!;
-    const left = th.offsetLeft - 140;
-    if (left < scroller.scrollLeft || th.offsetLeft + th.offsetWidth > scroller.scrollLeft + scroller.clientWidth) scroller.scrollLeft = Math.max(0, left);
-  }
+  keepSelectedColumnVisible();
   replaceChildren(
     $("drive-body"),
     ...renderDrive({
@@ -358,6 +352,19 @@ function render() {
       copy,
     }),
   );
+}
+
+/** Scrolls the timeline so the selected column is in view (not under the row headers). */
+function keepSelectedColumnVisible() {
+  const scroller = document.querySelector<HTMLElement>(".timeline-scroll");
+  const th = document.getElementById(`sync-${app.selected}`)?.parentElement;
+  const rowhead = document.querySelector<HTMLElement>(".timeline th.rowhead");
+  if (!scroller || !th) return;
+  const covered = rowhead?.offsetWidth ?? 0;
+  const left = th.offsetLeft - covered - 4;
+  const right = th.offsetLeft + th.offsetWidth + 4 - scroller.clientWidth;
+  if (scroller.scrollLeft > left) scroller.scrollLeft = Math.max(0, left);
+  else if (scroller.scrollLeft < right) scroller.scrollLeft = right;
 }
 
 // ---------------------------------------------------------------------------------------

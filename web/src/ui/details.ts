@@ -41,7 +41,7 @@ const ICONS: Record<string, string> = {
   updateResources: "⇕",
   resetContainer: "✖",
   keepContainer: "✓",
-  wait: "⏳",
+  wait: "◷",
 };
 
 function names(pod: Pod | undefined, list: "initContainers" | "containers" | "ephemeralContainers", idx: number[] | undefined): string {

@@ -61,7 +61,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
       h(
         "p",
         { class: "note", role: "note" },
-        `You are looking at sync #${sync.index} of ${ctx.last}. Acting here starts a new branch: syncs #${sync.index + 1}–#${ctx.last} are replaced. `,
+        `You are looking at sync #${sync.index} of ${ctx.last}. Acting here starts a new branch: ${sync.index + 1 === ctx.last ? `sync #${ctx.last} is` : `syncs #${sync.index + 1}–#${ctx.last} are`} replaced. `,
         h("button", { id: "go-latest", class: "linkish", onclick: ctx.goLatest }, "Go to the latest sync"),
       ),
     );
