@@ -2,6 +2,7 @@
 //
 //   npm run e2e            (builds first; see package.json)
 //   CHROMIUM=/path node e2e/run.mjs
+//   E2E_URL=http://127.0.0.1:8137/ node e2e/run.mjs   (test a running `podplan playground`)
 //
 // It serves web/dist on 127.0.0.1 with its own tiny server, drives the page like a user
 // and saves screenshots of the main views to e2e/artifacts/. The checks are written
@@ -68,12 +69,14 @@ async function snapshot(page) {
 }
 
 async function main() {
-  if (!(await stat(join(dist, "index.html")).catch(() => undefined))) {
+  const external = process.env.E2E_URL;
+  if (!external && !(await stat(join(dist, "index.html")).catch(() => undefined))) {
     console.error("web/dist is missing: run `npm run build` first");
     process.exit(2);
   }
   await mkdir(artifacts, { recursive: true });
-  const srv = await serve(dist);
+  const srv = external ? { url: external.endsWith("/") ? external : `${external}/`, close: async () => {} } : await serve(dist);
+  console.log(`serving ${srv.url}${external ? " (external)" : ""}`);
   const browser = await chromium.launch(LAUNCH);
   const errors = [];
   try {
