@@ -95,7 +95,8 @@ let loaded: Promise<Engine> | undefined;
 export function loadEngine(): Promise<Engine> {
   loaded ??= (async () => {
     const load = Object.values(candidates)[0];
-    if (!load) return mockEngine;
+    // VITE_PODPLAN_ENGINE=standin at build time forces the stand-in (UI tests without wasm).
+    if (!load || import.meta.env.VITE_PODPLAN_ENGINE === "standin") return mockEngine;
     try {
       const mod = await load();
       await mod.default();
