@@ -178,7 +178,7 @@ export type SimOp =
   | { kind: "killPod" }
   | { kind: "killContainer"; id?: string; name?: string }
   | { kind: "runSandbox"; attempt: number }
-  | { kind: "create"; name: string }
+  | { kind: "create"; name: string; restartCount?: number }
   | { kind: "start"; name: string }
   | { kind: "update"; name?: string; id?: string }
   | { kind: "updatePod" }
@@ -219,7 +219,9 @@ export function opsFromSteps(steps: Step[], plan: Plan): SimOp[] | undefined {
       case "StartContainer": {
         const name = stepName(s);
         if (!name) return undefined;
-        ops.push({ kind: s.op === "CreateContainer" ? "create" : "start", name });
+        // CreateContainer's `attempt` is the restart count (ContainerMetadata.attempt).
+        if (s.op === "CreateContainer") ops.push({ kind: "create", name, restartCount: typeof s.attempt === "number" ? s.attempt : undefined });
+        else ops.push({ kind: "start", name });
         break;
       }
       case "UpdateContainerResources": {
@@ -331,7 +333,7 @@ export function applyPlan(state0: SimState, pod: Pod, plan: Plan): { state: SimS
   const alive = (c: ContainerStatus) => c.state === "running" || c.state === "created" || c.state === "unknown";
   const created = new Map<string, ContainerStatus>();
 
-  const newContainer = (name: string): ContainerStatus | undefined => {
+  const newContainer = (name: string, stepRestartCount?: number): ContainerStatus | undefined => {
     const found = findContainer(pod, name);
     const sb = rt.sandboxStatuses[0];
     if (!found || !sb) return undefined;
@@ -339,7 +341,7 @@ export function applyPlan(state0: SimState, pod: Pod, plan: Plan): { state: SimS
     const annotations = (entry?.config?.annotations ?? {}) as Record<string, unknown>;
     const image = found.spec.image ?? "";
     const previous = rt.containerStatuses.find((c) => c.name === name);
-    const restartCount = entry?.restartCount ?? (previous ? (previous.restartCount ?? 0) + 1 : 0);
+    const restartCount = stepRestartCount ?? entry?.restartCount ?? (previous ? (previous.restartCount ?? 0) + 1 : 0);
     const c: ContainerStatus = {
       id: `containerd://${name}-${state.nextContainer++}`,
       name,
@@ -415,7 +417,7 @@ export function applyPlan(state0: SimState, pod: Pod, plan: Plan): { state: SimS
         break;
       }
       case "create": {
-        const c = newContainer(op.name);
+        const c = newContainer(op.name, op.restartCount);
         if (c) {
           created.set(op.name, c);
           applied.push({ op: "CreateContainer", container: c.name, id: c.id, text: `Create ${c.name} as ${c.id} (restart count ${c.restartCount ?? 0})` });

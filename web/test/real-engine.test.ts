@@ -17,7 +17,7 @@ const wasmUrl = new URL("../../wasm/pkg/web/podplan_wasm_bg.wasm", import.meta.u
 const load = Object.values(modules)[0];
 
 async function realEngine(): Promise<Engine> {
-  const mod = (await load!()) as Parameters<typeof wrapWasm>[0];
+  const mod = (await load!()) as unknown as Parameters<typeof wrapWasm>[0];
   await mod.default({ module_or_path: readFileSync(fileURLToPath(wasmUrl)) });
   return wrapWasm(mod);
 }

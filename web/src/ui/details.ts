@@ -28,6 +28,7 @@ const VERBS: Record<string, string> = {
   updateResources: "Resize in place",
   resetContainer: "Reset container",
   keepContainer: "Keep container",
+  doNotRestart: "Do not restart",
   wait: "Wait",
 };
 
@@ -41,6 +42,7 @@ const ICONS: Record<string, string> = {
   updateResources: "⇕",
   resetContainer: "✖",
   keepContainer: "✓",
+  doNotRestart: "–",
   wait: "◷",
 };
 
@@ -88,7 +90,11 @@ function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
         "div",
         { class: "callout wait", role: "note" },
         h("strong", null, "Held back by crash-loop back-off: "),
-        plan.heldBack.map((x, i) => [i ? "; " : "", h("b", null, x.container), ` (${x.waitSeconds} s to go)`]),
+        plan.heldBack.map((x, i) => [
+          i ? "; " : "",
+          h("b", null, x.container),
+          ` (${x.waitSeconds} s to go${typeof x.delaySeconds === "number" && x.delaySeconds > 0 ? `; back-off delay ${x.delaySeconds} s` : ""})`,
+        ]),
         ". Advance the clock to the back-off expiry to let it start.",
       ),
     );
