@@ -33,7 +33,8 @@ pub enum Gate {
     DisableCPUQuotaWithExclusiveCPUs,
     /// Custom CFS quota period (alpha, off).
     CustomCPUCFSQuotaPeriod,
-    /// cgroup v2 memory QoS (alpha, off).
+    /// cgroup v2 memory QoS (beta, on in 1.37; writes nothing unless the kubelet sets
+    /// `memoryThrottlingFactor` or `memoryReservationPolicy`).
     MemoryQoS,
     /// Swap support (GA).
     NodeSwap,
@@ -51,8 +52,10 @@ pub enum Gate {
     ContainerStopSignals,
     /// Runtime class in CRI image API (alpha, off).
     RuntimeClassInImageCriAPI,
-    /// Env var files (`fileKeyRef`, alpha, off).
+    /// Env var files (`fileKeyRef`, beta, on since 1.35).
     EnvFiles,
+    /// `spec.hostnameOverride` (beta, on since 1.35).
+    HostnameOverride,
     /// Host network for Windows host-process containers; no effect on Linux.
     WindowsHostNetwork,
 }
@@ -113,7 +116,7 @@ pub const GATES: &[(Gate, &str, bool)] = &[
         "CustomCPUCFSQuotaPeriod",
         false,
     ),
-    (Gate::MemoryQoS, "MemoryQoS", false),
+    (Gate::MemoryQoS, "MemoryQoS", true),
     (Gate::NodeSwap, "NodeSwap", true),
     (Gate::UserNamespacesSupport, "UserNamespacesSupport", true),
     (
@@ -134,7 +137,8 @@ pub const GATES: &[(Gate, &str, bool)] = &[
         "RuntimeClassInImageCriAPI",
         false,
     ),
-    (Gate::EnvFiles, "EnvFiles", false),
+    (Gate::EnvFiles, "EnvFiles", true),
+    (Gate::HostnameOverride, "HostnameOverride", true),
     (Gate::WindowsHostNetwork, "WindowsHostNetwork", true),
 ];
 
@@ -193,7 +197,7 @@ mod tests {
         let g = FeatureGates::resolve(&o);
         assert!(!g.enabled(Gate::ContainerRestartRules));
         assert!(g.enabled(Gate::SidecarContainers));
-        assert!(!g.enabled(Gate::MemoryQoS));
+        assert!(!g.enabled(Gate::CustomCPUCFSQuotaPeriod));
         assert_eq!(g.unknown(), ["NoSuchGate".to_string()]);
     }
 }

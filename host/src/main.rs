@@ -1,27 +1,10 @@
-//! The `podplan` command line.
+//! The `podplan` command line: plans, conformance runs and the demo.
 //!
-//! Minimal hook for `podplan playground` (web branch). The CLI proper adds
-//! `Playground(podplan_host::playground::Args)` to its subcommands and calls
-//! `podplan_host::playground::run(&args)`.
+//! Everything lives in [`cli`]; `main` only maps the outcome to an exit code
+//! (0 ok, 1 conformance failures, 2 bad input or usage).
 
-use clap::Parser;
-
-/// The `podplan` command line.
-#[derive(Debug, Parser)]
-#[command(name = "podplan")]
-enum Command {
-    /// Serve the browser playground on 127.0.0.1 and print its address.
-    Playground(podplan_host::playground::Args),
-}
+mod cli;
 
 fn main() -> std::process::ExitCode {
-    match Command::parse() {
-        Command::Playground(args) => match podplan_host::playground::run(&args) {
-            Ok(()) => std::process::ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("podplan: {err}");
-                std::process::ExitCode::from(2)
-            }
-        },
-    }
+    cli::main()
 }

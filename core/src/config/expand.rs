@@ -1,0 +1,205 @@
+//! `$(VAR)` expansion (`third_party/forked/golang/expansion`) and its uses: env values,
+//! command and args, `subPathExpr`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::core::v1::VolumeMount;
+
+use super::errors::ConfigError;
+
+/// Expands `$(NAME)` references in `input`; `mapping` resolves a name (or says it does
+/// not know it, in which case the reference stays as written).
+///
+/// Rules: `$$` is an escaped `$`; `$(` without a closing `)` is kept literally; `$`
+/// followed by anything else is kept; the replacement is not re-scanned.
+///
+/// ```
+/// use podplan_core::config::expand::expand;
+/// let vars = |n: &str| (n == "VAR_A").then(|| "A".to_string());
+/// assert_eq!(expand("$$$$$$$(VAR_A)", vars), "$$$A");
+/// assert_eq!(expand("$(VAR_A$(VAR_B))", vars), "$(VAR_A$(VAR_B))");
+/// assert_eq!(expand("$(UNKNOWN)", vars), "$(UNKNOWN)");
+/// ```
+pub fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> String {
+    let bytes = input.as_bytes();
+    let mut out = String::with_capacity(input.len());
+    let mut checkpoint = 0;
+    let mut cursor = 0;
+    while cursor < bytes.len() {
+        if bytes.get(cursor) == Some(&b'$') && cursor + 1 < bytes.len() {
+            // Copy what came before the operator.
+            out.push_str(input.get(checkpoint..cursor).unwrap_or(""));
+            let rest = input.get(cursor + 1..).unwrap_or("");
+            let advance = match read_after_operator(rest) {
+                Read::Variable(name, advance) => {
+                    match mapping(name) {
+                        Some(v) => out.push_str(&v),
+                        None => {
+                            out.push_str("$(");
+                            out.push_str(name);
+                            out.push(')');
+                        }
+                    }
+                    advance
+                }
+                Read::Literal(text, advance) => {
+                    out.push_str(text);
+                    advance
+                }
+                Read::OperatorAnd(c) => {
+                    out.push('$');
+                    out.push(c);
+                    c.len_utf8()
+                }
+            };
+            cursor += advance;
+            checkpoint = cursor + 1;
+        }
+        cursor += 1;
+    }
+    out.push_str(input.get(checkpoint..).unwrap_or(""));
+    out
+}
+
+/// What follows a `$`.
+enum Read<'a> {
+    /// `$(name)`: the name and the bytes consumed after the `$`.
+    Variable(&'a str, usize),
+    /// Text to emit literally and the bytes consumed after the `$`.
+    Literal(&'static str, usize),
+    /// `$` followed by another character: both are kept. (Go copies one *byte* as a
+    /// rune here, which garbles non-ASCII text; a whole character is kept instead.)
+    OperatorAnd(char),
+}
+
+fn read_after_operator(input: &str) -> Read<'_> {
+    match input.chars().next() {
+        Some('$') => Read::Literal("$", 1),
+        Some('(') => match input.get(1..).and_then(|s| s.find(')')) {
+            Some(end) => Read::Variable(input.get(1..1 + end).unwrap_or(""), end + 2),
+            // Incomplete reference: emit `$(` and continue after the `(`.
+            None => Read::Literal("$(", 1),
+        },
+        Some(c) => Read::OperatorAnd(c),
+        None => Read::Literal("$", 0),
+    }
+}
+
+/// Looks a name up in ordered context maps; the first that has it wins.
+pub fn lookup_in<'a>(
+    contexts: &'a [&'a BTreeMap<String, String>],
+) -> impl Fn(&str) -> Option<String> + 'a {
+    move |name| contexts.iter().find_map(|m| m.get(name).cloned())
+}
+
+/// `ExpandContainerCommandAndArgs`: expands each element against the final env list (the
+/// last duplicate of a name wins). Absent stays absent.
+#[must_use]
+pub fn expand_command_and_args(
+    command: Option<&[String]>,
+    args: Option<&[String]>,
+    env: &[(String, String)],
+) -> (Option<Vec<String>>, Option<Vec<String>>) {
+    let map = env_map(env);
+    let f = |list: &[String]| {
+        list.iter()
+            .map(|s| expand(s, |n| map.get(n).cloned()))
+            .collect::<Vec<_>>()
+    };
+    (command.map(f), args.map(f))
+}
+
+/// The env list as a map (the last value of a name wins).
+#[must_use]
+pub fn env_map(env: &[(String, String)]) -> BTreeMap<String, String> {
+    env.iter().cloned().collect()
+}
+
+/// Expands a `subPathExpr`: every referenced name must exist with a non-empty value.
+pub fn expand_sub_path_expr(
+    expr: &str,
+    env: &BTreeMap<String, String>,
+) -> Result<String, ConfigError> {
+    let mut missing = BTreeSet::new();
+    let out = expand(expr, |name| match env.get(name) {
+        Some(v) if !v.is_empty() => Some(v.clone()),
+        _ => {
+            missing.insert(name.to_string());
+            Some(String::new())
+        }
+    });
+    if missing.is_empty() {
+        Ok(out)
+    } else {
+        Err(ConfigError::MissingSubPathValue(
+            missing.into_iter().collect::<Vec<_>>().join(", "),
+        ))
+    }
+}
+
+/// The subPath a mount uses: `subPathExpr` expanded, or the literal `subPath`.
+pub fn mount_sub_path(
+    mount: &VolumeMount,
+    env: &BTreeMap<String, String>,
+) -> Result<String, ConfigError> {
+    match mount.sub_path_expr.as_deref() {
+        Some(expr) if !expr.is_empty() => expand_sub_path_expr(expr, env),
+        _ => Ok(mount.sub_path.clone().unwrap_or_default()),
+    }
+}
+
+/// The subPath checks the kubelet applies before preparing it.
+pub fn check_sub_path(sub_path: &str) -> Result<(), ConfigError> {
+    if sub_path.is_empty() {
+        return Ok(());
+    }
+    if sub_path.starts_with('/') {
+        return Err(ConfigError::AbsoluteSubPath(sub_path.to_string()));
+    }
+    if sub_path.split('/').any(|part| part == "..") {
+        return Err(ConfigError::BackstepSubPath {
+            path: sub_path.to_string(),
+            reason: "must not contain '..'".to_string(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn grammar() {
+        let ctx = m(&[("VAR_A", "A"), ("VAR_B", "B"), ("VAR_EMPTY", "")]);
+        let f = |s: &str| expand(s, |n| ctx.get(n).cloned());
+        assert_eq!(f("$(VAR_A)"), "A");
+        assert_eq!(f("___$(VAR_B)___"), "___B___");
+        assert_eq!(f("$$(VAR_A)"), "$(VAR_A)");
+        assert_eq!(f("$(VAR_EMPTY)"), "");
+        assert_eq!(f("$(VAR_A"), "$(VAR_A");
+        assert_eq!(f("$VAR_A"), "$VAR_A");
+        assert_eq!(f("$?_boo_$!"), "$?_boo_$!");
+        assert_eq!(f("foo$"), "foo$");
+        assert_eq!(f("$()"), "$()");
+        assert_eq!(f("\\$(VAR_A)"), "\\A");
+        assert_eq!(f("é$(VAR_A)é$é"), "éAé$é");
+    }
+
+    #[test]
+    fn sub_path_expr_needs_values() {
+        let env = m(&[("POD", "p"), ("EMPTY", "")]);
+        assert_eq!(expand_sub_path_expr("a/$(POD)", &env), Ok("a/p".into()));
+        assert_eq!(
+            expand_sub_path_expr("$(EMPTY)/$(NOPE)", &env),
+            Err(ConfigError::MissingSubPathValue("EMPTY, NOPE".into()))
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! The command line: argument parsing (clap derive), logging, and dispatch to one
+//! module per subcommand.
+
+mod conformance;
+mod crictl;
+mod demo;
+mod demo_runtime;
+mod engine;
+mod exit;
+mod input;
+mod output;
+mod plan;
+mod version;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use exit::{CliError, Status};
+
+const ABOUT: &str = "The kubelet's pod-lifecycle decisions (Kubernetes 1.37) as a pure engine";
+
+const LONG_ABOUT: &str = "\
+podplan computes what the kubelet would do on its next sync of a pod: given the pod and
+what the container runtime reports, it answers with the pod actions (kill or create the
+sandbox, which containers to start or kill and why), the CRI requests that carry them
+out, and the ordered steps. Nothing is run: a plan is a decision, not an effect.";
+
+const AFTER_HELP: &str = "\
+Exit codes: 0 ok, 1 conformance failures, 2 bad input or usage.
+
+Examples:
+  podplan demo                                   walk a pod through its lifecycle
+  podplan plan pod.yaml --output text            what happens to a new pod, in words
+  podplan plan request.json                      the plan as the contract's JSON
+  podplan plan --jsonl requests.jsonl            one plan per input line
+  podplan conformance conformance/               run the conformance vectors
+  podplan playground                             the browser playground on 127.0.0.1";
+
+/// The `podplan` command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "podplan",
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP,
+    propagate_version = true
+)]
+pub struct Cli {
+    /// Log what podplan does on stderr (-v info, -vv debug, -vvv trace).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Plan the next sync of a pod: a request (JSON or YAML, file or stdin) in, the plan out.
+    Plan(plan::PlanArgs),
+    /// Run conformance vectors and report per suite; exit 1 on any failure.
+    Conformance(conformance::ConformanceArgs),
+    /// Walk an example pod through a scripted lifecycle, printing each sync's plan.
+    Demo(demo::DemoArgs),
+    /// Show podplan's version, the plan contract version and the Kubernetes target.
+    Version(version::VersionArgs),
+    /// Serve the browser playground (embedded web/dist) on 127.0.0.1 and print its address.
+    Playground(podplan_host::playground::Args),
+}
+
+/// Parses the command line, runs the command and returns the exit code.
+pub fn main() -> ExitCode {
+    let cli = match command()
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+    {
+        Ok(cli) => cli,
+        // Help and --version exit 0, usage errors 2 (clap's own codes).
+        Err(err) => err.exit(),
+    };
+    init_logging(cli.verbose);
+    tracing::debug!(?cli, "parsed the command line");
+    exit::exit_code(run(&cli.command))
+}
+
+/// The clap command with the version line attached.
+fn command() -> clap::Command {
+    Cli::command().version(version::line())
+}
+
+fn run(command: &Command) -> Result<Status, CliError> {
+    match command {
+        Command::Plan(args) => plan::run(args),
+        Command::Conformance(args) => conformance::run(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Version(args) => version::run(args),
+        Command::Playground(args) => podplan_host::playground::run(args)
+            .map(|()| Status::Success)
+            .map_err(|err| CliError::usage(err.to_string())),
+    }
+}
+
+/// Logs go to stderr, and only when asked for with `-v`.
+fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => return,
+        1 => tracing::Level::INFO,
+        2 => tracing::Level::DEBUG,
+        _ => tracing::Level::TRACE,
+    };
+    tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        command().debug_assert();
+    }
+}

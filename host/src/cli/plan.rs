@@ -1,0 +1,154 @@
+//! `podplan plan`: one request (or a stream of them) in, the plan out.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+use podplan_core::limits::MAX_REQUEST_BYTES;
+use podplan_core::PlanError;
+
+use super::crictl;
+use super::engine::{Engine, EngineKind};
+use super::exit::{CliError, Status};
+use super::input::{self, InputFormat, Line, Source};
+use super::output::{self, Output, OutputFormat};
+
+const AFTER_HELP: &str = "\
+Input:
+  A plan request ({\"pod\": ..., \"runtimeStatus\": ..., \"probes\": ..., ...}, see the plan
+  contract) or a bare v1.Pod, which means \"nothing exists yet\". JSON or YAML: `.json`
+  and `.yaml`/`.yml` files are read as such, anything else (and standard input) as JSON
+  when it starts with `{`, otherwise as YAML.
+
+Errors:
+  An input the engine rejects exits with 2. In json and yaml modes the contract's error
+  object {\"error\": {\"kind\", \"path\", \"message\"}} is printed on stdout, and a one-line
+  message on stderr. With --jsonl a bad line gets its error object on its own output
+  line, the stream goes on, and the exit code is 0.
+
+Examples:
+  podplan plan pod.yaml                          a bare pod: what happens first
+  podplan plan request.json --output text        explain a sync in words
+  kubectl get pod web -o json | podplan plan     plan from the API server's pod
+  podplan plan --jsonl requests.jsonl > plans.jsonl
+  podplan plan pod.yaml --emit-crictl out/       write pod-config.json and container-*.json";
+
+/// Arguments of `podplan plan`.
+#[derive(Debug, Args)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct PlanArgs {
+    /// The request file, or `-` for standard input.
+    #[arg(value_name = "FILE", default_value = "-")]
+    pub input: PathBuf,
+
+    /// How to print the plan: the contract's JSON, the same as YAML, or readable text.
+    #[arg(short, long, value_enum, default_value_t = OutputFormat::Json)]
+    pub output: OutputFormat,
+
+    /// Indent the JSON output (the default when stdout is a terminal).
+    #[arg(long)]
+    pub pretty: bool,
+
+    /// The input syntax; `auto` decides by file extension, then by content.
+    #[arg(long, value_enum, default_value_t = InputFormat::Auto, value_name = "FORMAT")]
+    pub input_format: InputFormat,
+
+    /// JSON Lines: one JSON request per input line, one compact plan per output line,
+    /// in order, written as each line is read. Empty lines are skipped. A bad line gets
+    /// {"error": {...}} on its output line and the stream goes on; the exit code is 0
+    /// even when some lines were bad.
+    #[arg(long, conflicts_with_all = ["pretty", "emit_crictl"])]
+    pub jsonl: bool,
+
+    /// Also write the plan's CRI configs into DIR for crictl: pod-config.json and
+    /// container-<name>.json per container the plan creates.
+    #[arg(long, value_name = "DIR")]
+    pub emit_crictl: Option<PathBuf>,
+
+    /// The engine that computes the plan.
+    #[arg(long, value_enum, default_value_t = EngineKind::Native)]
+    pub engine: EngineKind,
+
+    /// The podplan wasm module, for --engine wasm.
+    #[arg(long, value_name = "FILE")]
+    pub module: Option<PathBuf>,
+}
+
+/// Runs `podplan plan`.
+pub fn run(args: &PlanArgs) -> Result<Status, CliError> {
+    let engine = Engine::select(args.engine, args.module.as_deref())?;
+    let source = Source::from_arg(&args.input);
+    if args.jsonl {
+        if args.output != OutputFormat::Json {
+            return Err(CliError::usage("--jsonl prints JSON only; drop --output"));
+        }
+        if args.input_format == InputFormat::Yaml {
+            return Err(CliError::usage(
+                "--jsonl reads JSON lines; YAML is not line-based",
+            ));
+        }
+        return run_jsonl(engine, &source);
+    }
+
+    let output = Output::new(args.output, args.pretty);
+    let bytes = source.read_document()?;
+    tracing::debug!(bytes = bytes.len(), source = %source.describe(), "read the request");
+    let result = input::parse_document(&bytes, args.input_format, source.path())
+        .and_then(|request| engine.plan(&request));
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match result {
+        Ok(plan) => {
+            output.plan(&mut out, &plan)?;
+            if let Some(dir) = &args.emit_crictl {
+                let written = crictl::emit(&plan, dir)?;
+                eprintln!(
+                    "podplan: wrote {} crictl file(s) to {}",
+                    written.len(),
+                    dir.display()
+                );
+            }
+            Ok(Status::Success)
+        }
+        Err(error) => {
+            output.error(&mut out, &error)?;
+            Err(CliError::Reported)
+        }
+    }
+}
+
+/// One request per line in, one answer per line out, flushed line by line.
+fn run_jsonl(engine: Engine, source: &Source) -> Result<Status, CliError> {
+    let mut reader = source.open()?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut buf = Vec::new();
+    let mut line_no: u64 = 0;
+    let (mut answered, mut rejected) = (0_u64, 0_u64);
+    loop {
+        let line = input::read_line(&mut reader, &mut buf, MAX_REQUEST_BYTES)
+            .map_err(|e| CliError::usage(format!("cannot read {}: {e}", source.describe())))?;
+        let Some(line) = line else { break };
+        line_no += 1;
+        let result = match line {
+            Line::TooLong => Err(PlanError::limit(
+                "",
+                format!("the line is longer than the request limit of {MAX_REQUEST_BYTES} bytes"),
+            )),
+            Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
+            Line::Complete => input::parse_line(&buf).and_then(|request| engine.plan(&request)),
+        };
+        if let Err(error) = &result {
+            rejected += 1;
+            eprintln!("podplan: line {line_no}: {}", output::one_line(error));
+        }
+        answered += 1;
+        let mut answer = podplan_core::api::answer_bytes(result);
+        answer.push(b'\n');
+        out.write_all(&answer)
+            .and_then(|()| out.flush())
+            .map_err(|e| CliError::io("cannot write to standard output", &e))?;
+    }
+    tracing::info!(answered, rejected, "jsonl stream done");
+    Ok(Status::Success)
+}
