@@ -8,6 +8,7 @@
 // passes) change the state between syncs. Everything here is pure: functions take a state
 // and return a new one.
 
+import { NODE_CONTEXT, NODE_IP } from "./defaults";
 import { containerHash } from "./hash";
 import type {
   ActuatedResources,
@@ -152,7 +153,7 @@ export function restartAllRequested(state: SimState, pod: Pod, gates: Record<str
 
 /** Builds the request for the next sync. */
 export function buildRequest(state: SimState, pod: Pod, gates: Record<string, boolean> = {}): PlanRequest {
-  const req: PlanRequest = { pod, now: iso(state.now) };
+  const req: PlanRequest = { pod, now: iso(state.now), node: NODE_CONTEXT };
   if (state.runtime.sandboxStatuses.length || state.runtime.containerStatuses.length) {
     const rt = clone(state.runtime);
     const ip = rt.sandboxStatuses[0]?.network?.ip;
@@ -401,7 +402,7 @@ export function applyPlan(state0: SimState, pod: Pod, plan: Plan): { state: SimS
           metadata: { name: meta.name ?? "", uid: meta.uid ?? "", namespace: meta.namespace ?? "", attempt: op.attempt },
           state: "SANDBOX_READY",
           createdAt: now * 1_000_000 + n,
-          network: { ip: spec?.hostNetwork ? "192.168.0.10" : `10.244.0.${10 + n}` },
+          network: { ip: spec?.hostNetwork ? NODE_IP : `10.244.0.${10 + n}` },
           linux: {
             namespaces: {
               options: {
