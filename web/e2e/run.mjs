@@ -183,6 +183,24 @@ async function main() {
       check((await page.locator("#sync-2").innerText()).includes("app exited (3)"), "exit code typed from the keyboard is used");
     });
 
+    await section("gallery tour: sidecar and restart rules", async (page) => {
+      await scenario(page, "sidecar");
+      check((await cellText(page, "setup", 0)).includes("—"), "sidecar: setup waits for the startup probe");
+      await drive(page, "#startup-pass-log-shipper");
+      check((await cellText(page, "setup", 1)).includes("running"), "sidecar: setup starts once the probe passes");
+      await drive(page, "#exit-setup");
+      check((await cellText(page, "api", 2)).includes("running") && (await cellText(page, "log-shipper", 2)).includes("running"), "sidecar: app starts, sidecar keeps running");
+      await page.screenshot({ path: join(artifacts, "09-sidecar.png"), fullPage: true });
+      await scenario(page, "rules");
+      await page.fill("#exit-code-trainer", "99");
+      await drive(page, "#exit-trainer");
+      check((await page.locator("#tabpanel").innerText()).includes("Reset container"), "rules: exit 99 resets the containers");
+      await drive(page, "#resync");
+      check((await cellText(page, "trainer", 2)).includes("running") && (await cellText(page, "data-loader", 2)).includes("running"), "rules: everything runs again after the reset");
+      await page.click("#sync-1");
+      await page.screenshot({ path: join(artifacts, "10-restart-all.png"), fullPage: true });
+    });
+
     let shareUrl;
     let original;
     await section("invalid spec and share link", async (page) => {

@@ -286,9 +286,9 @@ export function opsFromActions(plan: Plan, pod: Pod): SimOp[] {
 
 /** Chooses how to carry out a plan: its own steps if they can be read, else its actions. */
 export function planOps(plan: Plan, pod: Pod): { ops: SimOp[]; source: "steps" | "actions" } {
-  const steps = plan.steps ?? [];
-  if (steps.length) {
-    const ops = opsFromSteps(steps, plan);
+  // A plan with a steps list (even an empty one: no CRI calls) is carried out as listed.
+  if (Array.isArray(plan.steps)) {
+    const ops = opsFromSteps(plan.steps, plan);
     if (ops) {
       // Never start what the plan says is held back, even if a step lists it.
       const held = new Set((plan.heldBack ?? []).map((h) => h.container));

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { wrapWasm, type Engine } from "../src/engine";
 import { mockEngine } from "../src/engine-mock";
 import { SCENARIOS } from "../src/scenarios";
-import { replay, type SessionAction } from "../src/session";
+import { replay, type SessionAction, type SyncRecord } from "../src/session";
 import { isError } from "../src/types";
 
 const modules = import.meta.glob<Record<string, unknown>>("../../wasm/pkg/web/podplan_wasm.js");
@@ -48,5 +48,76 @@ describe.skipIf(!load)("the real engine accepts every request the playground bui
         expect(isError(answer) ? answer.error : undefined, `${sc.id} sync #${s.index}`).toBeUndefined();
       }
     }
+  });
+
+  it("the gallery's “Try” steps do what they say", async () => {
+    const engine = await realEngine();
+    const yaml = (id: string) => SCENARIOS.find((s) => s.id === id)!.yaml;
+    const run = (id: string, actions: SessionAction[]) => replay(engine, { scenario: id, format: "yaml", pod: yaml(id), gates: {}, actions });
+    const state = (s: SyncRecord, name: string) => {
+      const c = s.after.runtime.containerStatuses.find((x) => x.name === name);
+      return c ? `${c.state}${c.state === "exited" ? ` ${c.exitCode}` : ""} #${c.restartCount}` : "none";
+    };
+    const reasons = (s: SyncRecord) => (isError(s.answer) ? [] : (s.answer.decisions ?? []).map((d) => d.action));
+    const steps = (s: SyncRecord) => (isError(s.answer) ? [] : (s.answer.steps ?? []).map((x) => x.op));
+    const edit = (id: string, f: (t: string) => string): SessionAction => ({ t: "edit", pod: f(yaml(id)) });
+
+    let s = run("plain", [{ t: "exit", c: "web", code: 0 }, { t: "sync" }]);
+    expect([state(s[1]!, "web"), steps(s[2]!)]).toEqual(["running #1", []]);
+
+    s = run("init", [{ t: "exit", c: "wait-for-db", code: 0 }, { t: "exit", c: "migrate", code: 1 }, { t: "exit", c: "migrate", code: 0 }]);
+    expect(s.map((x) => [state(x, "wait-for-db"), state(x, "migrate"), state(x, "shop")])).toEqual([
+      ["running #0", "none", "none"],
+      ["exited 0 #0", "running #0", "none"],
+      ["exited 0 #0", "running #1", "none"],
+      ["exited 0 #0", "exited 0 #1", "running #0"],
+    ]);
+
+    s = run("sidecar", [{ t: "probe", c: "log-shipper", p: "startup", r: "success" }, { t: "exit", c: "setup", code: 0 }, { t: "exit", c: "log-shipper", code: 1 }]);
+    expect(state(s[0]!, "setup")).toBe("none"); // waits for the startup probe
+    expect(state(s[1]!, "setup")).toBe("running #0");
+    expect([state(s[2]!, "api"), state(s[2]!, "log-shipper")]).toEqual(["running #0", "running #0"]);
+    expect(state(s[3]!, "log-shipper")).toBe("running #1");
+
+    s = run("liveness", [{ t: "probe", c: "app", p: "liveness", r: "failure" }]);
+    expect(steps(s[1]!)).toEqual(["KillContainer", "CreateContainer", "StartContainer"]);
+
+    for (const [id, c] of [["onfailure", "report"], ["never", "step-b"]] as const) {
+      s = run(id, [{ t: "exit", c, code: 0 }, ...(id === "never" ? [{ t: "exit", c: "step-a", code: 1 } as SessionAction] : []), { t: "sync" }]);
+      const last = s[s.length - 1]!;
+      expect(last.after.runtime.sandboxStatuses[0]!.state, id).toBe("SANDBOX_NOTREADY");
+      expect(steps(last), id).not.toContain("RunPodSandbox");
+    }
+    s = run("onfailure", [{ t: "exit", c: "report", code: 1 }]);
+    expect(state(s[1]!, "report")).toBe("running #1");
+
+    s = run("image", [edit("image", (t) => t.replace("nginx:1.27", "nginx:1.28")), edit("image", (t) => t.replace("nginx:1.27", "nginx:1.28").replace("image: nginx:1.28", "image: nginx:1.28\n    command: [nginx]"))]);
+    expect(steps(s[1]!)).toEqual(["KillContainer", "CreateContainer", "StartContainer"]);
+    expect(steps(s[2]!)).toEqual([]);
+
+    for (const a of [{ t: "sandboxDie" }, { t: "sandboxNoIp" }] as SessionAction[]) {
+      s = run("sandbox", [a]);
+      expect(reasons(s[1]!)).toContain("createSandbox");
+      expect(steps(s[1]!).slice(0, 1)).toEqual(["KillPod"]);
+      expect(!isError(s[1]!.answer) && s[1]!.answer.events?.some((e) => e.reason === "SandboxChanged")).toBe(true);
+    }
+
+    s = run("ephemeral", [edit("ephemeral", (t) => t.replace(/^ {2}# ?/gm, "  ").replace(/^ {2}Uncomment.*\n/m, "")), { t: "exit", c: "debugger", code: 0 }]);
+    expect(state(s[1]!, "debugger")).toBe("running #0");
+    expect(steps(s[2]!)).toEqual([]);
+
+    s = run("resize", [edit("resize", (t) => t.replace(/cpu: 500m/g, "cpu: 750m")), { t: "sync" }]);
+    expect(steps(s[1]!)).toContain("UpdateContainerResources");
+    expect(steps(s[1]!)).not.toContain("KillContainer");
+    expect(steps(s[2]!)).toEqual([]); // the checkpoint now records the new size
+    s = run("resize", [edit("resize", (t) => t.replace(/memory: 256Mi/g, "memory: 512Mi"))]);
+    expect(steps(s[1]!)).toContain("KillContainer");
+
+    s = run("rules", [{ t: "exit", c: "trainer", code: 42 }, { t: "exit", c: "trainer", code: 1 }]);
+    expect(state(s[1]!, "trainer")).toBe("running #1");
+    expect(state(s[2]!, "trainer")).toBe("exited 1 #1");
+    s = run("rules", [{ t: "exit", c: "trainer", code: 99 }, { t: "sync" }]);
+    expect(reasons(s[1]!)).toContain("resetContainer");
+    expect([state(s[2]!, "trainer"), state(s[2]!, "data-loader")]).toEqual(["running #0", "running #0"]);
   });
 });

@@ -116,6 +116,12 @@ describe("applying a plan's steps", () => {
     expect(r.state.heldBack).toEqual([{ container: "app", waitSeconds: 10 }]);
   });
 
+  it("an empty steps list means no CRI calls, whatever the actions say", () => {
+    const r = applyPlan(running(), pod, { actions: actions({ sandboxId: "sandbox-1", containersToStart: [1] }), steps: [] });
+    expect(r.source).toBe("steps");
+    expect(r.applied).toEqual([]);
+  });
+
   it("a classic init container that cannot start stops the later starts", () => {
     const plan: Plan = {
       actions: actions({ initContainersToStart: [0], containersToStart: [1] }),

@@ -157,7 +157,7 @@ function stepsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
       ctx.sync.source === "steps"
         ? "It carried out the plan's steps."
         : ctx.sync.source === "actions"
-          ? "The plan's steps could not be read, so it followed podActions in SyncPod order (held-back starts skipped)."
+          ? "The plan has no steps it could read, so it followed podActions in SyncPod order (held-back starts skipped)."
           : "Nothing: there is no plan.",
     ),
     ctx.sync.applied.length ? h("ol", { class: "applied" }, ctx.sync.applied.map((o) => h("li", null, h("code", { class: "op" }, o.op), " ", o.text))) : h("p", { class: "muted" }, "Nothing changed."),
