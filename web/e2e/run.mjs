@@ -201,6 +201,19 @@ async function main() {
       await page.screenshot({ path: join(artifacts, "10-restart-all.png"), fullPage: true });
     });
 
+    await section("YAML and JSON", async (page) => {
+      await scenario(page, "plain");
+      await drive(page, "#exit-web");
+      const before = await page.locator("#timeline-body").innerText();
+      await page.check("#format-json");
+      await page.waitForFunction(() => document.querySelector(".cm-content")?.innerText.trim().startsWith("{"));
+      check((await page.locator("#timeline-body").innerText()) === before, "switching to JSON keeps the session");
+      check((await page.locator("#editor-status").innerText()).includes("in force"), "the JSON pod is valid");
+      await page.check("#format-yaml");
+      await page.waitForFunction(() => document.querySelector(".cm-content")?.innerText.startsWith("apiVersion"));
+      check((await page.locator("#timeline-body").innerText()) === before, "and back to YAML");
+    });
+
     let shareUrl;
     let original;
     await section("invalid spec and share link", async (page) => {
