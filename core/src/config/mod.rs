@@ -213,6 +213,27 @@ pub fn attach(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan) {
     }
 }
 
+/// Keeps the configs of the containers the steps really create, and drops the errors of
+/// starts held back by crash-loop back-off: SyncPod's `doBackOff` runs before
+/// `generateContainerConfig`, and nothing after an aborting init container is reached.
+pub fn retain_created(plan: &mut Plan) {
+    let created: Vec<&str> = plan
+        .steps
+        .iter()
+        .filter(|s| s.op == crate::steps::StepOp::CreateContainer)
+        .filter_map(|s| s.container.as_deref())
+        .collect();
+    plan.container_configs
+        .retain(|c| created.contains(&c.name.as_str()));
+    let held: Vec<&str> = plan
+        .held_back
+        .iter()
+        .map(|h| h.container.as_str())
+        .collect();
+    plan.errors
+        .retain(|e| !held.contains(&e.container.as_str()));
+}
+
 /// The configs for a request as if the kubelet were about to create the sandbox and
 /// start every init and regular container (no decision involved): a preview for tools.
 /// JSON in, JSON out (`{sandboxConfig, containerConfigs, errors}` or `{error}`).
