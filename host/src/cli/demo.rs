@@ -194,6 +194,55 @@ pub fn run(args: &DemoArgs) -> Result<Status, CliError> {
             ),
         )?;
     }
+    drive(
+        |request| {
+            podplan_core::api::parse_request_value(request.clone())
+                .and_then(|r| podplan_core::plan(&r))
+                .map_err(|e| one_line(&e))
+        },
+        |record| {
+            let text = if args.jsonl {
+                let line = json!({
+                    "step": record.step, "title": record.scene.title, "notes": record.notes,
+                    "request": record.request, "plan": record.plan_json,
+                    "carriedOut": record.done,
+                });
+                serde_json::to_string(&line).map_err(|e| {
+                    CliError::Io(format!("cannot serialise step {}: {e}", record.step))
+                })?
+            } else {
+                render(&record)
+            };
+            write_text(&mut out, &text)
+        },
+    )?;
+    out.flush()?;
+    Ok(Status::Success)
+}
+
+/// What happened in one step.
+#[derive(Debug)]
+struct StepRecord {
+    step: usize,
+    scene: &'static Scene,
+    /// Seconds of virtual time since the start.
+    elapsed: i64,
+    /// Events that could not happen as scripted.
+    notes: Vec<String>,
+    /// The runtime before the sync, in words.
+    before: String,
+    request: Value,
+    plan: podplan_core::Plan,
+    plan_json: Value,
+    /// What the runtime model carried out.
+    done: Vec<String>,
+}
+
+/// Plays the script: events, a sync planned by `planner`, the plan carried out.
+fn drive(
+    mut planner: impl FnMut(&Value) -> Result<podplan_core::Plan, String>,
+    mut emit: impl FnMut(StepRecord) -> Result<(), CliError>,
+) -> Result<(), CliError> {
     let mut runtime = Runtime::new(example_pod(), START);
     for (index, scene) in SCRIPT.iter().enumerate() {
         let step = index + 1;
@@ -204,65 +253,59 @@ pub fn run(args: &DemoArgs) -> Result<Status, CliError> {
             .collect();
         let before = runtime.describe();
         let request = runtime.request();
-        let plan = podplan_core::api::parse_request_value(request.clone())
-            .and_then(|r| podplan_core::plan(&r))
-            .map_err(|e| {
-                CliError::Io(format!(
-                    "demo step {step}: the engine rejected the request: {}",
-                    one_line(&e)
-                ))
-            })?;
+        let plan = planner(&request).map_err(|e| {
+            CliError::Io(format!(
+                "demo step {step}: the engine rejected the request: {e}"
+            ))
+        })?;
         let plan_json = serde_json::to_value(&plan)
             .map_err(|e| CliError::Io(format!("cannot serialise the plan: {e}")))?;
         let done = runtime.execute(&plan_json);
         tracing::debug!(step, ?done, "carried out the plan");
-        let text = if args.jsonl {
-            let record = json!({
-                "step": step, "title": scene.title, "notes": notes,
-                "request": request, "plan": plan_json, "carriedOut": done,
-            });
-            serde_json::to_string(&record)
-                .map_err(|e| CliError::Io(format!("cannot serialise step {step}: {e}")))?
-        } else {
-            render(step, scene, &runtime, &notes, &before, &plan, &done)
-        };
-        write_text(&mut out, &text)?;
+        emit(StepRecord {
+            step,
+            scene,
+            elapsed: runtime.elapsed(),
+            notes,
+            before,
+            request,
+            plan,
+            plan_json,
+            done,
+        })?;
     }
-    out.flush()?;
-    Ok(Status::Success)
+    Ok(())
 }
 
 /// One step as text.
-fn render(
-    step: usize,
-    scene: &Scene,
-    runtime: &Runtime,
-    notes: &[String],
-    before: &str,
-    plan: &podplan_core::Plan,
-    done: &[String],
-) -> String {
-    let mut text = format!("=== Step {step}/{}: {} ===\n", SCRIPT.len(), scene.title);
-    let seconds = runtime.elapsed();
+fn render(record: &StepRecord) -> String {
+    let mut text = format!(
+        "=== Step {}/{}: {} ===\n",
+        record.step,
+        SCRIPT.len(),
+        record.scene.title
+    );
+    let seconds = record.elapsed;
     text.push_str(&format!(
-        "time +{}m{:02}s · runtime before the sync: {before}\n",
+        "time +{}m{:02}s · runtime before the sync: {}\n",
         seconds / 60,
-        seconds % 60
+        seconds % 60,
+        record.before
     ));
-    for note in notes {
+    for note in &record.notes {
         text.push_str(&format!("note: {note}\n"));
     }
     text.push_str("plan:\n");
-    let explained = podplan_core::explain::to_text(plan);
+    let explained = podplan_core::explain::to_text(&record.plan);
     for line in explained.lines() {
         text.push_str("  ");
         text.push_str(line);
         text.push('\n');
     }
-    if done.is_empty() {
+    if record.done.is_empty() {
         text.push_str("carried out: nothing to do\n");
     } else {
-        text.push_str(&format!("carried out: {}\n", done.join("; ")));
+        text.push_str(&format!("carried out: {}\n", record.done.join("; ")));
     }
     text.push('\n');
     text
@@ -270,7 +313,127 @@ fn render(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+    use podplan_core::plan::ContainerToKill;
+    use podplan_core::Plan;
+
+    /// A toy kubelet that knows just enough about this one pod to tell the script's
+    /// story (no back-off): it checks that the script and the runtime model fit
+    /// together, independently of the real engine.
+    fn toy_kubelet(request: &Value) -> Result<Plan, String> {
+        let mut plan = Plan::default();
+        let sandbox = request.pointer("/runtimeStatus/sandboxStatuses/0");
+        if !sandbox.is_some_and(|s| s["state"] == "SANDBOX_READY") {
+            plan.actions.kill_pod = sandbox.is_some();
+            plan.actions.create_sandbox = true;
+            plan.actions.attempt = sandbox
+                .and_then(|s| s.pointer("/metadata/attempt"))
+                .and_then(Value::as_u64)
+                .map_or(0, |a| u32::try_from(a + 1).unwrap());
+            plan.actions.init_containers_to_start = vec![0];
+            return Ok(plan);
+        }
+        let sandbox_id = &sandbox.unwrap()["id"];
+        let statuses = request["runtimeStatus"]["containerStatuses"]
+            .as_array()
+            .unwrap();
+        let newest = |name: &str| {
+            statuses
+                .iter()
+                .find(|c| c["name"] == name && &c["podSandboxId"] == sandbox_id)
+        };
+        let probe =
+            |c: &Value, kind: &str| request["probes"][c["id"].as_str().unwrap()][kind].clone();
+        match newest("init-db") {
+            Some(c) if c["state"] == "exited" && c["exitCode"] == 0 => {}
+            Some(_) => return Ok(plan),
+            None => {
+                plan.actions.init_containers_to_start = vec![0];
+                return Ok(plan);
+            }
+        }
+        match newest("log-shipper") {
+            Some(c) if c["state"] == "running" => {
+                if probe(c, "startup") != "success" {
+                    return Ok(plan);
+                }
+            }
+            _ => {
+                plan.actions.init_containers_to_start = vec![1];
+                return Ok(plan);
+            }
+        }
+        let image = request["pod"]["spec"]["containers"][0]["image"]
+            .as_str()
+            .unwrap();
+        match newest("app") {
+            Some(c) if c["state"] == "running" => {
+                let changed = c["hash"] != podplan_core::hash::container_hash("app", image);
+                if changed || probe(c, "liveness") == "failure" {
+                    plan.actions.containers_to_kill.insert(
+                        c["id"].as_str().unwrap().to_string(),
+                        ContainerToKill {
+                            name: "app".into(),
+                            ..ContainerToKill::default()
+                        },
+                    );
+                    plan.actions.containers_to_start = vec![0];
+                }
+            }
+            _ => plan.actions.containers_to_start = vec![0],
+        }
+        Ok(plan)
+    }
+
+    #[test]
+    fn the_script_fits_a_kubelet_like_engine() {
+        let mut records = Vec::new();
+        drive(toy_kubelet, |r| {
+            records.push(r);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(records.len(), SCRIPT.len());
+        for r in &records {
+            assert!(r.notes.is_empty(), "step {}: {:?}", r.step, r.notes);
+            assert!(podplan_core::api::parse_request_value(r.request.clone()).is_ok());
+        }
+        let done = |step: usize| records[step - 1].done.join("; ");
+        assert!(
+            done(1).contains("created sandbox-1 (attempt 0)")
+                && done(1).contains("started init-db"),
+            "{}",
+            done(1)
+        );
+        assert!(done(2).contains("started log-shipper"), "{}", done(2));
+        assert!(done(3).contains("started app"), "{}", done(3));
+        assert_eq!(done(4), "");
+        assert!(done(5).contains("started app"), "{}", done(5));
+        assert!(
+            done(8).contains("killed app") && done(8).contains("started app"),
+            "{}",
+            done(8)
+        );
+        assert!(
+            done(9).contains("killed app") && done(9).contains("started app"),
+            "{}",
+            done(9)
+        );
+        assert!(
+            done(10).contains("created sandbox-2 (attempt 1)")
+                && done(10).contains("started init-db"),
+            "{}",
+            done(10)
+        );
+        let last = records.last().unwrap();
+        assert_eq!(last.done, Vec::<String>::new());
+        let after = last.before.clone();
+        for running in ["init-db exited (0)", "log-shipper running", "app running"] {
+            assert!(after.contains(running), "{after}");
+        }
+        assert!(last.request.to_string().contains("nginx:1.28"));
+    }
 
     #[test]
     fn the_example_pod_is_a_valid_request() {

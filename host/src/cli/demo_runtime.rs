@@ -293,14 +293,14 @@ impl Runtime {
         }
 
         if create_sandbox {
-            self.serial += 1;
+            let n = self.sandboxes.len() + 1;
             let attempt = actions.get("attempt").and_then(Value::as_u64).unwrap_or(0);
             let sandbox = Sandbox {
-                id: format!("sandbox-{}", self.serial),
+                id: format!("sandbox-{n}"),
                 attempt,
                 ready: true,
                 created: self.now,
-                ip: format!("10.88.0.{}", self.serial % 250 + 2),
+                ip: format!("10.88.0.{}", n % 250 + 2),
             };
             done.push(format!("created {} (attempt {attempt})", sandbox.id));
             self.sandboxes.insert(0, sandbox);
