@@ -1,7 +1,8 @@
 //! Shared fixtures for the benchmarks: plan requests in the contract's JSON form.
 //!
 //! - [`new_pod`]: a pod with a sidecar and three containers; nothing exists yet.
-//! - [`steady_pod`]: the same pod with the sandbox up and everything running.
+//! - [`steady_pod`]: the same pod with the sandbox up, everything running and the
+//!   actuated resources equal to the spec's (nothing to resize).
 //! - [`crash_looping_pod`]: the same pod with one container crash-looping (its
 //!   back-off records taken from the engine's own previous plan).
 //! - [`config_heavy_pod`]: three containers with 20 env vars, 5 mounts and 2 ports
@@ -69,6 +70,21 @@ fn metadata() -> Value {
            "labels": {"app": "shop"}})
 }
 
+fn resources() -> Value {
+    json!({"requests": {"cpu": "250m", "memory": "256Mi"},
+           "limits": {"cpu": "1", "memory": "512Mi"}})
+}
+
+/// The resources last applied to the running containers: what the spec asks for, so
+/// nothing needs resizing.
+fn actuated() -> Value {
+    let containers: serde_json::Map<String, Value> = CONTAINERS
+        .iter()
+        .map(|(name, _)| ((*name).to_string(), resources()))
+        .collect();
+    json!({ "containers": containers })
+}
+
 /// The pod shared by the new, steady and crash-looping fixtures.
 #[must_use]
 pub fn base_pod() -> Value {
@@ -76,8 +92,7 @@ pub fn base_pod() -> Value {
         .iter()
         .map(|(name, image)| {
             json!({"name": name, "image": image,
-                   "resources": {"requests": {"cpu": "250m", "memory": "256Mi"},
-                                 "limits": {"cpu": "1", "memory": "512Mi"}},
+                   "resources": resources(),
                    "livenessProbe": {"tcpSocket": {"port": 8080}, "periodSeconds": 10}})
         })
         .collect();
@@ -137,7 +152,7 @@ pub fn steady_pod() -> Value {
     }
     let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
     json!({ "pod": base_pod(), "runtimeStatus": runtime_status(statuses),
-            "probes": liveness_ok(&ids), "now": NOW })
+            "probes": liveness_ok(&ids), "actuatedResources": actuated(), "now": NOW })
 }
 
 /// The `worker` container exited (code 1) 5 s ago after its fifth restart; the
@@ -165,6 +180,7 @@ pub fn crash_looping_pod() -> Value {
         "pod": base_pod(),
         "runtimeStatus": runtime_status(statuses(crashed("w4", 4, "2025-01-01T11:58:35Z"))),
         "probes": liveness_ok(&["c1", "c3"]),
+        "actuatedResources": actuated(),
         "now": "2025-01-01T11:58:40Z"
     });
     let backoff = serde_json::to_vec(&previous)
@@ -177,6 +193,7 @@ pub fn crash_looping_pod() -> Value {
         "pod": base_pod(),
         "runtimeStatus": runtime_status(statuses(crashed("w5", 5, "2025-01-01T11:59:55Z"))),
         "probes": liveness_ok(&["c1", "c3"]),
+        "actuatedResources": actuated(),
         "now": NOW
     });
     if backoff.as_array().is_some_and(|b| !b.is_empty()) {
@@ -272,6 +289,17 @@ mod tests {
         assert_eq!(actions["containersToStart"], json!([]));
         assert_eq!(actions["initContainersToStart"], json!([]));
         assert_eq!(actions["containersToKill"], json!({}));
+        assert_eq!(actions["updatePodResources"], false);
+        let updates = actions
+            .get("containersToUpdate")
+            .cloned()
+            .unwrap_or(json!({}));
+        assert!(
+            updates
+                .as_object()
+                .is_some_and(|u| u.values().all(|l| l == &json!([]))),
+            "{updates}"
+        );
     }
 
     #[test]
