@@ -1,9 +1,212 @@
-//! Human-readable text rendering of a plan. STUB: owned by the decision work.
+//! Human-readable text rendering of a plan (`podplan plan --output text`).
+//!
+//! ```
+//! let answer = podplan_core::plan_json(br#"{"pod": {"metadata": {"name": "web"},
+//!     "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#);
+//! let plan: podplan_core::Plan = serde_json::from_slice(&answer).unwrap();
+//! let text = podplan_core::explain::to_text(&plan);
+//! assert!(text.contains("create sandbox (attempt 0)"));
+//! assert!(text.contains("RunPodSandbox"));
+//! ```
 
-use crate::plan::Plan;
+use std::fmt::Write as _;
 
-/// Renders a plan as readable text.
+use crate::plan::{Plan, PodActions};
+use crate::steps::Step;
+
+fn list(indices: &[usize]) -> String {
+    let items: Vec<String> = indices.iter().map(ToString::to_string).collect();
+    format!("[{}]", items.join(", "))
+}
+
+fn summary(a: &PodActions) -> Vec<String> {
+    let mut out = Vec::new();
+    match (a.kill_pod, a.create_sandbox) {
+        (true, true) if a.sandbox_id.is_empty() => {
+            out.push(format!("create sandbox (attempt {})", a.attempt));
+        }
+        (true, true) => out.push(format!(
+            "kill the pod and re-create sandbox {} (attempt {})",
+            a.sandbox_id, a.attempt
+        )),
+        (true, false) => out.push("kill the pod (no new sandbox)".into()),
+        (false, _) => out.push(format!(
+            "keep sandbox {} (attempt {})",
+            if a.sandbox_id.is_empty() {
+                "-"
+            } else {
+                &a.sandbox_id
+            },
+            a.attempt
+        )),
+    }
+    if !a.containers_to_kill.is_empty() {
+        let kills: Vec<String> = a
+            .containers_to_kill
+            .iter()
+            .map(|(id, k)| format!("{} ({id})", k.name))
+            .collect();
+        out.push(format!("kill containers: {}", kills.join(", ")));
+    }
+    for (label, l) in [
+        (
+            "start ephemeral containers",
+            &a.ephemeral_containers_to_start,
+        ),
+        ("start init containers", &a.init_containers_to_start),
+        ("start containers", &a.containers_to_start),
+    ] {
+        if !l.is_empty() {
+            out.push(format!("{label} {}", list(l)));
+        }
+    }
+    if let Some(map) = &a.containers_to_update {
+        for (resource, items) in map {
+            for u in items {
+                out.push(format!("resize {} in place ({resource})", u.name));
+            }
+        }
+    }
+    if a.update_pod_resources {
+        out.push("update pod-level cgroup resources".into());
+    }
+    if a.update_pod_level_resources {
+        out.push("apply changed pod-level resources (spec.resources)".into());
+    }
+    for r in &a.containers_to_reset {
+        out.push(format!(
+            "reset {} ({}){}",
+            r.name,
+            r.container_id,
+            if r.kill {
+                ": kill, then remove"
+            } else {
+                ": remove"
+            }
+        ));
+    }
+    if out.len() == 1 && !a.kill_pod {
+        out.push("nothing to change".into());
+    }
+    out
+}
+
+fn step_line(s: &Step) -> String {
+    let mut line = s.op.to_string();
+    if let Some(c) = &s.container {
+        let _ = write!(line, " {c}");
+    }
+    if let Some(id) = &s.container_id {
+        let _ = write!(line, " ({id})");
+    }
+    if let Some(r) = &s.resource {
+        let _ = write!(line, " [{r}]");
+    }
+    if let Some(g) = s.grace_period_seconds {
+        let _ = write!(line, " grace {g}s");
+    }
+    if s.op == crate::steps::StepOp::RunPodSandbox {
+        if let Some(a) = s.attempt {
+            let _ = write!(line, " attempt {a}");
+        }
+    }
+    if !s.containers.is_empty() {
+        let _ = write!(line, " [{}]", s.containers.join(", "));
+    }
+    if let Some(m) = &s.message {
+        let _ = write!(line, ": {m}");
+    }
+    line
+}
+
+/// Renders a plan as readable text: summary, decisions with reasons, steps, events,
+/// held-back starts, errors and warnings.
 #[must_use]
 pub fn to_text(plan: &Plan) -> String {
-    format!("{plan:?}")
+    let mut out = String::new();
+    let _ = writeln!(out, "Plan");
+    for line in summary(&plan.actions) {
+        let _ = writeln!(out, "  - {line}");
+    }
+    if !plan.decisions.is_empty() {
+        let _ = writeln!(out, "\nWhy");
+        for d in &plan.decisions {
+            let who = d
+                .container
+                .as_deref()
+                .map_or(String::new(), |c| format!(" {c}"));
+            let _ = writeln!(out, "  - {}{who} [{}]: {}", d.action, d.reason, d.message);
+        }
+    }
+    if !plan.steps.is_empty() {
+        let _ = writeln!(out, "\nSteps (SyncPod order)");
+        for (i, s) in plan.steps.iter().enumerate() {
+            let _ = writeln!(out, "  {:>2}. {}", i + 1, step_line(s));
+        }
+    }
+    if !plan.events.is_empty() {
+        let _ = writeln!(out, "\nEvents");
+        for e in &plan.events {
+            let who = e
+                .container
+                .as_deref()
+                .map_or(String::new(), |c| format!(" ({c})"));
+            let _ = writeln!(out, "  - {} {}{who}: {}", e.kind, e.reason, e.message);
+        }
+    }
+    if !plan.held_back.is_empty() {
+        let _ = writeln!(out, "\nHeld back by crash-loop back-off");
+        for h in &plan.held_back {
+            let until = h.until.map_or(String::new(), |t| format!(" until {t}"));
+            let _ = writeln!(
+                out,
+                "  - {}: waits {}s{until} (delay {}s)",
+                h.container, h.wait_seconds, h.delay_seconds
+            );
+        }
+    }
+    if !plan.errors.is_empty() {
+        let _ = writeln!(out, "\nErrors");
+        for e in &plan.errors {
+            let _ = writeln!(out, "  - {} [{}]: {}", e.container, e.reason, e.message);
+        }
+    }
+    if !plan.warnings.is_empty() {
+        let _ = writeln!(out, "\nWarnings");
+        for w in &plan.warnings {
+            let _ = writeln!(out, "  - {}: {}", w.path, w.message);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::ContainerToKill;
+
+    #[test]
+    fn renders_every_section_that_has_content() {
+        let mut plan = Plan::default();
+        plan.actions.sandbox_id = "sb".into();
+        plan.actions.containers_to_start = vec![0];
+        plan.actions.containers_to_kill.insert(
+            "x://1".into(),
+            ContainerToKill {
+                name: "app".into(),
+                ..ContainerToKill::default()
+            },
+        );
+        plan.held_back.push(crate::backoff::HeldBack {
+            container: "app".into(),
+            wait_seconds: 5,
+            ..Default::default()
+        });
+        let text = to_text(&plan);
+        assert!(text.contains("keep sandbox sb"));
+        assert!(text.contains("kill containers: app (x://1)"));
+        assert!(text.contains("start containers [0]"));
+        assert!(text.contains("app: waits 5s"));
+        assert!(!text.contains("Warnings"));
+    }
 }

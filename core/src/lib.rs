@@ -39,6 +39,7 @@ pub mod plan;
 pub mod quantity;
 pub mod request;
 pub mod runtime;
+pub mod sim;
 pub mod steps;
 pub mod validate;
 

@@ -1,10 +1,303 @@
-//! `computePodActions`: what to do with the pod on this sync. STUB: owned by the decision work.
+//! `computePodActions`: what the kubelet does with the pod on this sync, and why.
+//!
+//! [`decide`] fills [`Plan::actions`] exactly as the 1.37 kubelet fills `podActions`, and
+//! [`Plan::decisions`] with one entry per action (plus notable non-actions such as a kept
+//! container or a wait for a sidecar's startup probe). Decision `action` values:
+//! `killPod`, `createSandbox`, `startInitContainer`, `startContainer`,
+//! `startEphemeralContainer`, `killContainer`, `updateResources`, `resetContainer`,
+//! `keepContainer`, `wait`, `doNotRestart`.
+//!
+//! The flow (`kuberuntime_manager.go`):
+//! 1. [`sandbox`]: `PodSandboxChanged` sets killPod / createSandbox / attempt.
+//! 2. [`restart_all`]: the RestartAllContainers path returns early.
+//! 3. Sandbox (re)creation returns early with the first init container or the regular
+//!    containers to start.
+//! 4. [`ephemeral`] starts, then [`init`] (`computeInitContainerActions`), then
+//!    [`regular`] containers, with [`resize`] decisions along the way.
 
-use crate::features::FeatureGates;
-use crate::plan::Plan;
+pub mod ephemeral;
+pub mod init;
+pub mod regular;
+pub mod resize;
+pub mod restart;
+pub mod restart_all;
+pub mod sandbox;
+pub mod status;
+
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+
+use crate::features::{FeatureGates, Gate};
+use crate::hash::container_hash;
+use crate::plan::{Decision, Plan, Warning};
 use crate::request::PlanRequest;
+use crate::runtime::ContainerStatus;
+use sandbox::SandboxChangeReason;
+use status::StatusView;
+
+/// Everything one decision reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Ctx<'a> {
+    /// The request.
+    pub request: &'a PlanRequest,
+    /// The pod.
+    pub pod: &'a Pod,
+    /// The pod spec.
+    pub spec: &'a PodSpec,
+    /// Resolved feature gates.
+    pub gates: &'a FeatureGates,
+    /// The runtime status.
+    pub status: StatusView<'a>,
+    /// `IsInPlacePodVerticalScalingAllowed`.
+    pub resize_allowed: bool,
+}
+
+impl<'a> Ctx<'a> {
+    /// Builds the context; `None` when the pod has no spec.
+    #[must_use]
+    pub fn new(request: &'a PlanRequest, gates: &'a FeatureGates) -> Option<Self> {
+        let spec = request.pod.spec.as_ref()?;
+        Some(Self {
+            request,
+            pod: &request.pod,
+            spec,
+            gates,
+            status: StatusView::new(request),
+            resize_allowed: resize::resize_allowed(&request.pod, gates),
+        })
+    }
+
+    /// `HashContainer(c)`.
+    #[must_use]
+    pub fn hash(&self, c: &Container) -> u64 {
+        container_hash(&c.name, c.image.as_deref().unwrap_or(""))
+    }
+
+    /// `containerChanged`: the stored hash differs from the spec's.
+    #[must_use]
+    pub fn hash_changed(&self, c: &Container, s: &ContainerStatus) -> bool {
+        self.hash(c) != s.hash
+    }
+
+    /// Whether the kubelet passes `restartAllContainers = true`: the request says so, or
+    /// the pod carries the condition `AllContainersRestarting=True`.
+    #[must_use]
+    pub fn restart_all_containers(&self) -> bool {
+        self.request.restart_all_containers
+            || self
+                .pod
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|conds| {
+                    conds
+                        .iter()
+                        .any(|c| c.type_ == "AllContainersRestarting" && c.status == "True")
+                })
+    }
+}
+
+/// Records one decision.
+pub(crate) fn note(
+    plan: &mut Plan,
+    action: &str,
+    container: Option<&str>,
+    reason: &str,
+    message: String,
+) {
+    plan.decisions.push(Decision {
+        action: action.to_string(),
+        container: container.map(str::to_string),
+        reason: reason.to_string(),
+        message,
+    });
+}
 
 /// Computes the pod actions (and their reasons) for a validated request.
-pub fn decide(_request: &PlanRequest, _gates: &FeatureGates) -> Plan {
-    Plan::default()
+///
+/// ```
+/// let request = podplan_core::api::parse_request(br#"{"pod": {"spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#).unwrap();
+/// let plan = podplan_core::decision::decide(&request, &Default::default());
+/// assert!(plan.actions.create_sandbox && plan.actions.kill_pod);
+/// assert_eq!(plan.actions.containers_to_start, vec![0]);
+/// assert_eq!(plan.decisions[0].reason, "NoSandbox");
+/// ```
+pub fn decide(request: &PlanRequest, gates: &FeatureGates) -> Plan {
+    let mut plan = Plan::default();
+    let Some(ctx) = Ctx::new(request, gates) else {
+        return plan;
+    };
+    if !gates.enabled(Gate::SidecarContainers) {
+        plan.warnings.push(Warning {
+            path: "featureGates.SidecarContainers".into(),
+            message: "SidecarContainers=false: the 1.37 kubelet has no code path without sidecars (the gate is GA and removed); init containers with restartPolicy Always are still treated as sidecars".into(),
+        });
+    }
+    compute(&ctx, &mut plan);
+    plan
+}
+
+fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
+    let change = sandbox::pod_sandbox_changed(ctx.pod, &ctx.status);
+    plan.actions.kill_pod = change.changed();
+    plan.actions.create_sandbox = change.changed();
+    plan.actions.sandbox_id.clone_from(&change.sandbox_id);
+    plan.actions.attempt = change.attempt;
+    if let Some(reason) = change.reason {
+        note_sandbox_change(ctx, plan, reason, &change);
+    }
+
+    if ctx
+        .gates
+        .enabled(Gate::RestartAllContainersOnContainerExits)
+        && ctx.restart_all_containers()
+    {
+        restart_all::compute(ctx, plan);
+        return;
+    }
+
+    if change.changed() {
+        recreate(ctx, plan);
+        return;
+    }
+
+    ephemeral::compute(ctx, plan);
+
+    if ctx.resize_allowed {
+        plan.actions.containers_to_update = Some(std::collections::BTreeMap::new());
+    }
+
+    let initialized = init::compute(ctx, plan);
+    if plan.actions.kill_pod || !initialized {
+        if !plan.actions.kill_pod {
+            note(
+                plan,
+                "wait",
+                None,
+                "InitializationInProgress",
+                "initialisation is not complete: regular containers are not considered on this sync".to_string(),
+            );
+        }
+        return;
+    }
+    regular::compute(ctx, plan);
+}
+
+fn note_sandbox_change(
+    ctx: &Ctx<'_>,
+    plan: &mut Plan,
+    reason: SandboxChangeReason,
+    change: &sandbox::SandboxChange,
+) {
+    let attempt = change.attempt;
+    let old = ctx.status.sandboxes().first().map_or("", |s| s.id.as_str());
+    let message = match reason {
+        SandboxChangeReason::NoSandbox => format!(
+            "no sandbox exists yet: a new sandbox (attempt {attempt}) is created (killPod is set too; with nothing running it is a no-op)"
+        ),
+        SandboxChangeReason::MultipleReady => format!(
+            "more than one sandbox is ready: the pod is killed and a new sandbox (attempt {attempt}) created"
+        ),
+        SandboxChangeReason::NotReady => format!(
+            "sandbox {old} is not ready: the pod is killed and a new sandbox (attempt {attempt}) created"
+        ),
+        SandboxChangeReason::NetworkNamespaceChanged => format!(
+            "sandbox {old} has a different network namespace mode than the pod's hostNetwork setting: the pod is killed and a new sandbox (attempt {attempt}) created"
+        ),
+        SandboxChangeReason::NoIp => format!(
+            "sandbox {old} has no IP address: the pod is killed and a new sandbox (attempt {attempt}) created"
+        ),
+    };
+    note(plan, "createSandbox", None, reason.as_str(), message);
+}
+
+/// Sandbox (re)creation: only the first init container or the regular containers are
+/// planned; everything else waits for the next sync.
+fn recreate(ctx: &Ctx<'_>, plan: &mut Plan) {
+    let attempt = plan.actions.attempt;
+    if !restart::should_restart_on_failure(ctx.pod)
+        && attempt != 0
+        && !ctx.status.containers().is_empty()
+    {
+        plan.actions.create_sandbox = false;
+        note(
+            plan,
+            "killPod",
+            None,
+            "RestartPolicyNever",
+            "restartPolicy Never and containers have already run: the pod is killed and no new sandbox is created".to_string(),
+        );
+        return;
+    }
+    let rules = ctx.gates.enabled(Gate::ContainerRestartRules);
+    let mut to_start = Vec::new();
+    for (idx, c) in ctx.spec.containers.iter().enumerate() {
+        let mut run_once = restart::pod_restart_policy(ctx.pod) == "OnFailure";
+        if rules {
+            if let Some(p) = c.restart_policy.as_deref() {
+                run_once = p == "OnFailure";
+            }
+        }
+        if run_once && restart::container_succeeded(c, &ctx.status) {
+            note(
+                plan,
+                "doNotRestart",
+                Some(&c.name),
+                "Succeeded",
+                format!(
+                    "container {} already exited 0 and its restartPolicy OnFailure does not run it again in the new sandbox",
+                    c.name
+                ),
+            );
+            continue;
+        }
+        to_start.push(idx);
+    }
+    if to_start.is_empty() && has_any_regular_container_created(ctx) {
+        plan.actions.create_sandbox = false;
+        note(
+            plan,
+            "killPod",
+            None,
+            "AllContainersDone",
+            "every regular container has completed and none is to run again: the pod is killed and no new sandbox is created".to_string(),
+        );
+        return;
+    }
+    if let Some(first) = ctx.spec.init_containers.as_deref().and_then(|i| i.first()) {
+        plan.actions.init_containers_to_start = vec![0];
+        note(
+            plan,
+            "startInitContainer",
+            Some(&first.name),
+            "NewSandbox",
+            format!(
+                "a new sandbox restarts initialisation from the first init container, {}",
+                first.name
+            ),
+        );
+        return;
+    }
+    for idx in &to_start {
+        if let Some(c) = ctx.spec.containers.get(*idx) {
+            note(
+                plan,
+                "startContainer",
+                Some(&c.name),
+                "NewSandbox",
+                format!("container {} is started in the new sandbox", c.name),
+            );
+        }
+    }
+    plan.actions.containers_to_start = to_start;
+}
+
+/// `HasAnyRegularContainerCreated`: some regular container's newest status is created,
+/// running or exited.
+fn has_any_regular_container_created(ctx: &Ctx<'_>) -> bool {
+    use crate::runtime::ContainerState::{Created, Exited, Running};
+    ctx.spec.containers.iter().any(|c| {
+        ctx.status
+            .find(&c.name)
+            .is_some_and(|s| matches!(s.state, Created | Running | Exited))
+    })
 }
