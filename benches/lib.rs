@@ -3,8 +3,8 @@
 //! - [`new_pod`]: a pod with a sidecar and three containers; nothing exists yet.
 //! - [`steady_pod`]: the same pod with the sandbox up, everything running and the
 //!   actuated resources equal to the spec's (nothing to resize).
-//! - [`crash_looping_pod`]: the same pod with one container crash-looping (its
-//!   back-off records taken from the engine's own previous plan).
+//! - [`crash_looping_pod`]: the same pod with one container crash-looping, its start
+//!   held back (the back-off records come from replaying the earlier crashes).
 //! - [`config_heavy_pod`]: three containers with 20 env vars, 5 mounts and 2 ports
 //!   each; new, so the plan carries generated CRI configs.
 
@@ -155,53 +155,60 @@ pub fn steady_pod() -> Value {
             "probes": liveness_ok(&ids), "actuatedResources": actuated(), "now": NOW })
 }
 
-/// The `worker` container exited (code 1) 5 s ago after its fifth restart; the
-/// back-off records are the ones the engine itself returned for the previous crash.
+/// An RFC 3339 time `seconds` after 2025-01-01T11:00:00Z (within the day).
+fn at(seconds: u32) -> String {
+    format!(
+        "2025-01-01T{:02}:{:02}:{:02}Z",
+        11 + seconds / 3600,
+        (seconds / 60) % 60,
+        seconds % 60
+    )
+}
+
+/// The `worker` container keeps crashing 5 s after each start. The fixture replays its
+/// first five crashes through the engine (each restart waits out the back-off, and the
+/// plan's back-off records go into the next request), then asks for the sync right after
+/// the sixth crash, when the start is held back.
 #[must_use]
 pub fn crash_looping_pod() -> Value {
-    let crashed = |id: &str, restart: u32, finished: &str| {
-        let (name, image) = CONTAINERS[1];
-        json!({"id": format!("containerd://{id}"), "name": name, "state": "exited",
-               "createdAt": "2025-01-01T11:57:00Z", "startedAt": "2025-01-01T11:57:01Z",
-               "finishedAt": finished, "exitCode": 1, "reason": "Error",
-               "image": image, "imageRef": image,
-               "hash": podplan_core::hash::container_hash(name, image), "restartCount": restart})
-    };
-    let statuses = |worker: Value| {
-        vec![
+    let (name, image) = CONTAINERS[1];
+    let request = |restart: u32, finished: u32, now: u32, backoff: &Value| {
+        let worker = json!({
+            "id": format!("containerd://w{restart}"), "name": name, "state": "exited",
+            "createdAt": at(finished.saturating_sub(6)), "startedAt": at(finished.saturating_sub(5)),
+            "finishedAt": at(finished), "exitCode": 1, "reason": "Error",
+            "image": image, "imageRef": image,
+            "hash": podplan_core::hash::container_hash(name, image), "restartCount": restart});
+        let statuses = vec![
             running("c0", SIDECAR.0, SIDECAR.1),
             running("c1", CONTAINERS[0].0, CONTAINERS[0].1),
             worker,
             running("c3", CONTAINERS[2].0, CONTAINERS[2].1),
-        ]
+        ];
+        json!({
+            "pod": base_pod(),
+            "runtimeStatus": runtime_status(statuses),
+            "probes": liveness_ok(&["c1", "c3"]),
+            "actuatedResources": actuated(),
+            "backoff": backoff,
+            "now": at(now),
+        })
     };
-    // The previous sync, 80 s earlier, restarted the worker after its fourth crash.
-    let previous = json!({
-        "pod": base_pod(),
-        "runtimeStatus": runtime_status(statuses(crashed("w4", 4, "2025-01-01T11:58:35Z"))),
-        "probes": liveness_ok(&["c1", "c3"]),
-        "actuatedResources": actuated(),
-        "now": "2025-01-01T11:58:40Z"
-    });
-    let backoff = serde_json::to_vec(&previous)
-        .ok()
-        .map(|bytes| podplan_core::plan_json(&bytes))
-        .and_then(|answer| serde_json::from_slice::<Value>(&answer).ok())
-        .and_then(|plan| plan.get("backoff").cloned())
-        .unwrap_or_else(|| json!([]));
-    let mut request = json!({
-        "pod": base_pod(),
-        "runtimeStatus": runtime_status(statuses(crashed("w5", 5, "2025-01-01T11:59:55Z"))),
-        "probes": liveness_ok(&["c1", "c3"]),
-        "actuatedResources": actuated(),
-        "now": NOW
-    });
-    if backoff.as_array().is_some_and(|b| !b.is_empty()) {
-        if let Some(object) = request.as_object_mut() {
-            object.insert("backoff".into(), backoff);
-        }
+    let mut backoff = json!([]);
+    let mut crashed_at = 120;
+    for restart in 0..5 {
+        // The sync that restarts the worker once its back-off (10 s, doubling) is over.
+        let restart_at = crashed_at + (10_u32 << restart);
+        let previous = request(restart, crashed_at, restart_at, &backoff);
+        backoff = serde_json::to_vec(&previous)
+            .ok()
+            .map(|bytes| podplan_core::plan_json(&bytes))
+            .and_then(|answer| serde_json::from_slice::<Value>(&answer).ok())
+            .and_then(|plan| plan.get("backoff").cloned())
+            .unwrap_or_else(|| json!([]));
+        crashed_at = restart_at + 5;
     }
-    request
+    request(5, crashed_at, crashed_at + 5, &backoff)
 }
 
 /// Three containers with 20 env vars, 5 volume mounts and 2 ports each; new.
@@ -299,6 +306,23 @@ mod tests {
                 .as_object()
                 .is_some_and(|u| u.values().all(|l| l == &json!([]))),
             "{updates}"
+        );
+    }
+
+    #[test]
+    fn the_crash_looping_pod_is_held_back() {
+        let request = crash_looping_pod();
+        assert!(request["backoff"].as_array().is_some_and(|b| !b.is_empty()));
+        let answer: Value = serde_json::from_slice(&podplan_core::plan_json(
+            &serde_json::to_vec(&request).unwrap(),
+        ))
+        .unwrap();
+        let held = answer["heldBack"].as_array().cloned().unwrap_or_default();
+        assert!(held.iter().any(|h| h["container"] == "worker"), "{answer}");
+        // The back-off grew with the crashes.
+        assert!(
+            answer["backoff"][0]["delaySeconds"].as_u64() > Some(10),
+            "{answer}"
         );
     }
 
