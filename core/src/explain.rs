@@ -165,6 +165,16 @@ pub fn to_text(plan: &Plan) -> String {
             );
         }
     }
+    if !plan.backoff.is_empty() {
+        let _ = writeln!(out, "\nCrash-loop back-off records (pass to the next sync)");
+        for r in &plan.backoff {
+            let _ = writeln!(
+                out,
+                "  - {} [{}]: delay {}s, last update {}",
+                r.container, r.key, r.delay_seconds, r.last_update
+            );
+        }
+    }
     if !plan.errors.is_empty() {
         let _ = writeln!(out, "\nErrors");
         for e in &plan.errors {

@@ -175,7 +175,23 @@ impl Applier<'_> {
                 let id = step.container_id.as_deref().unwrap_or("");
                 self.status.container_statuses.retain(|s| s.id != id);
             }
-            StepOp::RunPodSandbox => self.run_sandbox(step.attempt.unwrap_or(0)),
+            StepOp::RunPodSandbox => {
+                self.run_sandbox(step.attempt.unwrap_or(0));
+                // The kubelet records the admitted pod-level resources as actuated
+                // (`InitializeActuatedPod`) before the first sync.
+                if self.actuated.pod.is_none() {
+                    if let Some(r) = self
+                        .request
+                        .pod
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.resources.clone())
+                    {
+                        self.actuated.pod = Some(r);
+                        self.touched_actuated = true;
+                    }
+                }
+            }
             StepOp::UpdateContainerResources => {
                 let name = step.container.clone().unwrap_or_default();
                 let spec = self.request.pod.spec.as_ref();
@@ -389,6 +405,24 @@ fn restart_cleaned_up(request: &PlanRequest) -> bool {
             .all(|c| statuses.iter().all(|s| s.name != c.name))
 }
 
+/// What the simulated world does on its own before each sync.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Behaviour {
+    /// Running classic init containers finish (exit 0).
+    pub complete_init_containers: bool,
+    /// Declared startup and liveness probes of running containers report success.
+    pub pass_probes: bool,
+}
+
+impl Default for Behaviour {
+    fn default() -> Self {
+        Self {
+            complete_init_containers: true,
+            pass_probes: true,
+        }
+    }
+}
+
 /// A plan → apply → advance-the-clock loop.
 #[derive(Debug, Clone)]
 pub struct Simulation {
@@ -398,10 +432,12 @@ pub struct Simulation {
     pub now: jiff::Timestamp,
     /// Seconds between syncs.
     pub tick_seconds: i64,
+    /// What happens on its own between syncs.
+    pub behaviour: Behaviour,
 }
 
 impl Simulation {
-    /// Starts a simulation at `start`, syncing every 10 s.
+    /// Starts a simulation at `start`, syncing every 10 s with the default behaviour.
     #[must_use]
     pub fn new(mut request: PlanRequest, start: jiff::Timestamp) -> Self {
         request.now = Some(start);
@@ -409,6 +445,7 @@ impl Simulation {
             request,
             now: start,
             tick_seconds: 10,
+            behaviour: Behaviour::default(),
         }
     }
 
@@ -421,21 +458,37 @@ impl Simulation {
         self.request.now = Some(self.now);
     }
 
-    /// One sync: plan, carry the plan out, advance the clock. Returns the plan.
+    /// One sync: apply the behaviour, plan, carry the plan out, advance the clock.
+    /// Returns the plan.
     pub fn sync(&mut self) -> Result<Plan, PlanError> {
         self.request.now = Some(self.now);
+        if self.behaviour.complete_init_containers {
+            script::complete_init_containers(&mut self.request, self.now);
+        }
+        if self.behaviour.pass_probes {
+            script::pass_probes(&mut self.request);
+        }
         let plan = crate::plan(&self.request)?;
         self.request = next_request(&self.request, &plan, self.now);
         self.advance(self.tick_seconds);
         Ok(plan)
     }
 
-    /// Syncs until a plan has no steps and holds nothing back (included), or `max_syncs`.
+    /// Syncs until a fixpoint (the plan changes nothing in the runtime or the checkpoints
+    /// and holds nothing back; that plan is included), or `max_syncs` plans.
     pub fn run_until_stable(&mut self, max_syncs: usize) -> Result<Vec<Plan>, PlanError> {
         let mut plans = Vec::new();
         for _ in 0..max_syncs {
+            let before = (
+                self.request.runtime_status.clone(),
+                self.request.actuated_resources.clone(),
+            );
             let plan = self.sync()?;
-            let stable = plan.steps.is_empty() && plan.held_back.is_empty();
+            let after = (
+                self.request.runtime_status.clone(),
+                self.request.actuated_resources.clone(),
+            );
+            let stable = before == after && plan.held_back.is_empty();
             plans.push(plan);
             if stable {
                 break;
@@ -592,6 +645,21 @@ pub mod script {
         request
             .probes
             .retain(|_, r| r.liveness.is_some() || r.startup.is_some());
+    }
+
+    /// Every running classic (non-sidecar) init container exits 0 at `at`.
+    pub fn complete_init_containers(request: &mut PlanRequest, at: jiff::Timestamp) {
+        let names: Vec<String> = request
+            .pod
+            .spec
+            .iter()
+            .flat_map(|s| s.init_containers.iter().flatten())
+            .filter(|c| c.restart_policy.as_deref() != Some("Always"))
+            .map(|c| c.name.clone())
+            .collect();
+        for name in names {
+            while exit_container(request, &name, 0, at) {}
+        }
     }
 
     /// Ends a restart-all: clears the flag and sets `AllContainersRestarting` to False.

@@ -648,7 +648,245 @@ fn kill_reason_str(reason: KillReason) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decision::testutil::{exited, plan, req, running};
     use k8s_openapi::api::core::v1::{PodSpec, Probe};
+    use serde_json::json;
+
+    fn ops(plan: &Plan) -> Vec<String> {
+        plan.steps
+            .iter()
+            .map(|s| {
+                let who = s.container.as_deref().or(s.resource.as_deref());
+                format!(
+                    "{}{}",
+                    s.op,
+                    who.map(|c| format!(" {c}")).unwrap_or_default()
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn kills_are_sorted_by_id_and_carry_the_kill_message() {
+        let spec =
+            json!({"containers": [{"name": "a", "image": "new"}, {"name": "b", "image": "new"}]});
+        let p = plan(&req(
+            spec,
+            json!([running("c://9", "a", "old"), running("c://1", "b", "old")]),
+            json!({}),
+        ));
+        assert_eq!(
+            ops(&p),
+            vec![
+                "KillContainer b",
+                "KillContainer a",
+                "CreateContainer a",
+                "StartContainer a",
+                "CreateContainer b",
+                "StartContainer b"
+            ]
+        );
+        let first = p.steps.first();
+        assert_eq!(
+            first.and_then(|s| s.message.as_deref()),
+            Some("Container b definition changed, will be restarted")
+        );
+        assert_eq!(
+            p.events
+                .first()
+                .map(|e| (e.reason.as_str(), e.message.as_str())),
+            Some((
+                "Killing",
+                "Container b definition changed, will be restarted"
+            ))
+        );
+        // Restart counts come from the newest status.
+        assert_eq!(p.steps.get(2).and_then(|s| s.attempt), Some(1));
+    }
+
+    #[test]
+    fn recreate_kills_the_pod_purges_init_containers_then_runs_a_sandbox() {
+        let spec = json!({"initContainers": [{"name": "i", "image": "x"}],
+                          "containers": [{"name": "a", "image": "x"}]});
+        let mut r = req(
+            spec,
+            json!([
+                running("c://3", "a", "x"),
+                exited("c://2", "i", "x", 0),
+                exited("c://1", "i", "x", 0)
+            ]),
+            json!({}),
+        );
+        if let Some(s) = r
+            .runtime_status
+            .as_mut()
+            .and_then(|s| s.sandbox_statuses.first_mut())
+        {
+            s.state = crate::runtime::SandboxState::NotReady;
+        }
+        let p = plan(&r);
+        assert_eq!(
+            ops(&p),
+            vec![
+                "KillPod",
+                "RemoveContainer i",
+                "RemoveContainer i",
+                "RunPodSandbox",
+                "CreateContainer i",
+                "StartContainer i"
+            ]
+        );
+        assert_eq!(
+            p.steps.first().map(|s| s.containers.clone()),
+            Some(vec!["a".to_string()])
+        );
+        assert_eq!(p.steps.get(3).and_then(|s| s.attempt), Some(4));
+        // Starts go into the sandbox this plan creates.
+        assert_eq!(
+            p.steps.get(4).and_then(|s| s.sandbox_id.as_deref()),
+            Some("")
+        );
+        let reasons: Vec<&str> = p.events.iter().map(|e| e.reason.as_str()).collect();
+        assert_eq!(
+            reasons,
+            vec!["SandboxChanged", "Killing", "Created", "Started"]
+        );
+    }
+
+    #[test]
+    fn old_init_instances_are_pruned() {
+        let spec = json!({"initContainers": [{"name": "i", "image": "x"}],
+                          "containers": [{"name": "a", "image": "x"}]});
+        let p = plan(&req(
+            spec,
+            json!([
+                running("c://3", "a", "x"),
+                exited("c://2", "i", "x", 0),
+                exited("c://1", "i", "x", 1)
+            ]),
+            json!({}),
+        ));
+        assert_eq!(ops(&p), vec!["RemoveContainer i"]);
+        assert_eq!(
+            p.steps.first().and_then(|s| s.container_id.as_deref()),
+            Some("c://1")
+        );
+    }
+
+    #[test]
+    fn resets_kill_then_remove_in_list_order() {
+        let spec =
+            json!({"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "x"}]});
+        let p = plan(&req(
+            spec,
+            json!([running("c://1", "a", "x"), exited("c://2", "b", "x", 0)]),
+            json!({"restartAllContainers": true}),
+        ));
+        assert_eq!(
+            ops(&p),
+            vec!["KillContainer a", "RemoveContainer a", "RemoveContainer b"]
+        );
+        assert_eq!(
+            p.steps.first().and_then(|s| s.grace_period_seconds),
+            Some(2)
+        );
+        assert_eq!(
+            p.steps.first().and_then(|s| s.message.as_deref()),
+            Some("killing")
+        );
+    }
+
+    #[test]
+    fn resize_steps_come_before_starts_with_decreases_first() {
+        let spec = json!({"containers": [
+            {"name": "b", "image": "x", "resources": {"limits": {"memory": "256Mi"}}},
+            {"name": "a", "image": "x", "resources": {"limits": {"memory": "64Mi"}}},
+            {"name": "c", "image": "x"}]});
+        let p = plan(&req(
+            spec,
+            json!([running("c://1", "a", "x"), running("c://2", "b", "x")]),
+            json!({"actuatedResources": {"containers": {
+                "a": {"limits": {"memory": "128Mi"}}, "b": {"limits": {"memory": "128Mi"}}}}}),
+        ));
+        assert_eq!(
+            ops(&p),
+            vec![
+                "UpdatePodSandboxResources memory",
+                "UpdateContainerResources a",
+                "UpdateContainerResources b",
+                "CreateContainer c",
+                "StartContainer c"
+            ]
+        );
+    }
+
+    #[test]
+    fn back_off_holds_a_start_and_reports_it() {
+        let spec =
+            json!({"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "x"}]});
+        let pod_key = |r: &PlanRequest| backoff_key(&r.pod, "a", "x", None);
+        let mut r = req(
+            spec,
+            json!([exited("c://1", "a", "x", 1), exited("c://2", "b", "x", 1)]),
+            json!({"now": "2025-01-01T00:00:15Z"}),
+        );
+        r.backoff = vec![crate::backoff::BackoffRecord {
+            key: pod_key(&r),
+            container: "a".into(),
+            delay_seconds: 40,
+            last_update: "2024-12-31T23:59:50Z"
+                .parse()
+                .unwrap_or(jiff::Timestamp::UNIX_EPOCH),
+        }];
+        let p = plan(&r);
+        // The actions are the kubelet's podActions, untouched by back-off.
+        assert_eq!(p.actions.containers_to_start, vec![0, 1]);
+        assert_eq!(ops(&p), vec!["CreateContainer b", "StartContainer b"]);
+        let held = p.held_back.first();
+        assert_eq!(
+            held.map(|h| (h.container.as_str(), h.wait_seconds, h.delay_seconds)),
+            Some(("a", 25, 40))
+        );
+        assert!(p.events.iter().any(|e| e.reason == "BackOff"
+            && e.message == "Back-off restarting failed container a in pod foo_ns(u)"));
+        // b got its first record; a's record is unchanged.
+        let delays: Vec<(String, u64)> = p
+            .backoff
+            .iter()
+            .map(|b| (b.container.clone(), b.delay_seconds))
+            .collect();
+        assert_eq!(delays.len(), 2);
+        assert!(delays.contains(&("a".to_string(), 40)) && delays.contains(&("b".to_string(), 10)));
+        // Without `now` nothing is held back and the records pass through.
+        r.now = None;
+        let p = plan(&r);
+        assert!(p.held_back.is_empty());
+        assert_eq!(p.backoff, r.backoff);
+    }
+
+    #[test]
+    fn a_held_back_classic_init_container_stops_the_sync() {
+        let spec = json!({"initContainers": [{"name": "i", "image": "x"}],
+                          "ephemeralContainers": [{"name": "dbg", "image": "x"}],
+                          "containers": [{"name": "a", "image": "x"}]});
+        let mut r = req(
+            spec,
+            json!([exited("c://1", "i", "x", 1)]),
+            json!({"now": "2025-01-01T00:00:01Z"}),
+        );
+        r.backoff = vec![crate::backoff::BackoffRecord {
+            key: backoff_key(&r.pod, "i", "x", None),
+            container: "i".into(),
+            delay_seconds: 10,
+            last_update: "2025-01-01T00:00:00Z"
+                .parse()
+                .unwrap_or(jiff::Timestamp::UNIX_EPOCH),
+        }];
+        let p = plan(&r);
+        assert_eq!(p.actions.init_containers_to_start, vec![0]);
+        assert_eq!(ops(&p), vec!["CreateContainer dbg", "StartContainer dbg"]);
+        assert!(p.decisions.iter().any(|d| d.reason == "CrashLoopBackOff"));
+    }
 
     #[test]
     fn grace_period_rules() {

@@ -273,6 +273,8 @@ mod tests {
             r#"{"pod":{"spec":{"containers":[{"name":"a"}]}},
                 "runtimeStatus":{"containerStatuses":[{"id":"x://1","name":"ghost","state":"running"}]}}"#,
         );
-        assert!(w.is_ok_and(|w| w.len() == 1 && w[0].message.contains("ghost")));
+        assert!(
+            w.is_ok_and(|w| w.len() == 1 && w.first().is_some_and(|w| w.message.contains("ghost")))
+        );
     }
 }

@@ -28,6 +28,16 @@ fn kill(plan: &mut Plan, id: &str, name: &str, message: String, reason: KillReas
     );
 }
 
+fn restarted(plan: &mut Plan, name: &str, reason: &str) {
+    note(
+        plan,
+        "startInitContainer",
+        Some(name),
+        reason,
+        format!("{name} is started again after the kill"),
+    );
+}
+
 fn terminal(plan: &mut Plan, name: &str, why: String) -> bool {
     plan.actions.kill_pod = true;
     plan.actions.init_containers_to_start.clear();
@@ -141,6 +151,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                                 "StartupProbeFailed",
                                 format!("sidecar {name} failed its startup probe: it is killed and started again (sidecars always restart)"),
                             );
+                            restarted(plan, name, "StartupProbeFailed");
                             break 'sidecar;
                         }
                         Some(ProbeResult::Success) => {}
@@ -184,6 +195,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                         "DefinitionChanged",
                         format!("sidecar {name}'s image or name changed (hash {} != {}): it is killed and started again", s.hash, ctx.hash(c)),
                     );
+                    restarted(plan, name, "DefinitionChanged");
                     break 'sidecar;
                 }
                 if c.liveness_probe.is_some() {
@@ -214,6 +226,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                                 "LivenessProbeFailed",
                                 format!("sidecar {name} failed its liveness probe: it is killed and started again (sidecars always restart)"),
                             );
+                            restarted(plan, name, "LivenessProbeFailed");
                             break 'sidecar;
                         }
                         _ => {}
@@ -308,6 +321,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                             "sidecar {name} is in unknown state: it is killed and started again"
                         ),
                     );
+                    restarted(plan, name, "UnknownState");
                 } else {
                     let mut ok = restart_on_failure;
                     if ctx.gates.enabled(Gate::ContainerRestartRules) {
@@ -331,6 +345,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                         "UnknownState",
                         format!("init container {name} is in unknown state: it is killed and started again"),
                     );
+                    restarted(plan, name, "UnknownState");
                 }
             }
         }

@@ -208,6 +208,13 @@ fn note_sandbox_change(
         ),
     };
     note(plan, "createSandbox", None, reason.as_str(), message);
+    let kill = if reason == SandboxChangeReason::NoSandbox {
+        "nothing runs yet: killPod is set together with createSandbox and the kill is a no-op"
+            .to_string()
+    } else {
+        format!("the sandbox changed: every running container and sandbox {old} is stopped")
+    };
+    note(plan, "killPod", None, reason.as_str(), kill);
 }
 
 /// Sandbox (re)creation: only the first init container or the regular containers are
@@ -300,4 +307,294 @@ fn has_any_regular_container_created(ctx: &Ctx<'_>) -> bool {
             .find(&c.name)
             .is_some_and(|s| matches!(s.state, Created | Running | Exited))
     })
+}
+
+/// Helpers shared by the decision and step unit tests.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use serde_json::{json, Value};
+
+    use crate::plan::Plan;
+    use crate::request::PlanRequest;
+
+    /// A request for pod `foo` (namespace `ns`, uid `u`) with `spec`, a ready sandbox `sb`
+    /// (attempt 3, IP set) and `statuses`, merged with `extra` top-level request keys.
+    pub fn req(spec: Value, statuses: Value, extra: Value) -> PlanRequest {
+        let mut v = json!({
+            "pod": {"metadata": {"name": "foo", "namespace": "ns", "uid": "u"}, "spec": spec},
+            "runtimeStatus": {"sandboxStatuses": [{"id": "sb", "metadata": {"attempt": 3},
+                "state": "SANDBOX_READY", "network": {"ip": "10.0.0.1"}}],
+                "containerStatuses": statuses}
+        });
+        if let (Some(obj), Some(more)) = (v.as_object_mut(), extra.as_object()) {
+            for (k, val) in more {
+                obj.insert(k.clone(), val.clone());
+            }
+        }
+        crate::api::parse_request_value(v).unwrap_or_default()
+    }
+
+    /// The full plan (decide + steps) for a request.
+    pub fn plan(request: &PlanRequest) -> Plan {
+        crate::plan(request).unwrap_or_default()
+    }
+
+    /// A running status with the correct hash for `name`/`image`.
+    pub fn running(id: &str, name: &str, image: &str) -> Value {
+        json!({"id": id, "name": name, "state": "running",
+               "hash": crate::hash::container_hash(name, image)})
+    }
+
+    /// An exited status.
+    pub fn exited(id: &str, name: &str, image: &str, code: i32) -> Value {
+        json!({"id": id, "name": name, "state": "exited", "exitCode": code,
+               "hash": crate::hash::container_hash(name, image),
+               "finishedAt": "2025-01-01T00:00:00Z"})
+    }
+
+    /// The decision messages, one per line, for assertions.
+    pub fn messages(plan: &Plan) -> String {
+        plan.decisions
+            .iter()
+            .map(|d| format!("{} {}: {}", d.action, d.reason, d.message))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::testutil::{exited, messages, plan, req, running};
+    use crate::plan::KillReason;
+
+    #[test]
+    fn liveness_failure_is_explained_with_the_policy_that_restarts_it() {
+        let r = req(
+            json!({"containers": [{"name": "app", "image": "nginx"}], "restartPolicy": "Always"}),
+            json!([running("c://1", "app", "nginx")]),
+            json!({"probes": {"c://1": {"liveness": "failure"}}}),
+        );
+        let p = plan(&r);
+        let kill = p.actions.containers_to_kill.get("c://1");
+        assert_eq!(
+            kill.map(|k| (k.message.as_str(), k.reason)),
+            Some((
+                "Container app failed liveness probe, will be restarted",
+                KillReason::LivenessProbe
+            ))
+        );
+        assert!(messages(&p)
+            .contains("container app failed its liveness probe; restartPolicy Always restarts it"));
+        assert_eq!(p.actions.containers_to_start, vec![0]);
+    }
+
+    #[test]
+    fn liveness_failure_under_never_kills_the_pod() {
+        let r = req(
+            json!({"containers": [{"name": "app", "image": "nginx"}], "restartPolicy": "Never"}),
+            json!([running("c://1", "app", "nginx")]),
+            json!({"probes": {"c://1": {"liveness": "failure"}}}),
+        );
+        let p = plan(&r);
+        assert_eq!(
+            p.actions
+                .containers_to_kill
+                .get("c://1")
+                .map(|k| k.message.as_str()),
+            Some("Container app failed liveness probe")
+        );
+        assert!(p.actions.kill_pod && !p.actions.create_sandbox);
+        assert!(p.actions.containers_to_start.is_empty());
+        assert!(messages(&p).contains("killPod NothingToRun"));
+    }
+
+    #[test]
+    fn dead_sandbox_names_the_next_attempt() {
+        let mut r = req(
+            json!({"containers": [{"name": "app", "image": "nginx"}]}),
+            json!([running("c://1", "app", "nginx")]),
+            json!({}),
+        );
+        if let Some(s) = r
+            .runtime_status
+            .as_mut()
+            .and_then(|s| s.sandbox_statuses.first_mut())
+        {
+            s.state = crate::runtime::SandboxState::NotReady;
+        }
+        let p = plan(&r);
+        assert!(p.actions.kill_pod && p.actions.create_sandbox);
+        assert_eq!(
+            (p.actions.attempt, p.actions.sandbox_id.as_str()),
+            (4, "sb")
+        );
+        assert!(messages(&p).contains(
+            "sandbox sb is not ready: the pod is killed and a new sandbox (attempt 4) created"
+        ));
+        assert_eq!(
+            p.events.first().map(|e| e.reason.as_str()),
+            Some("SandboxChanged")
+        );
+    }
+
+    #[test]
+    fn init_progress_is_explained() {
+        let r = req(
+            json!({"initContainers": [{"name": "init1", "image": "i"}, {"name": "init2", "image": "i"}],
+                   "containers": [{"name": "app", "image": "nginx"}]}),
+            json!([exited("c://1", "init1", "i", 0)]),
+            json!({}),
+        );
+        let p = plan(&r);
+        assert_eq!(p.actions.init_containers_to_start, vec![1]);
+        assert!(messages(&p)
+            .contains("init container init1 exited 0: starting the next init container init2"));
+    }
+
+    #[test]
+    fn static_pods_get_no_resize_map() {
+        let spec = json!({"containers": [{"name": "app", "image": "nginx"}]});
+        let statuses = json!([running("c://1", "app", "nginx")]);
+        let p = plan(&req(spec.clone(), statuses.clone(), json!({})));
+        assert_eq!(p.actions.containers_to_update, Some(Default::default()));
+        let mut r = req(spec, statuses, json!({}));
+        r.pod.metadata.annotations = Some(
+            [(
+                "kubernetes.io/config.source".to_string(),
+                "file".to_string(),
+            )]
+            .into(),
+        );
+        assert_eq!(plan(&r).actions.containers_to_update, None);
+    }
+
+    #[test]
+    fn restart_all_follows_the_pod_condition_too() {
+        let mut r = req(
+            json!({"containers": [{"name": "app", "image": "nginx"}]}),
+            json!([running("c://1", "app", "nginx")]),
+            json!({}),
+        );
+        assert!(plan(&r).actions.containers_to_reset.is_empty());
+        crate::sim::script::begin_restart_all(&mut r);
+        r.restart_all_containers = false;
+        let p = plan(&r);
+        assert_eq!(p.actions.containers_to_reset.len(), 1);
+        // With the gate off the condition changes nothing.
+        r.feature_gates
+            .insert("RestartAllContainersOnContainerExits".into(), false);
+        assert!(plan(&r).actions.containers_to_reset.is_empty());
+    }
+
+    #[test]
+    fn deleted_pods_restart_nothing() {
+        let mut r = req(
+            json!({"containers": [{"name": "app", "image": "nginx"}]}),
+            json!([exited("c://1", "app", "nginx", 1)]),
+            json!({}),
+        );
+        r.pod.metadata.deletion_timestamp = Some(
+            k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(jiff::Timestamp::UNIX_EPOCH),
+        );
+        let p = plan(&r);
+        assert!(p.actions.containers_to_start.is_empty() && p.actions.kill_pod);
+        assert!(messages(&p).contains("doNotRestart PodDeleting"));
+    }
+
+    #[test]
+    fn unknown_regular_container_is_killed_then_started() {
+        let r = req(
+            json!({"containers": [{"name": "app", "image": "nginx"}], "restartPolicy": "Never"}),
+            json!([{"id": "c://1", "name": "app", "state": "unknown"}]),
+            json!({}),
+        );
+        let p = plan(&r);
+        let kill = p.actions.containers_to_kill.get("c://1");
+        assert_eq!(
+            kill.map(|k| (k.message.as_str(), k.reason)),
+            Some((
+                "Container is in \"unknown\" state, try killing it before restart",
+                KillReason::Unknown
+            ))
+        );
+        assert_eq!(p.actions.containers_to_start, vec![0]);
+    }
+
+    #[test]
+    fn ephemeral_containers_start_once() {
+        let spec = json!({"containers": [{"name": "app", "image": "nginx"}],
+                          "ephemeralContainers": [{"name": "dbg", "image": "busybox"}, {"name": "dbg2", "image": "busybox"}]});
+        let p = plan(&req(
+            spec,
+            json!([
+                running("c://1", "app", "nginx"),
+                exited("c://2", "dbg", "busybox", 0)
+            ]),
+            json!({}),
+        ));
+        assert_eq!(p.actions.ephemeral_containers_to_start, vec![1]);
+        assert!(messages(&p).contains("doNotRestart EphemeralNeverRestarted"));
+    }
+
+    #[test]
+    fn sidecar_waiting_for_startup_probe_is_a_wait_decision() {
+        let spec = json!({"initContainers": [{"name": "proxy", "image": "envoy", "restartPolicy": "Always",
+                              "startupProbe": {"exec": {"command": ["true"]}}}],
+                          "containers": [{"name": "app", "image": "nginx"}]});
+        let p = plan(&req(
+            spec,
+            json!([running("c://1", "proxy", "envoy")]),
+            json!({}),
+        ));
+        assert!(p.actions.containers_to_start.is_empty());
+        assert!(p.actions.init_containers_to_start.is_empty());
+        assert!(messages(&p).contains("wait WaitingForStartupProbe"));
+        assert!(!p.actions.kill_pod);
+    }
+
+    #[test]
+    fn init_failure_under_never_is_terminal() {
+        let spec = json!({"restartPolicy": "Never",
+                          "initContainers": [{"name": "init1", "image": "i"}],
+                          "containers": [{"name": "app", "image": "nginx"}]});
+        let p = plan(&req(
+            spec,
+            json!([exited("c://1", "init1", "i", 3)]),
+            json!({}),
+        ));
+        assert!(p.actions.kill_pod && p.actions.init_containers_to_start.is_empty());
+        assert!(messages(&p).contains("init container init1 exited 3 and is not restarted"));
+    }
+
+    #[test]
+    fn sidecar_resize_restart_keeps_the_kubelet_order() {
+        // Two sidecars; the second needs a restart for a resize (pushed during the walk),
+        // the first was never started: the list is reversed once at the end.
+        let spec = json!({
+            "initContainers": [
+                {"name": "s0", "image": "x", "restartPolicy": "Always"},
+                {"name": "s1", "image": "x", "restartPolicy": "Always",
+                 "resources": {"limits": {"cpu": "200m"}},
+                 "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "RestartContainer"}]}],
+            "containers": [{"name": "app", "image": "nginx"}]});
+        let p = plan(&req(
+            spec,
+            json!([
+                running("c://2", "app", "nginx"),
+                running("c://1", "s1", "x")
+            ]),
+            json!({"actuatedResources": {"containers": {"s1": {"limits": {"cpu": "100m"}}}}}),
+        ));
+        assert_eq!(p.actions.init_containers_to_start, vec![0, 1]);
+        assert_eq!(
+            p.actions
+                .containers_to_kill
+                .get("c://1")
+                .map(|k| k.message.as_str()),
+            Some("Container s1 resize requires restart")
+        );
+        assert!(p.actions.update_pod_resources);
+    }
 }

@@ -115,6 +115,13 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
         let why = if restart {
             message.push_str(", will be restarted");
             plan.actions.containers_to_start.push(idx);
+            note(
+                plan,
+                "startContainer",
+                Some(name),
+                code,
+                format!("container {name} is started again after the kill"),
+            );
             if code == "DefinitionChanged" {
                 format!("{why}: it is killed and started again")
             } else {

@@ -219,10 +219,16 @@ pub fn compute_pod_resize_action(
                 message: format!("Container {} resize requires restart", c.name),
             },
         );
-        match kind {
-            ContainerKind::Init => plan.actions.init_containers_to_start.push(idx),
-            _ => plan.actions.containers_to_start.push(idx),
-        }
+        let start = match kind {
+            ContainerKind::Init => {
+                plan.actions.init_containers_to_start.push(idx);
+                "startInitContainer"
+            }
+            _ => {
+                plan.actions.containers_to_start.push(idx);
+                "startContainer"
+            }
+        };
         plan.actions.update_pod_resources = true;
         note(
             plan,
@@ -234,6 +240,17 @@ pub fn compute_pod_resize_action(
                 kind.noun(),
                 c.name,
                 restarting.join(", ")
+            ),
+        );
+        note(
+            plan,
+            start,
+            Some(&c.name),
+            "ResizeRequiresRestart",
+            format!(
+                "{} {} is started again with the new resources",
+                kind.noun(),
+                c.name
             ),
         );
         return false;
