@@ -275,8 +275,10 @@ struct StepRecord {
 fn drive(mut emit: impl FnMut(StepRecord) -> Result<(), CliError>) -> Result<(), CliError> {
     let start = jiff::Timestamp::from_second(START).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     let mut now = start;
-    let mut request = podplan_core::api::parse_request_value(json!({ "pod": example_pod() }))
-        .map_err(|e| CliError::Io(format!("the demo pod is invalid: {}", one_line(&e))))?;
+    let mut request = podplan_core::api::parse_request_value(
+        json!({ "pod": example_pod(), "apiDefaults": true }),
+    )
+    .map_err(|e| CliError::Io(format!("the demo pod is invalid: {}", one_line(&e))))?;
     for (index, scene) in SCRIPT.iter().enumerate() {
         let step = index + 1;
         let notes: Vec<String> = scene
