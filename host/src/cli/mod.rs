@@ -33,7 +33,8 @@ Examples:
   podplan plan pod.yaml --output text            what happens to a new pod, in words
   podplan plan request.json                      the plan as the contract's JSON
   podplan plan --jsonl requests.jsonl            one plan per input line
-  podplan conformance conformance/               run the conformance vectors";
+  podplan conformance conformance/               run the conformance vectors
+  podplan playground                             the browser playground on 127.0.0.1";
 
 /// The `podplan` command line.
 #[derive(Debug, Parser)]
@@ -65,6 +66,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Show podplan's version, the plan contract version and the Kubernetes target.
     Version(version::VersionArgs),
+    /// Serve the browser playground (embedded web/dist) on 127.0.0.1 and print its address.
+    Playground(podplan_host::playground::Args),
 }
 
 /// Parses the command line, runs the command and returns the exit code.
@@ -93,6 +96,9 @@ fn run(command: &Command) -> Result<Status, CliError> {
         Command::Conformance(args) => conformance::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Version(args) => version::run(args),
+        Command::Playground(args) => podplan_host::playground::run(args)
+            .map(|()| Status::Success)
+            .map_err(|err| CliError::usage(err.to_string())),
     }
 }
 
