@@ -117,6 +117,7 @@ fn pull_policy(image: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     #[test]
@@ -130,16 +131,14 @@ mod tests {
 
     #[test]
     fn requests_default_to_limits_and_keep_explicit_values() {
-        let pod: Result<Pod, _> = serde_json::from_value(
+        let mut pod: Pod = serde_json::from_value(
             serde_json::json!({"spec": {"hostNetwork": true, "containers": [{
             "name": "a", "ports": [{"containerPort": 80}],
             "resources": {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}}}]}}),
-        );
-        let Ok(mut pod) = pod else {
-            return assert!(false, "bad fixture");
-        };
+        )
+        .unwrap();
         apply_api_defaults(&mut pod);
-        let v = serde_json::to_value(&pod).unwrap_or_default();
+        let v = serde_json::to_value(&pod).unwrap();
         let c = &v["spec"]["containers"][0];
         assert_eq!(
             c["resources"]["requests"],

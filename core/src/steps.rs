@@ -40,6 +40,16 @@ pub enum ContainerKind {
 }
 
 impl ContainerKind {
+    /// The contract's name (`init`, `regular`, `ephemeral`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Init => "init",
+            Self::Regular => "regular",
+            Self::Ephemeral => "ephemeral",
+        }
+    }
+
     /// The kubelet's words for this kind ("init container", ...).
     #[must_use]
     pub fn noun(self) -> &'static str {

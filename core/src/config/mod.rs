@@ -32,7 +32,6 @@ pub mod paths;
 pub mod ports;
 pub mod reslist;
 pub mod resources;
-pub mod restart;
 pub mod run_options;
 pub mod sandbox;
 pub mod seccomp;
