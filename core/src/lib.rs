@@ -29,6 +29,7 @@ pub mod config;
 pub mod conformance;
 pub mod cri;
 pub mod decision;
+pub mod defaults;
 pub mod error;
 pub mod events;
 pub mod explain;

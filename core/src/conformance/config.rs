@@ -19,11 +19,12 @@ use crate::config::expand;
 use crate::config::node::NodeContext;
 use crate::config::run_options::RunContainerOptions;
 use crate::config::security::{self, ImageUser};
-use crate::config::{apparmor, env, labels, ports, resources, restart, sandbox};
+use crate::config::{apparmor, env, labels, ports, resources, sandbox};
 use crate::cri::{
     ContainerConfig, HugepageLimit, IdMapping, LinuxContainerConfig, LinuxContainerResources,
     NamespaceMode, PodSandboxConfig, PortMapping, Protocol, SecurityProfile, UserNamespace,
 };
+use crate::decision::{restart, status::StatusView};
 use crate::features::{FeatureGates, Gate};
 use crate::runtime::RuntimeStatus;
 
@@ -416,8 +417,14 @@ fn run(function: &str, input: &Value) -> Result<(Produced, Shape), String> {
                 .chain(spec.init_containers.iter().flatten())
                 .find(|c| c.name == name)
                 .ok_or_else(|| format!("no container {name}"))?;
+            let request = crate::PlanRequest {
+                pod: pod.clone(),
+                runtime_status: status,
+                ..crate::PlanRequest::default()
+            };
+            let view = StatusView::new(&request);
             let restart =
-                restart::should_container_be_restarted(c, &pod, status.as_ref(), &gates(input)?);
+                restart::should_container_be_restarted(c, &pod, &view, &gates(input)?).yes;
             ok(json!({ "restart": restart }))?
         }
         "milliCPUToQuota" => {

@@ -4,7 +4,6 @@
 mod conformance;
 mod crictl;
 mod demo;
-mod demo_runtime;
 mod engine;
 mod exit;
 mod input;

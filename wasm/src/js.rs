@@ -1,0 +1,87 @@
+//! The wasm-bindgen exports for JavaScript (feature `js`).
+//!
+//! Thin conversions only, around [`podplan_core::plan_json`]. Nothing here throws: a
+//! value that cannot be converted becomes an `{error: {...}}` answer.
+//!
+//! JS objects cross the boundary as JSON text, converted by the JS engine's own `JSON`
+//! (not by walking the object from Rust): it reports cycles, `BigInt`s and runaway
+//! nesting as catchable exceptions, where a recursive walk inside wasm would trap, and
+//! it keeps a single copy of the request deserializers in the module.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.stringify(value)`: a string, `undefined` (for `undefined`, functions,
+    /// symbols), or an exception (cycles, `BigInt`, stack exhaustion).
+    #[wasm_bindgen(js_namespace = JSON, js_name = stringify, catch)]
+    fn json_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `JSON.parse(text)`.
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn json_parse(text: &str) -> Result<JsValue, JsValue>;
+
+    /// `String(value)`: for an exception, `"TypeError: ..."`.
+    #[wasm_bindgen(js_name = String, catch)]
+    fn js_string(value: &JsValue) -> Result<String, JsValue>;
+}
+
+/// Computes the plan for a request given as a JS object (the contract's JSON shape).
+/// Returns the plan object, or `{error: {kind, path, message}}`; never throws.
+/// `plan(request)` answers exactly what `JSON.parse(planJson(JSON.stringify(request)))`
+/// answers.
+#[wasm_bindgen]
+pub fn plan(request: JsValue) -> JsValue {
+    let text = match json_stringify(&request) {
+        Ok(text) => match text.as_string() {
+            Some(text) => text,
+            None => {
+                return error_value(
+                    "the request is not a JSON value (undefined, a function or a symbol)",
+                )
+            }
+        },
+        Err(e) => {
+            return error_value(&format!(
+                "the request cannot be converted to JSON: {}",
+                describe(&e)
+            ))
+        }
+    };
+    to_js(&plan_json(&text))
+}
+
+/// Computes the plan for a request given as JSON text; answers JSON text (the plan, or
+/// `{"error": {...}}`). Never throws.
+#[wasm_bindgen(js_name = planJson)]
+pub fn plan_json(request: &str) -> String {
+    let answer = podplan_core::plan_json(request.as_bytes());
+    String::from_utf8(answer).unwrap_or_else(|e| error_text(&format!("answer is not UTF-8: {e}")))
+}
+
+/// The version facts of this build: `{podplan, contract, kubernetes}`.
+#[wasm_bindgen]
+pub fn version() -> JsValue {
+    let text = serde_json::to_string(&podplan_core::version())
+        .unwrap_or_else(|e| error_text(&format!("could not serialise the version: {e}")));
+    to_js(&text)
+}
+
+/// Parses JSON text this module produced into a JS value.
+fn to_js(text: &str) -> JsValue {
+    json_parse(text).unwrap_or(JsValue::NULL)
+}
+
+fn error_text(message: &str) -> String {
+    serde_json::json!({"error": {"kind": "InvalidInput", "path": "", "message": message}})
+        .to_string()
+}
+
+fn error_value(message: &str) -> JsValue {
+    to_js(&error_text(message))
+}
+
+/// A JS exception as text (`"TypeError: ..."`).
+fn describe(exception: &JsValue) -> String {
+    js_string(exception).unwrap_or_else(|_| "an exception that cannot be shown".to_string())
+}

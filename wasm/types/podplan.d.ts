@@ -1,0 +1,644 @@
+// Type declarations for podplan-wasm: the plan contract (wire format v1) and the
+// module's three functions. Hand-written to match the contract
+// (shared/contract/README.md, docs/contract.md) and the Rust types in core/src
+// (request.rs, runtime.rs, plan.rs, error.rs). Kubernetes objects follow the
+// API server's JSON (k8s-openapi, v1_37); only the fields the kubelet reads are spelled
+// out, the rest are typed as plain JSON.
+//
+// The engine rejects fields it does not know, so these types have no index signatures
+// except where the contract itself is open (CRI messages, generated configs, steps) and
+// for the many source kinds of a `v1.Volume`.
+
+// ---------------------------------------------------------------------------------
+// The API.
+
+/**
+ * Computes what the kubelet would do on its next sync for `request`.
+ * Never throws: bad input (including values that are not JSON) gives an
+ * {@link ErrorAnswer}. `plan(r)` equals `JSON.parse(planJson(JSON.stringify(r)))`.
+ */
+export function plan(request: PlanRequest | Pod): PlanAnswer;
+
+/**
+ * {@link plan} on JSON text: the request as JSON, the answer as JSON text (a
+ * {@link Plan} or an {@link ErrorAnswer}). Never throws.
+ */
+export function planJson(request: string): string;
+
+/** Version facts of this build. */
+export function version(): VersionInfo;
+
+/** What `version()` returns. */
+export interface VersionInfo {
+  /** podplan's own version, e.g. `"0.1.0"`. */
+  podplan: string;
+  /** The plan contract version, e.g. `"1"`. */
+  contract: string;
+  /** The Kubernetes release whose kubelet is re-implemented, e.g. `"1.37"`. */
+  kubernetes: string;
+}
+
+/** What `plan` answers: a plan, or a structured error (never both, never partial). */
+export type PlanAnswer = Plan | ErrorAnswer;
+
+// ---------------------------------------------------------------------------------
+// Shared JSON helpers.
+
+/** Any JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** Any JSON object. */
+export type JsonObject = { [key: string]: Json };
+/** RFC 3339 time, e.g. `"2025-01-02T03:04:05Z"`. */
+export type Time = string;
+/** A Kubernetes quantity, e.g. `"100m"`, `"128Mi"`. */
+export type Quantity = string;
+/** Resource name → quantity. */
+export type ResourceList = { [resource: string]: Quantity };
+
+// ---------------------------------------------------------------------------------
+// Request.
+
+/** One request: everything the kubelet knows about a pod at the start of a sync. */
+export interface PlanRequest {
+  /** The API pod (`v1.Pod`), not API-defaulted: an absent field really is absent. */
+  pod: Pod;
+  /** What the runtime reports (`kubecontainer.PodStatus`). Absent = nothing exists yet. */
+  runtimeStatus?: RuntimeStatus | null;
+  /** Prober results by runtime container id (`type://id`). No entry = no result. */
+  probes?: { [containerId: string]: ProbeResults };
+  /** Feature-gate overrides of the 1.37 defaults. */
+  featureGates?: { [gate: string]: boolean };
+  /** The kubelet's actuated-resources checkpoint (resources last applied). */
+  actuatedResources?: ActuatedResources | null;
+  /** The pod is restarting all containers (`AllContainersRestarting` condition). */
+  restartAllContainers?: boolean;
+  /** Node and kubelet facts for CRI config generation (every key optional). */
+  node?: NodeContext | null;
+  /** Extension: the sync's wall-clock time, for crash-loop back-off. */
+  now?: Time | null;
+  /** Extension: crash-loop back-off records from the previous plan's `backoff`. */
+  backoff?: BackoffRecord[];
+}
+
+/** Prober results recorded for one container. */
+export interface ProbeResults {
+  liveness?: ProbeResult | null;
+  startup?: ProbeResult | null;
+}
+
+/** One probe result (`proberesults.Result`); `unknown` = pending. */
+export type ProbeResult = "success" | "failure" | "unknown";
+
+/** The actuated-resources checkpoint. A container without a record counts as zero. */
+export interface ActuatedResources {
+  containers?: { [containerName: string]: ResourceRequirements };
+  pod?: ResourceRequirements | null;
+}
+
+/** A crash-loop back-off entry (client-go `flowcontrol.Backoff`), keyed as the kubelet keys it. */
+export interface BackoffRecord {
+  key: string;
+  container?: string;
+  delaySeconds: number;
+  lastUpdate: Time;
+}
+
+/** Node and kubelet facts (cri-config spec §2). Every key is optional. */
+export interface NodeContext {
+  name?: string | null;
+  hostIPs?: string[];
+  nodeIPs?: string[];
+  allocatable?: ResourceList;
+  memoryCapacity?: number;
+  swapCapacity?: number;
+  cgroupVersion?: "v1" | "v2";
+  swapControllerAvailable?: boolean;
+  hugePageSizes?: string[];
+  pageSize?: number;
+  selinuxEnabled?: boolean;
+  podCgroupParent?: string;
+  kubelet?: KubeletFacts;
+  hostDNS?: { servers?: string[]; searches?: string[]; options?: string[] };
+  services?: JsonObject[];
+  servicesSynced?: boolean;
+  configMaps?: { [name: string]: JsonObject };
+  secrets?: { [name: string]: JsonObject };
+  volumes?: {
+    [volumeName: string]: {
+      hostPath?: string;
+      readOnly?: boolean;
+      selinuxRelabel?: boolean;
+      blockDevicePath?: string | null;
+      image?: JsonObject | null;
+    };
+  };
+  subPathHostPaths?: { [containerAndMountIndex: string]: string };
+  images?: { [image: string]: { imageRef?: string; uid?: number | null; username?: string } };
+  runtimeHandler?: string;
+  runtimeHandlerFeatures?: { recursiveReadOnlyMounts?: boolean; userNamespaces?: boolean };
+  userNamespace?: JsonObject | null;
+  extraSupplementalGroups?: number[];
+  deviceAllocations?: {
+    [containerName: string]: {
+      devices?: JsonObject[];
+      mounts?: JsonObject[];
+      envs?: JsonObject[];
+      annotations?: JsonObject[];
+      cdiDevices?: JsonObject[];
+    };
+  };
+  exclusiveCPUs?: { [containerName: string]: boolean };
+  cpusets?: { [containerName: string]: { cpus?: string; mems?: string } };
+  terminationLogIds?: { [containerName: string]: string };
+}
+
+/** KubeletConfiguration values config generation reads. */
+export interface KubeletFacts {
+  rootDir?: string;
+  podLogsDir?: string;
+  clusterDomain?: string;
+  clusterDNS?: string[];
+  resolvConf?: string;
+  cpuCFSQuota?: boolean;
+  cpuCFSQuotaPeriod?: string;
+  seccompDefault?: boolean;
+  seccompProfileRoot?: string;
+  memorySwapBehavior?: string;
+  memoryThrottlingFactor?: number;
+  singleProcessOOMKill?: boolean | null;
+}
+
+// ---------------------------------------------------------------------------------
+// Runtime status (CRI / kubecontainer).
+
+/** The runtime's view of a pod: sandboxes and containers, newest first. */
+export interface RuntimeStatus {
+  /** Pod UID. */
+  id?: string;
+  name?: string;
+  namespace?: string;
+  ips?: string[];
+  /** CRI `PodSandboxStatus`es, newest first (index 0 is the latest). */
+  sandboxStatuses?: SandboxStatus[];
+  /** Container statuses, newest first; several may share a name. */
+  containerStatuses?: ContainerStatus[];
+}
+
+/** CRI `PodSandboxStatus` (proto3 JSON). */
+export interface SandboxStatus {
+  id?: string;
+  metadata?: { name?: string; uid?: string; namespace?: string; attempt?: number } | null;
+  state?: SandboxState;
+  /** Nanoseconds since the epoch. */
+  createdAt?: number;
+  /** Absent and `{ip: ""}` are different facts. */
+  network?: { ip?: string; additionalIps?: { ip?: string }[] } | null;
+  linux?: {
+    namespaces?: {
+      options?: {
+        network?: NamespaceMode;
+        pid?: NamespaceMode;
+        ipc?: NamespaceMode;
+        targetId?: string;
+      } | null;
+    } | null;
+  } | null;
+  labels?: { [key: string]: string };
+  annotations?: { [key: string]: string };
+  runtimeHandler?: string;
+}
+
+/** CRI `PodSandboxState`. */
+export type SandboxState = "SANDBOX_READY" | "SANDBOX_NOTREADY";
+/** CRI `NamespaceMode`. */
+export type NamespaceMode = "POD" | "CONTAINER" | "NODE" | "TARGET";
+
+/** One container as the runtime reports it (`kubecontainer.Status`). */
+export interface ContainerStatus {
+  /** Runtime container id, `type://id`. */
+  id?: string;
+  name?: string;
+  /** The sandbox the container belongs to (absent = the latest sandbox). */
+  podSandboxId?: string | null;
+  state?: ContainerState;
+  createdAt?: Time | null;
+  startedAt?: Time | null;
+  finishedAt?: Time | null;
+  exitCode?: number;
+  image?: string;
+  imageId?: string;
+  imageRef?: string;
+  /** The kubelet container hash recorded at creation (0 = absent). */
+  hash?: number;
+  restartCount?: number;
+  reason?: string;
+  message?: string;
+  /** CRI `ContainerResources` as the runtime reports them. */
+  resources?: Json;
+}
+
+/** A container's state as the runtime reports it. */
+export type ContainerState = "created" | "running" | "exited" | "unknown";
+
+// ---------------------------------------------------------------------------------
+// Kubernetes v1 objects (the fields the kubelet reads; others as JSON).
+
+/** `v1.Pod`. */
+export interface Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: PodSpec;
+  status?: PodStatus;
+}
+
+/** `metav1.ObjectMeta`. */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: Time;
+  deletionTimestamp?: Time;
+  deletionGracePeriodSeconds?: number;
+  labels?: { [key: string]: string };
+  annotations?: { [key: string]: string };
+  ownerReferences?: JsonObject[];
+  finalizers?: string[];
+  managedFields?: JsonObject[];
+  selfLink?: string;
+}
+
+/** `v1.PodSpec`. */
+export interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  ephemeralContainers?: EphemeralContainer[];
+  restartPolicy?: "Always" | "OnFailure" | "Never" | "";
+  terminationGracePeriodSeconds?: number;
+  activeDeadlineSeconds?: number;
+  dnsPolicy?: string;
+  dnsConfig?: { nameservers?: string[]; searches?: string[]; options?: { name?: string; value?: string }[] };
+  nodeName?: string;
+  nodeSelector?: { [key: string]: string };
+  hostNetwork?: boolean;
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  hostUsers?: boolean;
+  shareProcessNamespace?: boolean;
+  hostname?: string;
+  hostnameOverride?: string;
+  subdomain?: string;
+  setHostnameAsFQDN?: boolean;
+  hostAliases?: { ip: string; hostnames?: string[] }[];
+  securityContext?: JsonObject;
+  serviceAccountName?: string;
+  serviceAccount?: string;
+  automountServiceAccountToken?: boolean;
+  enableServiceLinks?: boolean;
+  imagePullSecrets?: { name?: string }[];
+  os?: { name: string };
+  overhead?: ResourceList;
+  resources?: ResourceRequirements;
+  resourceClaims?: JsonObject[];
+  runtimeClassName?: string;
+  priority?: number;
+  priorityClassName?: string;
+  preemptionPolicy?: string;
+  schedulerName?: string;
+  schedulingGates?: { name: string }[];
+  readinessGates?: { conditionType: string }[];
+  tolerations?: JsonObject[];
+  affinity?: JsonObject;
+  topologySpreadConstraints?: JsonObject[];
+  volumes?: Volume[];
+  evictionResponders?: JsonObject[];
+  schedulingGroup?: JsonObject;
+}
+
+/** `v1.Volume`: a name and one source (typed as JSON). */
+export interface Volume {
+  name: string;
+  [source: string]: Json | undefined;
+}
+
+/** `v1.Container`. */
+export interface Container {
+  name: string;
+  image?: string;
+  imagePullPolicy?: "Always" | "Never" | "IfNotPresent";
+  command?: string[];
+  args?: string[];
+  workingDir?: string;
+  ports?: ContainerPort[];
+  env?: EnvVar[];
+  envFrom?: JsonObject[];
+  resources?: ResourceRequirements;
+  resizePolicy?: { resourceName: string; restartPolicy: "NotRequired" | "RestartContainer" }[];
+  /** `Always` marks an init container as a sidecar; on regular containers (with restart rules) any policy. */
+  restartPolicy?: "Always" | "OnFailure" | "Never";
+  restartPolicyRules?: ContainerRestartRule[];
+  volumeMounts?: VolumeMount[];
+  volumeDevices?: { name: string; devicePath: string }[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  lifecycle?: JsonObject;
+  terminationMessagePath?: string;
+  terminationMessagePolicy?: "File" | "FallbackToLogsOnError" | "";
+  securityContext?: JsonObject;
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
+}
+
+/** `v1.EphemeralContainer`. */
+export interface EphemeralContainer extends Omit<Container, "restartPolicy"> {
+  targetContainerName?: string;
+  restartPolicy?: string;
+}
+
+/** `v1.ContainerRestartRule`. */
+export interface ContainerRestartRule {
+  action: "Restart" | "RestartAllContainers";
+  exitCodes?: { operator: "In" | "NotIn"; values?: number[] };
+}
+
+/** `v1.ContainerPort`. */
+export interface ContainerPort {
+  containerPort: number;
+  hostPort?: number;
+  hostIP?: string;
+  name?: string;
+  protocol?: "TCP" | "UDP" | "SCTP";
+}
+
+/** `v1.EnvVar`. */
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: JsonObject;
+}
+
+/** `v1.VolumeMount`. */
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  subPath?: string;
+  subPathExpr?: string;
+  readOnly?: boolean;
+  recursiveReadOnly?: "Disabled" | "IfPossible" | "Enabled";
+  mountPropagation?: "None" | "HostToContainer" | "Bidirectional";
+}
+
+/** `v1.Probe` (the kubelet only tests for presence when deciding). */
+export interface Probe {
+  exec?: { command?: string[] };
+  httpGet?: JsonObject;
+  tcpSocket?: JsonObject;
+  grpc?: JsonObject;
+  initialDelaySeconds?: number;
+  timeoutSeconds?: number;
+  periodSeconds?: number;
+  successThreshold?: number;
+  failureThreshold?: number;
+  terminationGracePeriodSeconds?: number;
+}
+
+/** `v1.ResourceRequirements`. */
+export interface ResourceRequirements {
+  limits?: ResourceList;
+  requests?: ResourceList;
+  claims?: { name: string; request?: string }[];
+}
+
+/** `v1.PodStatus` (only `conditions` is read by a rule; the rest is accepted as JSON). */
+export interface PodStatus {
+  conditions?: { type: string; status: "True" | "False" | "Unknown"; reason?: string; message?: string; lastTransitionTime?: Time; lastProbeTime?: Time; observedGeneration?: number }[];
+  phase?: string;
+  qosClass?: string;
+  message?: string;
+  reason?: string;
+  nominatedNodeName?: string;
+  hostIP?: string;
+  hostIPs?: { ip: string }[];
+  podIP?: string;
+  podIPs?: { ip: string }[];
+  startTime?: Time;
+  observedGeneration?: number;
+  resize?: string;
+  resources?: ResourceRequirements;
+  allocatedResources?: ResourceList;
+  initContainerStatuses?: JsonObject[];
+  containerStatuses?: JsonObject[];
+  ephemeralContainerStatuses?: JsonObject[];
+  resourceClaimStatuses?: JsonObject[];
+  extendedResourceClaimStatus?: JsonObject;
+  nodeAllocatableResourceClaimStatuses?: JsonObject[];
+  volumeHealth?: JsonObject[];
+}
+
+// ---------------------------------------------------------------------------------
+// Plan (the answer).
+
+/** What the kubelet would do on its next sync, and why. */
+export interface Plan {
+  /** The kubelet's `podActions`. */
+  actions: PodActions;
+  /** Why each action was chosen, in the order the decisions were made. */
+  decisions: Decision[];
+  /** CRI `PodSandboxConfig`, when a sandbox is created or containers are started. */
+  sandboxConfig?: PodSandboxConfig;
+  /** CRI `ContainerConfig` per container to be created. */
+  containerConfigs?: ContainerConfigEntry[];
+  /** CRI operations in the order `SyncPod` performs them. */
+  steps: Step[];
+  /** Events the kubelet would record. */
+  events: Event[];
+  /** Per-container errors that stop a container's creation. */
+  errors?: ContainerError[];
+  /** Extension: starts held back by crash-loop back-off. */
+  heldBack?: HeldBack[];
+  /** Extension: updated back-off records, for the next request's `backoff`. */
+  backoff?: BackoffRecord[];
+  /** Odd but possible inputs and what the engine did about them. */
+  warnings?: Warning[];
+}
+
+/** The kubelet's `podActions`. Indices point into the pod spec's container lists. */
+export interface PodActions {
+  killPod: boolean;
+  createSandbox: boolean;
+  sandboxId: string;
+  attempt: number;
+  initContainersToStart: number[];
+  containersToStart: number[];
+  /** Keyed by runtime container id (`type://id`). */
+  containersToKill: { [containerId: string]: ContainerToKill };
+  ephemeralContainersToStart: number[];
+  /** Per resource (`cpu`, `memory`), decreases first; absent when no in-place resize applies. */
+  containersToUpdate?: { [resource: string]: ContainerToUpdate[] };
+  updatePodResources: boolean;
+  updatePodLevelResources: boolean;
+  /** RestartAllContainers: containers to kill (if `kill`) and remove, in order. */
+  containersToReset?: ContainerToReset[];
+}
+
+/** Kill reason (`containerKillReason`); `""` = spec change or resize restart. */
+export type KillReason =
+  | ""
+  | "StartupProbe"
+  | "LivenessProbe"
+  | "FailedPostStartHook"
+  | "Unknown"
+  | "RestartAllContainers";
+
+/** One entry of `containersToKill`. */
+export interface ContainerToKill {
+  name: string;
+  reason: KillReason;
+  message: string;
+}
+
+/** Resize values: memory in bytes, CPU in millicores. */
+export interface ResizeResources {
+  memoryLimit: number;
+  memoryRequest: number;
+  cpuLimit: number;
+  cpuRequest: number;
+}
+
+/** One entry of `containersToUpdate[resource]`. */
+export interface ContainerToUpdate {
+  name: string;
+  containerId: string;
+  desired: ResizeResources;
+  current: ResizeResources;
+}
+
+/** One entry of `containersToReset`. */
+export interface ContainerToReset {
+  name: string;
+  containerId: string;
+  kill: boolean;
+}
+
+/** Why an action was chosen. */
+export interface Decision {
+  /** `killPod`, `createSandbox`, `startInitContainer`, `startContainer`, … */
+  action: string;
+  container?: string;
+  /** Machine-readable, e.g. `LivenessProbeFailed`. */
+  reason: string;
+  /** Human explanation naming the rule that fired. */
+  message: string;
+}
+
+/** A CRI operation of the plan; the fields beyond `op` depend on the operation. */
+export interface Step {
+  op:
+    | "KillPod"
+    | "KillContainer"
+    | "RunPodSandbox"
+    | "UpdateContainerResources"
+    | "CreateContainer"
+    | "StartContainer"
+    | (string & {});
+  [field: string]: unknown;
+}
+
+/** An event the kubelet would record. */
+export interface Event {
+  type: "Normal" | "Warning";
+  reason: string;
+  message: string;
+}
+
+/** A per-container error, e.g. `CreateContainerConfigError`. */
+export interface ContainerError {
+  container: string;
+  reason: string;
+  message: string;
+}
+
+/** A start held back by crash-loop back-off. */
+export interface HeldBack {
+  container: string;
+  waitSeconds: number;
+}
+
+/** A non-fatal observation about the input. */
+export interface Warning {
+  /** JSON path into the request. */
+  path: string;
+  message: string;
+}
+
+/** CRI `PodSandboxConfig` (proto3 JSON); the main fields typed, the rest open. */
+export interface PodSandboxConfig {
+  metadata?: { name?: string; uid?: string; namespace?: string; attempt?: number };
+  hostname?: string;
+  logDirectory?: string;
+  dnsConfig?: { servers?: string[]; searches?: string[]; options?: string[] };
+  portMappings?: CriPortMapping[];
+  labels?: { [key: string]: string };
+  annotations?: { [key: string]: string };
+  linux?: JsonObject;
+  [field: string]: unknown;
+}
+
+/** CRI `PortMapping`. */
+export interface CriPortMapping {
+  protocol?: "TCP" | "UDP" | "SCTP";
+  containerPort?: number;
+  hostPort?: number;
+  hostIp?: string;
+}
+
+/** A generated container config in the plan. */
+export interface ContainerConfigEntry {
+  name: string;
+  type: "init" | "regular" | "ephemeral";
+  restartCount: number;
+  /** CRI `ContainerConfig`. */
+  config: CriContainerConfig;
+}
+
+/** CRI `ContainerConfig` (proto3 JSON); the main fields typed, the rest open. */
+export interface CriContainerConfig {
+  metadata?: { name?: string; attempt?: number };
+  image?: { image?: string; userSpecifiedImage?: string; [field: string]: Json | undefined };
+  command?: string[];
+  args?: string[];
+  workingDir?: string;
+  envs?: { key?: string; value?: string }[];
+  mounts?: JsonObject[];
+  devices?: JsonObject[];
+  labels?: { [key: string]: string };
+  annotations?: { [key: string]: string };
+  logPath?: string;
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
+  linux?: JsonObject;
+  [field: string]: unknown;
+}
+
+// ---------------------------------------------------------------------------------
+// Errors.
+
+/** The answer to bad input: `{error: {kind, path, message}}`. */
+export interface ErrorAnswer {
+  error: PlanError;
+}
+
+/** A structured error. */
+export interface PlanError {
+  /** `InvalidInput`: not JSON, wrong shape, unknown field, failed validation. `LimitExceeded`: too big or too deep. */
+  kind: "InvalidInput" | "LimitExceeded";
+  /** JSON path of the offending value, e.g. `pod.spec.containers[1].name` (empty = the whole input). */
+  path: string;
+  message: string;
+}
