@@ -2,7 +2,7 @@
 // the session, and keeps the session in the URL hash.
 
 import "./style.css";
-import { apiDefaults } from "./defaults";
+import { admitted } from "./defaults";
 import { loadEngine, type Engine } from "./engine";
 import { convertText, locatePath, parsePodText, type Format } from "./podtext";
 import { DEFAULT_SCENARIO, SCENARIOS, scenarioById, scenarioText } from "./scenarios";
@@ -150,7 +150,7 @@ function validate(): boolean {
     status.textContent = parsed.errors[0]!.message;
     return false;
   }
-  const answer = app.engine.plan(buildRequest(current().after, apiDefaults(parsed.pod), app.session.gates));
+  const answer = app.engine.plan(buildRequest(current().after, admitted(parsed.pod), app.session.gates));
   if (isError(answer)) {
     const e = answer.error;
     const at = locatePath(parsed.doc, e.path);

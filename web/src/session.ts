@@ -1,7 +1,7 @@
 // A session: the starting pod and the list of things the user did. Replaying it through
 // the engine gives the same syncs every time, which is what makes a share link exact.
 
-import { apiDefaults } from "./defaults";
+import { admitted } from "./defaults";
 import type { Engine } from "./engine";
 import { parsePodText, type Format } from "./podtext";
 import {
@@ -90,7 +90,7 @@ export function runSync(engine: Engine, index: number, trigger: SessionAction | 
       source: "none",
     };
   }
-  const pod = apiDefaults(parsed.pod);
+  const pod = admitted(parsed.pod);
   const request = buildRequest(before, pod, gates);
   const answer = engine.plan(request);
   if (isError(answer)) return { index, trigger, podText, pod, before, request, answer, after: before, applied: [], source: "none" };
@@ -101,7 +101,7 @@ export function runSync(engine: Engine, index: number, trigger: SessionAction | 
 /** Replays a whole session. The first sync runs on the starting pod with nothing running. */
 export function replay(engine: Engine, session: Session): SyncRecord[] {
   const parsed = parsePodText(session.pod, session.format);
-  const start = initialState(parsed.ok ? apiDefaults(parsed.pod) : {});
+  const start = initialState(parsed.ok ? admitted(parsed.pod) : {});
   const syncs: SyncRecord[] = [runSync(engine, 0, undefined, session.pod, session.format, start, session.gates)];
   for (const action of session.actions) syncs.push(next(engine, syncs[syncs.length - 1]!, action, session));
   return syncs;

@@ -153,7 +153,7 @@ export function restartAllRequested(state: SimState, pod: Pod, gates: Record<str
 
 /** Builds the request for the next sync. */
 export function buildRequest(state: SimState, pod: Pod, gates: Record<string, boolean> = {}): PlanRequest {
-  const req: PlanRequest = { pod, now: iso(state.now), node: NODE_CONTEXT };
+  const req: PlanRequest = { pod, apiDefaults: true, now: iso(state.now), node: NODE_CONTEXT };
   if (state.runtime.sandboxStatuses.length || state.runtime.containerStatuses.length) {
     const rt = clone(state.runtime);
     const ip = rt.sandboxStatuses[0]?.network?.ip;

@@ -123,6 +123,8 @@ export interface PlanRequest {
   restartAllContainers?: boolean;
   node?: JsonObject;
   now?: string;
+  /** Extension: the engine applies the API server's defaulting to `pod` first. */
+  apiDefaults?: boolean;
   backoff?: BackoffRecord[];
 }
 
