@@ -254,9 +254,12 @@ fn run(function: &str, input: &Value) -> Result<(Produced, Shape), String> {
             let pod: Pod = field(input, "pod")?;
             let (n, g) = (node(input)?, gates(input)?);
             let spec = pod.spec.as_ref().ok_or("pod without spec")?;
+            // Regular containers first, then init containers (the kubelet generates
+            // resources for both; names are unique within a pod).
             let find = |name: &str| {
                 spec.containers
                     .iter()
+                    .chain(spec.init_containers.iter().flatten())
                     .find(|c| c.name == name)
                     .ok_or_else(|| format!("no container {name}"))
             };
