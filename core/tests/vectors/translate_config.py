@@ -409,6 +409,448 @@ def make_environment_variables():
     derive(t, 28, 23, "configmap_missing", m23)
 
 
+
+# =======================================================================================
+# Further kubelet tables, for config behaviours no vendored vector covers. They reuse the
+# existing generator functions; each vector is built on a vendored sibling of the function.
+
+
+def sandbox_vector(table, nn, name, pod_meta, pod_spec, kubelet, expected, note, host_dns=None,
+                   node_ips=None, compare="subset", short=None, source=None):
+    def m(v):
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": pod_spec}
+        v["input"]["pod"] = pod
+        v["input"]["attempt"] = 0
+        node = v["input"]["node"]
+        node["kubelet"].update(kubelet)
+        if host_dns is not None:
+            node["hostDNS"] = host_dns
+        if node_ips is not None:
+            node["nodeIPs"] = node_ips
+        v["expected"] = expected
+        v["compare"] = compare
+        v["note"] = note
+    derive_as(table, "TestGeneratePodSandboxConfig", 1, nn, name, m, short=short, source=source)
+
+
+def derive_as(table, template_table, template_nn, nn, case_name, mutate, short=None, source=None):
+    v = copy.deepcopy(vendored(template_table, template_nn))
+    v["source"] = source or "kubelet %s: %s" % (table, case_name)
+    mutate(v)
+    write(table, nn, short or slug(case_name), v)
+
+
+# TestTruncatePodHostname (kubelet_pods_test.go): truncatePodHostnameIfNeeded("test-pod", input).
+def truncate_pod_hostname():
+    t = "TestTruncatePodHostname"
+    cases = [
+        ("valid hostname", "test.pod.hostname", "test.pod.hostname"),
+        ("too long hostname",
+         "1234567.1234567.1234567.1234567.1234567.1234567.1234567.1234567.1234567.",
+         "1234567.1234567.1234567.1234567.1234567.1234567.1234567.1234567"),
+        ("hostname end with .",
+         "1234567.1234567.1234567.1234567.1234567.1234567.1234567.123456.1234567.",
+         "1234567.1234567.1234567.1234567.1234567.1234567.1234567.123456"),
+        ("hostname end with -",
+         "1234567.1234567.1234567.1234567.1234567.1234567.1234567.123456-1234567.",
+         "1234567.1234567.1234567.1234567.1234567.1234567.1234567.123456"),
+    ]
+    for nn, (name, inp, out) in enumerate(cases, start=1):
+        sandbox_vector(
+            t, nn, name, {"name": inp, "namespace": "new", "uid": "12345678"},
+            {"containers": [{"name": "foo", "image": "busybox"}]}, {},
+            {"config": {"hostname": out}},
+            "The Go test calls truncatePodHostnameIfNeeded directly; here the input is the pod "
+            "name (the hostname when spec.hostname is empty; spec.hostname itself must be a "
+            "DNS label, so it cannot carry these dotted names) and the result is the sandbox "
+            "hostname. The table is a Go map: NN is the position in the source.")
+
+
+# TestGetNodenameForKernel (pkg/kubelet/util/util_test.go).
+def nodename_for_kernel():
+    t = "TestGetNodenameForKernel"
+    short_domain = ("subdomain", "new", "local")             # subdomain.new.svc.local
+    long_domain = ("1234567", "1234567", "1234567.1234567.1234567.1234567.123")  # 55 chars
+    cases = [
+        ("no hostDomain, setHostnameAsFQDN false", "test.pod.hostname", None, False, "test.pod.hostname"),
+        ("no hostDomain, setHostnameAsFQDN true", "test.pod.hostname", None, True, "test.pod.hostname"),
+        ("valid hostDomain, setHostnameAsFQDN false", "test.pod.hostname", short_domain, False, "test.pod.hostname"),
+        ("valid hostDomain, setHostnameAsFQDN true", "test.pod.hostname", short_domain, True,
+         "test.pod.hostname.subdomain.new.svc.local"),
+        ("FQDN is too long, setHostnameAsFQDN false", "1234567.1234567", long_domain, False, "1234567.1234567"),
+        ("FQDN is too long, setHostnameAsFQDN true", "1234567.1234567", long_domain, True, None),
+    ]
+    for nn, (name, host, dom, fqdn, out) in enumerate(cases, start=1):
+        ns = dom[1] if dom else "new"
+        spec = {"containers": [{"name": "foo", "image": "busybox"}], "setHostnameAsFQDN": fqdn}
+        kubelet = {}
+        if dom:
+            spec["subdomain"] = dom[0]
+            kubelet["clusterDomain"] = dom[2]
+        meta = {"name": host, "namespace": ns, "uid": "12345678"}
+        note = ("The Go test passes (hostname, hostDomain) directly; here the hostname is the pod "
+                "name and the domain is built the kubelet's way, <subdomain>.<namespace>.svc."
+                "<clusterDomain>: the test's 'svc.subdomain.local' becomes 'subdomain.new.svc.local' "
+                "and its 55-character domain '1234567.1234567.svc.' + a 35-character cluster "
+                "domain, so the FQDN lengths (41 and 71) match the test's.")
+        if out is None:
+            expected = {"error": {"contains": "is too long (64 characters is the max, 71 characters requested)"}}
+            sandbox_vector(t, nn, name, meta, spec, kubelet, expected,
+                           note + " The test asserts only that an error occurs; the text is GetNodenameForKernel's.",
+                           compare="errorContains")
+        else:
+            sandbox_vector(t, nn, name, meta, spec, kubelet, {"config": {"hostname": out}}, note)
+
+
+# pkg/kubelet/network/dns/dns_test.go, through the sandbox's dnsConfig.
+def dns(servers=(), searches=(), options=()):
+    return {"config": {"dnsConfig": {"servers": list(servers), "searches": list(searches), "options": list(options)}}}
+
+
+DNS_NOTE_OPTIONS = ("Options are listed sorted by name: the kubelet rebuilds merged options from a "
+                    "Go map (the test compares them as a set).")
+
+
+def pod_dns_type():
+    t = "TestGetPodDNSType"
+    cluster = dns(["203.0.113.1"], ["testNS.svc.TEST", "svc.TEST", "TEST"], ["ndots:5"])
+    host = dns(["127.0.0.1"], ["."])
+    cases = [
+        ("valid DNSClusterFirst without hostnetwork", True, False, "ClusterFirst", cluster),
+        ("valid DNSClusterFirstWithHostNet with hostnetwork", True, True, "ClusterFirstWithHostNet", cluster),
+        ("valid DNSClusterFirstWithHostNet without hostnetwork", True, False, "ClusterFirstWithHostNet", cluster),
+        ("valid DNSDefault without hostnetwork", False, False, "Default", host),
+        ("valid DNSDefault with hostnetwork", False, True, "Default", host),
+        ("DNSClusterFirst with hostnetwork, fallback to DNSDefault", True, True, "ClusterFirst", host),
+        ("valid DNSNone", False, False, "None", dns()),
+        ("invalid DNS policy, should return error", False, False, "invalidPolicy", host),
+    ]
+    for nn, (name, has_dns, hostnet, policy, expected) in enumerate(cases, start=1):
+        note = ("The Go test checks getPodDNSType's type; here the type shows through GetPodDNS "
+                "(configurer: cluster domain TEST, resolvConf \"\" so the host type gives "
+                "127.0.0.1 / '.', cluster DNS 203.0.113.1 only where the test sets it).")
+        if policy == "invalidPolicy":
+            note += (" getPodDNSType returns an error for an unknown policy; GetPodDNS logs it and "
+                     "falls back to ClusterFirst, which without cluster DNS servers falls through "
+                     "to the host type (MissingClusterDNS).")
+        sandbox_vector(t, nn, name, {"name": "test_pod", "namespace": "testNS", "annotations": {}},
+                       {"containers": [{"name": "foo"}], "dnsPolicy": policy, "hostNetwork": hostnet},
+                       {"clusterDomain": "TEST", "clusterDNS": ["203.0.113.1"] if has_dns else [], "resolvConf": ""},
+                       expected, note)
+
+
+def pod_dns():
+    t = "TestGetPodDNS"
+    pods = [("ClusterFirstWithHostNet", True), ("ClusterFirst", True), ("ClusterFirst", False), ("Default", True)]
+    host_dns = {"servers": ["192.168.1.1"], "searches": ["example.com"], "options": ["ndots:1"]}
+    nn = 0
+    for with_resolv in (False, True):
+        for i, (policy, hostnet) in enumerate(pods):
+            nn += 1
+            cluster = policy == "ClusterFirstWithHostNet" or (policy == "ClusterFirst" and not hostnet)
+            if cluster:
+                searches = [".svc.kubernetes.io", "svc.kubernetes.io", "kubernetes.io"]
+                if with_resolv:
+                    searches += host_dns["searches"]
+                expected = dns(["203.0.113.1"], searches, ["ndots:5"])
+            elif with_resolv:
+                expected = dns(host_dns["servers"], host_dns["searches"], host_dns["options"])
+            else:
+                expected = dns(["127.0.0.1"], ["."])
+            name = "pod%d %s%s%s" % (i, policy, " hostNetwork" if hostnet else "",
+                                     ", resolvConf /etc/resolv.conf" if with_resolv else ", resolvConf \"\"")
+            note = ("newTestPods: no namespace, so the first search is '.svc.kubernetes.io'. The test "
+                    "asserts the name servers and the first search (and, with a resolv.conf, that the "
+                    "cluster searches are prepended to the host's); the rest follows GetPodDNS. It runs "
+                    "once with ExpandedDNSConfig off and once on; 1.37 has only the expanded limits, "
+                    "which these cases do not reach.")
+            kubelet = {"clusterDomain": "kubernetes.io", "clusterDNS": ["203.0.113.1"],
+                       "resolvConf": "/etc/resolv.conf" if with_resolv else ""}
+            if with_resolv:
+                note += (" The test reads the machine's /etc/resolv.conf; this vector states one "
+                         "(node.hostDNS).")
+            sandbox_vector(t, nn, name, {"name": "pod%d" % i, "uid": str(10000 + i)},
+                           {"containers": [{"name": "foo"}], "dnsPolicy": policy, "hostNetwork": hostnet},
+                           kubelet, expected, note, host_dns=host_dns if with_resolv else None,
+                           short=slug(name))
+
+
+def pod_dns_custom():
+    t = "TestGetPodDNSCustom"
+    cfg = {"nameservers": ["10.0.0.11"], "searches": ["my.domain"],
+           "options": [{"name": "ndots", "value": "3"}, {"name": "debug"}]}
+    merged_opts = ["debug", "ndots:3"]
+    ns_svc, svc, dom, hostdom = "testNS.svc.kubernetes.io", "svc.kubernetes.io", "kubernetes.io", "host.domain"
+    cases = [
+        ("DNSNone without DNSConfig should have empty DNS settings", False, "None", None, dns()),
+        ("DNSNone with DNSConfig should have a merged DNS settings", False, "None",
+         {"nameservers": ["203.0.113.1"], "searches": ["my.domain", "second.domain"],
+          "options": [{"name": "ndots", "value": "3"}, {"name": "debug"}]},
+         dns(["203.0.113.1"], ["my.domain", "second.domain"], merged_opts)),
+        ("DNSClusterFirst with DNSConfig should have a merged DNS settings", False, "ClusterFirst", cfg,
+         dns(["10.0.0.10", "10.0.0.11"], [ns_svc, svc, dom, hostdom, "my.domain"], merged_opts)),
+        ("DNSClusterFirstWithHostNet with DNSConfig should have a merged DNS settings", True,
+         "ClusterFirstWithHostNet", cfg,
+         dns(["10.0.0.10", "10.0.0.11"], [ns_svc, svc, dom, hostdom, "my.domain"], merged_opts)),
+        ("DNSDefault with DNSConfig should have a merged DNS settings", False, "Default", cfg,
+         dns(["8.8.8.8", "10.0.0.11"], [hostdom, "my.domain"], merged_opts)),
+    ]
+    for nn, (name, hostnet, policy, pcfg, expected) in enumerate(cases, start=1):
+        spec = {"containers": [{"name": "foo"}], "dnsPolicy": policy, "hostNetwork": hostnet}
+        if pcfg is not None:
+            spec["dnsConfig"] = pcfg
+        sandbox_vector(t, nn, name, {"name": "test_pod", "namespace": "testNS"}, spec,
+                       {"clusterDomain": "kubernetes.io", "clusterDNS": ["10.0.0.10"],
+                        "resolvConf": "/etc/resolv.conf"},
+                       expected,
+                       "The test's resolv.conf holds 'nameserver 8.8.8.8' and 'search host.domain' "
+                       "(node.hostDNS). " + DNS_NOTE_OPTIONS,
+                       host_dns={"servers": ["8.8.8.8"], "searches": ["host.domain"], "options": []})
+
+
+def form_dns_search_fits_limits():
+    t = "TestFormDNSSearchFitsLimits"
+    l2048 = ["A" * 128] + ["A" * 127] * 15
+    base3 = ["testNS.svc.TEST", "svc.TEST", "TEST"]
+    n32 = base3 + [str(i) for i in range(4, 33)]
+    cases = [
+        ("valid: 3 search paths", base3, base3, False),
+        ("valid: 5 search paths", base3 + ["AAA", "BBB"], base3 + ["AAA", "BBB"], False),
+        ("invalid: longer than 256 characters in search path list", base3 + ["AAA", "B" * 256, "BBB"],
+         base3 + ["AAA", "BBB"], False),
+        ("valid ExpandedDNSConfig: 2048 characters in search path list", l2048, l2048, True),
+        ("invalid ExpandedDNSConfig: 2050 characters in search path list", l2048 + ["B"], l2048, True),
+        ("invalid ExpandedDNSConfig: 256 characters search path", base3 + ["AAA", "B" * 256, "BBB"],
+         base3 + ["AAA", "BBB"], True),
+        ("invalid: 7 search paths", base3 + ["AAA", "BBB", "CCC", "DDD"],
+         base3 + ["AAA", "BBB", "CCC", "DDD"], False),
+        ("valid ExpandedDNSConfig: 32 search paths", n32, n32, True),
+        ("invalid ExpandedDNSConfig: 33 search paths", n32 + ["33"], n32, True),
+    ]
+    for nn, (name, given, kept, expanded) in enumerate(cases, start=1):
+        note = ("formDNSSearchFitsLimits is reached through GetPodDNS with dnsPolicy Default: the "
+                "search list is the host resolv.conf's (node.hostDNS), which the kubelet does not "
+                "de-duplicate. The 'DNSConfigForming' event is not part of the output.")
+        if not expanded:
+            note += (" The test runs this case with ExpandedDNSConfig off (legacy limits: 6 paths, "
+                     "256 characters); 1.37 has no such gate and always applies the expanded limits "
+                     "(32 paths, 2048 characters, 253 per path)")
+            if name == "invalid: 7 search paths":
+                note += ", so all 7 paths are kept (the test, legacy, expects 6)."
+            else:
+                note += ", which give the same result here."
+        sandbox_vector(t, nn, name, {"name": "test_pod", "namespace": "testNS", "annotations": {}},
+                       {"containers": [{"name": "foo"}], "dnsPolicy": "Default"},
+                       {"clusterDomain": "TEST", "resolvConf": "/etc/resolv.conf"},
+                       {"config": {"dnsConfig": {"searches": kept}}}, note,
+                       host_dns={"servers": [], "searches": given, "options": []})
+
+
+def form_dns_nameservers_fits_limits():
+    t = "TestFormDNSNameserversFitsLimits"
+    cases = [
+        ("valid: 1 nameserver", ["127.0.0.1"], ["127.0.0.1"]),
+        ("valid: 3 nameservers", ["127.0.0.1", "10.0.0.10", "8.8.8.8"], ["127.0.0.1", "10.0.0.10", "8.8.8.8"]),
+        ("invalid: 4 nameservers, trimmed to 3", ["127.0.0.1", "10.0.0.10", "8.8.8.8", "1.2.3.4"],
+         ["127.0.0.1", "10.0.0.10", "8.8.8.8"]),
+    ]
+    for nn, (name, given, kept) in enumerate(cases, start=1):
+        sandbox_vector(t, nn, name, {"name": "test_pod", "namespace": "testNS", "annotations": {}},
+                       {"containers": [{"name": "foo"}], "dnsPolicy": "Default"},
+                       {"clusterDomain": "TEST", "resolvConf": "/etc/resolv.conf"},
+                       {"config": {"dnsConfig": {"servers": kept}}},
+                       "formDNSNameserversFitsLimits is reached through GetPodDNS with dnsPolicy Default "
+                       "(the host resolv.conf's name servers, node.hostDNS). The event is not part of the output.",
+                       host_dns={"servers": given, "searches": [], "options": []})
+
+
+def merge_dns_options():
+    t = "TestMergeDNSOptions"
+    cases = [
+        ("Empty dnsConfigOptions", None, ["debug", "ndots:5"]),
+        ("No duplicated entries", [{"name": "single-request"}, {"name": "attempts", "value": "3"}],
+         ["attempts:3", "debug", "ndots:5", "single-request"]),
+        ("Overwrite duplicated entries", [{"name": "ndots", "value": "3"}, {"name": "debug"},
+                                          {"name": "single-request"}, {"name": "attempts", "value": "3"}],
+         ["attempts:3", "debug", "ndots:3", "single-request"]),
+    ]
+    for nn, (name, opts, merged) in enumerate(cases, start=1):
+        pcfg = {} if opts is None else {"options": opts}
+        sandbox_vector(t, nn, name, {"name": "test_pod", "namespace": "testNS"},
+                       {"containers": [{"name": "foo"}], "dnsPolicy": "Default", "dnsConfig": pcfg},
+                       {"resolvConf": "/etc/resolv.conf"},
+                       {"config": {"dnsConfig": {"options": merged}}},
+                       "mergeDNSOptions(existing, pod options) is reached through GetPodDNS: dnsPolicy "
+                       "Default gives the host options ['ndots:5', 'debug'] (node.hostDNS) and the pod's "
+                       "dnsConfig (present, so the merge runs even without options) adds its own. " + DNS_NOTE_OPTIONS,
+                       host_dns={"servers": ["8.8.8.8"], "searches": [], "options": ["ndots:5", "debug"]})
+
+
+# pkg/kubelet/qos/policy_test.go, through LinuxContainerResources.oomScoreAdj.
+def oom_vector(table, nn, name, pod_spec, capacity, scores, gates, note, pod_status=None):
+    def m(v):
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": pod_spec}
+        if pod_status is not None:
+            pod["status"] = pod_status
+        v["input"] = {"pod": pod, "containerNames": list(scores), "featureGates": gates,
+                      "node": {"memoryCapacity": capacity}}
+        v["expected"] = {c: {"oomScoreAdj": s} for c, s in scores.items()}
+        v["compare"] = "subset"
+        v["note"] = note
+    derive_as(table, "TestGenerateLinuxContainerResourcesWithSwap", 9, nn, name, m)
+
+
+def container(name, requests=None, limits=None, restart_policy=None):
+    c = {"name": name}
+    res = {}
+    if limits:
+        res["limits"] = limits
+    if requests:
+        res["requests"] = requests
+    c["resources"] = res
+    if restart_policy:
+        c["restartPolicy"] = restart_policy
+    return c
+
+
+def container_oom_score_adjust():
+    t = "TestGetContainerOOMScoreAdjust"
+    std = 8000000000
+    mreq, mlim = str(std // 8), str(1000 + std // 8)
+    preq, plim = str(std // 4), str(1000 + std // 4)
+    sample = container("main-1", {"memory": mreq}, {"memory": mlim})
+    init = container("init-container", {"memory": mreq}, {"memory": mlim})
+    sidecar = container("sidecar-container", {"memory": mreq}, {"memory": mlim}, "Always")
+    small = container("sidecar-small-container", {"memory": str(std // 20)}, {"memory": mlim}, "Always")
+    big = container("sidecar-big-container", {"memory": str(std // 2)}, {"memory": mlim}, "Always")
+    g5 = {"cpu": "5m", "memory": mreq}
+
+    def plr(req_mem, lim_mem):
+        return {"requests": {"cpu": "5m", "memory": req_mem}, "limits": {"cpu": "5m", "memory": lim_mem}}
+
+    cases = [
+        ("cpu-limit", {"containers": [container("cpu-limit", None, {"cpu": "10"})]}, 4000000000, {"cpu-limit": 999}, False),
+        ("memory-limit-cpu-request", {"containers": [container("memory-limit-cpu-request", {"cpu": "0"}, {"memory": "10G"})]},
+         8000000000, {"memory-limit-cpu-request": 999}, False),
+        ("zero-memory-limit", {"containers": [container("zero-memory-limit", None, {"memory": "0"})]}, 7230457451,
+         {"zero-memory-limit": 1000}, False),
+        ("no-request-limit", {"containers": [container("no-request-limit")]}, 4000000000, {"no-request-limit": 1000}, False),
+        ("equal-request-limit-cpu-memory", {"containers": [container("equal-request-limit-cpu-memory",
+                                                                     {"memory": "10G", "cpu": "5m"}, {"cpu": "5m", "memory": "10G"})]},
+         123456789, {"equal-request-limit-cpu-memory": -997}, False),
+        ("cpu-unlimited-memory-limited-with-requests",
+         {"containers": [container("cpu-unlimited-memory-limited-with-requests", {"memory": str(std // 2), "cpu": "5m"}, {"memory": "10G"})]},
+         std, {"cpu-unlimited-memory-limited-with-requests": 500}, False),
+        ("request-no-limit", {"containers": [container("request-no-limit", {"memory": str(std - 1), "cpu": "5m"})]},
+         std, {"request-no-limit": 3}, False),
+        ("cluster-critical", {"priorityClassName": "system-cluster-critical", "priority": 2000000000,
+                              "containers": [container("cluster-critical")]}, 4000000000, {"cluster-critical": 1000}, False),
+        ("node-critical", {"priorityClassName": "system-node-critical", "priority": 2000001000,
+                           "containers": [container("node-critical")]}, 4000000000, {"node-critical": -997}, False),
+        ("burstable-unique-container-pod", {"containers": [container("burstable-unique-container", {"memory": mreq}, {"memory": mlim})]},
+         std, {"burstable-unique-container": 875}, False),
+        ("burstable-mixed-unique-main-container-pod", {"initContainers": [init], "containers": [sample]}, std,
+         {"init-container": 875, "main-1": 875}, False),
+        ("burstable-mixed-multi-container-small-sidecar-pod", {"initContainers": [init, small], "containers": [sample]}, std,
+         {"init-container": 875, "sidecar-small-container": 875, "main-1": 875}, False),
+        ("burstable-mixed-multi-container-sample-request-pod", {"initContainers": [init, sidecar], "containers": [sample]}, std,
+         {"init-container": 875, "sidecar-container": 875, "main-1": 875}, False),
+        ("burstable-mixed-multi-container-big-sidecar-container-pod", {"initContainers": [init, big], "containers": [sample]}, std,
+         {"init-container": 875, "sidecar-big-container": 500, "main-1": 875}, False),
+        ("guaranteed-pod-resources-no-container-resources",
+         {"resources": plr(preq, preq), "containers": [container("no-request-limit-1"), container("no-request-limit-2")]},
+         4000000000, {"no-request-limit-1": -997, "no-request-limit-2": -997}, True),
+        ("guaranteed-pod-resources-equal-container-resources",
+         {"resources": plr(preq, preq), "containers": [container("guaranteed-container-1", g5, g5), container("guaranteed-container-2", g5, g5)]},
+         4000000000, {"guaranteed-container-1": -997, "guaranteed-container-2": -997}, True),
+        ("guaranteed-pod-resources-unequal-container-requests",
+         {"resources": plr(preq, preq), "containers": [container("burstable-container", {"cpu": "3m", "memory": mreq}, {"cpu": "5m", "memory": mlim}),
+                                                        container("best-effort-container")]},
+         4000000000, {"burstable-container": -997, "best-effort-container": -997}, True),
+        ("burstable-pod-resources-no-container-resources",
+         {"resources": plr(preq, plim), "containers": [container("no-request-limit-1"), container("no-request-limit-2")]},
+         4000000000, {"no-request-limit-1": 750, "no-request-limit-2": 750}, True),
+        ("burstable-pod-resources-equal-container-requests",
+         {"resources": plr(preq, plim), "containers": [container("guaranteed-container-1", g5, g5), container("guaranteed-container-2", g5, g5)]},
+         4000000000, {"guaranteed-container-1": 750, "guaranteed-container-2": 750}, True),
+        ("burstable-pod-resources-unequal-container-requests",
+         {"resources": plr(preq, plim), "containers": [container("burstable-container", {"cpu": "3m", "memory": mreq}, {"cpu": "5m", "memory": mreq}),
+                                                        container("best-effort-container")]},
+         4000000000, {"burstable-container": 625, "best-effort-container": 875}, True),
+        ("burstable-pod-resources-no-container-resources-with-sidecar",
+         {"resources": plr(preq, plim), "containers": [container("no-request-limit")],
+          "initContainers": [container("no-request-limit-sidecar", restart_policy="Always")]},
+         4000000000, {"no-request-limit": 750, "no-request-limit-sidecar": 750}, True),
+        ("burstable-pod-resources-equal-container-requests-with-sidecar",
+         {"resources": plr(preq, plim), "containers": [container("burstable-container", g5, {"cpu": "5m", "memory": mlim})],
+          "initContainers": [container("burstable-sidecar", g5, {"cpu": "5m", "memory": mlim}, "Always")]},
+         4000000000, {"burstable-container": 750, "burstable-sidecar": 750}, True),
+        ("burstable-pod-resources-unequal-container-requests-with-sidecar",
+         {"resources": plr("2000000000", plim),
+          "containers": [container("burstable-container-1", {"cpu": "5m", "memory": "1000000000"}, {"cpu": "5m", "memory": plim}),
+                         container("burstable-container-2", {"cpu": "5m", "memory": "500000000"}, {"cpu": "5m", "memory": plim})],
+          "initContainers": [container("burstable-sidecar", {"cpu": "5m", "memory": "200000000"}, {"cpu": "5m", "memory": plim}, "Always")]},
+         4000000000, {"burstable-container-1": 725, "burstable-container-2": 850, "burstable-sidecar": 850}, True),
+        ("burstable-pod-with-dra-disabled", {"containers": [container("c1", {"memory": "500Mi"})]}, 4000000000, {"c1": 869}, False),
+    ]
+    ranges = {"cpu-unlimited-memory-limited-with-requests": "495..505", "burstable-unique-container-pod": "875..880",
+              "burstable-mixed-unique-main-container-pod": "875..880 for init-container",
+              "burstable-mixed-multi-container-small-sidecar-pod": "875..880 for init-container",
+              "burstable-mixed-multi-container-sample-request-pod": "875..880 for init-container",
+              "burstable-mixed-multi-container-big-sidecar-container-pod": "875..880 for init-container"}
+    for nn, (name, spec, cap, scores, plr_on) in enumerate(cases, start=1):
+        note = ("GetContainerOOMScoreAdjust for every init and regular container, shown as "
+                "LinuxContainerResources.oomScoreAdj. The table is a Go map: NN is the position in "
+                "the source. Gates as the test sets them (PodLevelResources; DRANodeAllocatableResources "
+                "and KubeletOOMScoreAdjTieBreak off, their defaults).")
+        if name in ranges:
+            note += " The test accepts a range (%s); the value is the exact formula result." % ranges[name]
+        if name == "burstable-pod-with-dra-disabled":
+            note += (" The test pod also carries status.nodeAllocatableResourceClaimStatuses (a DRA memory "
+                     "claim), which the kubelet ignores with DRANodeAllocatableResources off; the field is "
+                     "not in the v1.Pod model the contract uses, so it is left out. The DRA-enabled cases "
+                     "of the table are not translated.")
+        oom_vector(t, nn, name, spec, cap, scores, {"PodLevelResources": plr_on}, note)
+
+
+def container_oom_score_adjust_tie_break():
+    t = "TestGetContainerOOMScoreAdjustTieBreak"
+    mi, gi, ti = 1 << 20, 1 << 30, 1 << 40
+
+    def tb(name, req, lim=0, restart=None):
+        return container(name, {"memory": str(req)}, {"memory": str(lim)} if lim else None, restart)
+
+    side_pod = {"initContainers": [tb("sidecar", 50 * mi, 0, "Always")],
+                "containers": [tb("small-bounded", 50 * mi, 50 * mi), tb("large-unbounded", 16 * gi)]}
+
+    def plr_pod(limit):
+        return {"resources": {"requests": {"memory": "2Gi"}, "limits": {"memory": limit}},
+                "containers": [container("c", {"cpu": "100m"})]}
+
+    cases = [
+        ("16Gi node, 500Mi unlimited", 16 * gi, {"containers": [tb("c", 500 * mi)]}, "c", 970),
+        ("16Gi node, 500Mi request equals limit", 16 * gi, {"containers": [tb("c", 500 * mi, 500 * mi)]}, "c", 970),
+        ("1Ti node, 50Mi unlimited is below the floor", ti, {"containers": [tb("c", 50 * mi)]}, "c", 999),
+        ("1Ti node, 500Mi unlimited", ti, {"containers": [tb("c", 500 * mi)]}, "c", 999),
+        ("1Ti node, 4Gi unlimited hits the nudge cap", ti, {"containers": [tb("c", 4 * gi)]}, "c", 997),
+        ("1Ti node, 16Gi unlimited", ti, {"containers": [tb("c", 16 * gi)]}, "c", 985),
+        ("1Ti node, 500Mi request equals limit", ti, {"containers": [tb("c", 500 * mi, 500 * mi)]}, "c", 999),
+        None,  # shared DRA memory claim: not translatable (status field outside the contract's v1.Pod)
+        ("4Ti node, 500Mi unlimited", 4 * ti, {"containers": [tb("c", 500 * mi)]}, "c", 999),
+        ("4Ti node, 64Gi unlimited", 4 * ti, {"containers": [tb("c", 64 * gi)]}, "c", 985),
+        ("1Ti node, sidecar capped at the highest regular container", ti, side_pod, "sidecar", 999),
+        ("1Ti node, pod-level limit above the container's share", ti, plr_pod("4Gi"), "c", 999),
+        ("1Ti node, pod-level limit equal to the container's share", ti, plr_pod("2Gi"), "c", 999),
+    ]
+    for nn, case in enumerate(cases, start=1):
+        if case is None:
+            continue
+        name, cap, spec, cname, off = case
+        oom_vector(t, nn, "tieBreak=false/" + name, spec, cap, {cname: off}, {"PodLevelResources": True},
+                   "The test's gate-off expectation (KubeletOOMScoreAdjTieBreak off, its default; the gate-on "
+                   "nudge is not modelled). PodLevelResources on as the test sets it. Case 08 (a shared DRA "
+                   "memory claim in pod status) is not translatable: the field is not in the contract's v1.Pod.")
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -424,6 +866,16 @@ def main():
     apparmor_and_image_user()
     sandbox_seccomp()
     make_environment_variables()
+    truncate_pod_hostname()
+    nodename_for_kernel()
+    pod_dns_type()
+    pod_dns()
+    pod_dns_custom()
+    form_dns_search_fits_limits()
+    form_dns_nameservers_fits_limits()
+    merge_dns_options()
+    container_oom_score_adjust()
+    container_oom_score_adjust_tie_break()
     for n in WRITTEN:
         print(n)
     print(len(WRITTEN), "vectors", file=sys.stderr)
