@@ -851,6 +851,127 @@ def container_oom_score_adjust_tie_break():
                    "nudge is not modelled). PodLevelResources on as the test sets it. Case 08 (a shared DRA "
                    "memory claim in pod status) is not translatable: the field is not in the contract's v1.Pod.")
 
+
+
+# TestApplySandboxResources, newest generation (kuberuntime_sandbox_linux_test.go, ktesting):
+# 9 cases; 01-03 are vendored.
+def apply_sandbox_resources():
+    t = "TestApplySandboxResources"
+    oom = {"memory.oom.group": "1"}
+
+    def m4(v):
+        v["input"]["pod"]["spec"] = {"containers": [{"resources": {"requests": {"memory": "128Mi"},
+                                                                  "limits": {"memory": "256Mi"}}}]}
+        v["expected"] = {"resources": {"memoryLimitInBytes": 268435456, "cpuPeriod": 100000, "cpuQuota": 0,
+                                       "cpuShares": 2, "unified": oom}, "overhead": {}}
+    derive(t, 3, 4, "pod without overhead defined (cgroup v2)", m4, short="cgroupv2-pod-without-overhead-defined")
+
+    dra_note = (" The test pod carries status.nodeAllocatableResourceClaimStatuses (a DRA claim for 200m "
+                "CPU and 128Mi); the field is not in the contract's v1.Pod model and is left out.")
+
+    def m7(v):
+        v["input"]["pod"] = {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": {"containers": [
+            {"name": "c1", "resources": {"requests": {"memory": "128Mi", "cpu": "2"},
+                                         "limits": {"memory": "256Mi", "cpu": "4"}}}]}}
+        v["input"]["featureGates"] = {"PodLevelResources": False}
+        v["expected"] = {"resources": {"memoryLimitInBytes": 268435456, "cpuPeriod": 100000, "cpuQuota": 400000,
+                                       "cpuShares": 2048, "unified": oom}, "overhead": {}}
+        v["note"] += (" With DRANodeAllocatableResources off (this case) the claim is ignored, so leaving it "
+                      "out changes nothing." + dra_note)
+    derive(t, 3, 7, "pod with DRA memory direct claims and feature disabled", m7,
+           short="cgroupv2-pod-with-dra-memory-direct-claims-and-feature-disabled")
+
+    def m8(v):
+        v["input"]["pod"] = {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": {
+            "resources": {"requests": {"cpu": "4", "memory": "512Mi"}, "limits": {"cpu": "8", "memory": "1Gi"}},
+            "containers": [{"name": "c1", "resources": {"requests": {"cpu": "1", "memory": "128Mi"},
+                                                         "limits": {"cpu": "2", "memory": "256Mi"}}}]}}
+        v["input"]["featureGates"] = {"PodLevelResources": True}
+        v["expected"] = {"resources": {"memoryLimitInBytes": 1073741824, "cpuPeriod": 100000, "cpuQuota": 800000,
+                                       "cpuShares": 4096, "unified": oom}, "overhead": {}}
+        v["note"] += (" With pod-level resources the sandbox takes the pod-level requests and limits, which "
+                      "override both the container values and any DRA claim (the test's comments say so), so "
+                      "leaving the claim out changes nothing." + dra_note)
+    derive(t, 3, 8, "pod with pod-level resources", m8, short="cgroupv2-pod-with-pod-level-resources")
+
+
+# TestGetSeccompProfile / TestGetSeccompProfileDefaultSeccomp (kuberuntime helpers_linux_test.go),
+# through LinuxContainerConfig.securityContext.seccomp.
+def seccomp_profiles():
+    root = "/fakeSeccompProfileRoot"
+    unconf = {"profileType": "Unconfined"}
+    rtdef = {"profileType": "RuntimeDefault"}
+    err = "localhostProfile must be set if seccompProfile type is Localhost."
+
+    def prof(t, name=None):
+        p = {"type": t}
+        if name is not None:
+            p["localhostProfile"] = name
+        return p
+
+    for t, default in (("TestGetSeccompProfile", False), ("TestGetSeccompProfileDefaultSeccomp", True)):
+        cases = [
+            ("no seccomp should return %s" % ("RuntimeDefault" if default else "unconfined"), None, None, "",
+             rtdef if default else unconf),
+            ("pod seccomp profile set to unconfined returns unconfined", prof("Unconfined"), None, "", unconf),
+            ("container seccomp profile set to unconfined returns unconfined", None, prof("Unconfined"), "", unconf),
+            ("pod seccomp profile set to SeccompProfileTypeRuntimeDefault returns runtime/default",
+             prof("RuntimeDefault"), None, "", rtdef),
+            ("container seccomp profile set to SeccompProfileTypeRuntimeDefault returns runtime/default",
+             None, prof("RuntimeDefault"), "", rtdef),
+            ("pod seccomp profile set to SeccompProfileTypeLocalhost returns 'localhost/' + LocalhostProfile",
+             prof("Localhost", "filename"), None, "", {"profileType": "Localhost", "localhostRef": root + "/filename"}),
+            ("pod seccomp profile set to SeccompProfileTypeLocalhost with empty LocalhostProfile returns error",
+             prof("Localhost"), None, "", None),
+            ("container seccomp profile set to SeccompProfileTypeLocalhost with empty LocalhostProfile returns error",
+             None, prof("Localhost"), "", None),
+            ("container seccomp profile set to SeccompProfileTypeLocalhost returns 'localhost/' + LocalhostProfile",
+             None, prof("Localhost", "filename2"), "", {"profileType": "Localhost", "localhostRef": root + "/filename2"}),
+            ("prioritise container field over pod field", prof("Unconfined"), prof("RuntimeDefault"), "", rtdef),
+            ("prioritise container field over pod field", prof("Localhost", "field-pod-profile.json"),
+             prof("Localhost", "field-cont-profile.json"), "container1",
+             {"profileType": "Localhost", "localhostRef": root + "/field-cont-profile.json"}),
+        ]
+        for nn, (name, pod_sc, ctr_sc, cname, want) in enumerate(cases, start=1):
+            def m(v, pod_sc=pod_sc, ctr_sc=ctr_sc, cname=cname, want=want):
+                spec = {"containers": [{"name": cname}]}
+                if pod_sc is not None:
+                    spec["securityContext"] = {"seccompProfile": pod_sc}
+                if ctr_sc is not None:
+                    spec["containers"][0]["securityContext"] = {"seccompProfile": ctr_sc}
+                v["input"]["pod"]["spec"] = spec
+                v["input"]["node"]["kubelet"]["seccompDefault"] = default
+                v["input"]["node"]["kubelet"]["seccompProfileRoot"] = root
+                if want is None:
+                    v["expected"] = {"error": {"contains": err}}
+                    v["compare"] = "errorContains"
+                else:
+                    v["expected"] = {"securityContext": {"seccomp": want}}
+                    v["compare"] = "subset"
+                v["note"] = ("getSeccompProfile(annotations, containerName, podSC, containerSC, "
+                             "fallbackToRuntimeDefault=%s) seen as LinuxContainerSecurityContext.seccomp; the "
+                             "fake runtime manager's seccomp profile root is /fakeSeccompProfileRoot. The test "
+                             "passes no annotations (they are no longer read) and compares errors with "
+                             "EqualError." % ("true" if default else "false"))
+            derive_as(t, "TestGenerateLinuxConfigSupplementalGroupsPolicy", 1, nn, name, m)
+
+
+# TestGenerateContainerConfigWithMemoryQoSEnforced (kuberuntime_container_linux_test.go): case 02.
+def memory_qos_without_limit():
+    t = "TestGenerateContainerConfigWithMemoryQoSEnforced"
+
+    def m(v):
+        v["input"]["pod"]["spec"]["containers"][0]["resources"] = {"requests": {"memory": "128Mi"}}
+        v["input"]["node"]["allocatable"] = {"memory": "32Gi"}
+        v["expected"] = {"resources": {"unified": {"memory.high": "30937186304"}}}
+        v["note"] = ("1.37 semantics (as for vendored case 01, see conformance/deviations.json): memory.min is "
+                     "written only with memoryReservationPolicy TieredReservation, so the test's memory.min = "
+                     "134217728 (v1.33) does not apply; memory.high = floor((request + 0.9 x (allocatable - "
+                     "request)) / 4096) x 4096 with the fake node's allocatable memory (fakeNodeAllocatableMemory "
+                     "= 32Gi), page size 4096 and memoryThrottlingFactor 0.9 given explicitly.")
+    derive(t, 1, 2, "Request128MBWithoutLimit", m,
+           source="kubelet TestGenerateContainerConfigWithMemoryQoSEnforced: Request128MBWithoutLimit (memory.high from node allocatable with MemoryQoS on cgroup v2)")
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -876,6 +997,9 @@ def main():
     merge_dns_options()
     container_oom_score_adjust()
     container_oom_score_adjust_tie_break()
+    apply_sandbox_resources()
+    seccomp_profiles()
+    memory_qos_without_limit()
     for n in WRITTEN:
         print(n)
     print(len(WRITTEN), "vectors", file=sys.stderr)
