@@ -972,6 +972,200 @@ def memory_qos_without_limit():
     derive(t, 1, 2, "Request128MBWithoutLimit", m,
            source="kubelet TestGenerateContainerConfigWithMemoryQoSEnforced: Request128MBWithoutLimit (memory.high from node allocatable with MemoryQoS on cgroup v2)")
 
+
+
+# pkg/kubelet/kubelet_pods_linux_test.go, through the new `runContainerOptions` function
+# (GenerateRunContainerOptions: hostname, block devices, env, makeMounts).
+def fresh(table, nn, case_name, function, inp, expected, compare, note, short=None):
+    v = {"source": "kubelet %s: %s" % (table, case_name), "function": function, "input": inp,
+         "expected": expected, "compare": compare, "note": note}
+    write(table, nn, short or slug(case_name), v)
+
+
+def run_mount(name, cpath, hpath, ro=False, relabel=False, prop="PROPAGATION_PRIVATE"):
+    return {"name": name, "containerPath": cpath, "hostPath": hpath, "readOnly": ro,
+            "selinuxRelabel": relabel, "propagation": prop}
+
+
+RUN_OPTS_NOTE = ("The Go test calls makeMounts/makeBlockVolumes directly; here they run inside "
+                 "GenerateRunContainerOptions, which also builds the environment, so the pod sets "
+                 "enableServiceLinks false (as TestMakeMountsEtcHostsFile's pod does). node.volumes "
+                 "stands for the test's volume map: stubVolume attributes are all false (not read-only, "
+                 "no SELinux relabel).")
+
+
+def make_mounts_tables():
+    t = "TestMakeMounts"
+    vols = {"disk": {"hostPath": "/mnt/disk"}, "disk4": {"hostPath": "/mnt/host"},
+            "disk5": {"hostPath": "/var/lib/kubelet/podID/volumes/empty/disk5"}}
+
+    def inp(container, volumes):
+        return {"pod": {"apiVersion": "v1", "kind": "Pod",
+                        "metadata": {"name": "fakepodname", "namespace": "ns", "uid": "12345678"},
+                        "spec": {"hostNetwork": True, "enableServiceLinks": False, "containers": [container]}},
+                "containerIndex": 0, "podIPs": [""], "node": {"volumes": volumes}}
+
+    c1 = {"name": "container1", "volumeMounts": [
+        {"mountPath": "/etc/hosts", "name": "disk", "readOnly": False, "mountPropagation": "HostToContainer"},
+        {"mountPath": "/mnt/path3", "name": "disk", "readOnly": True, "mountPropagation": "None"},
+        {"mountPath": "/mnt/path4", "name": "disk4", "readOnly": False},
+        {"mountPath": "/mnt/path5", "name": "disk5", "readOnly": False}]}
+    fresh(t, 1, "valid mounts in unprivileged container", "runContainerOptions", inp(c1, vols),
+          {"mounts": [run_mount("disk", "/etc/hosts", "/mnt/disk", prop="PROPAGATION_HOST_TO_CONTAINER"),
+                      run_mount("disk", "/mnt/path3", "/mnt/disk", ro=True),
+                      run_mount("disk4", "/mnt/path4", "/mnt/host"),
+                      run_mount("disk5", "/mnt/path5", "/var/lib/kubelet/podID/volumes/empty/disk5")]},
+          "subset", RUN_OPTS_NOTE + " The container mounts a volume at /etc/hosts, so no managed hosts "
+          "mount is added (the pod is host-network with podIPs [\"\"], as in the test).")
+    c2 = {"name": "container1", "securityContext": {"privileged": True}, "volumeMounts": [
+        {"mountPath": "/etc/hosts", "name": "disk", "readOnly": False, "mountPropagation": "Bidirectional"},
+        {"mountPath": "/mnt/path3", "name": "disk", "readOnly": True, "mountPropagation": "HostToContainer"},
+        {"mountPath": "/mnt/path4", "name": "disk4", "readOnly": False}]}
+    fresh(t, 2, "valid mounts in privileged container", "runContainerOptions", inp(c2, vols),
+          {"mounts": [run_mount("disk", "/etc/hosts", "/mnt/disk", prop="PROPAGATION_BIDIRECTIONAL"),
+                      run_mount("disk", "/mnt/path3", "/mnt/disk", ro=True, prop="PROPAGATION_HOST_TO_CONTAINER"),
+                      run_mount("disk4", "/mnt/path4", "/mnt/host")]},
+          "subset", RUN_OPTS_NOTE)
+    errs = [
+        (3, "invalid absolute SubPath", {"mountPath": "/mnt/path3", "subPath": "/must/not/be/absolute", "name": "disk", "readOnly": True},
+         {"disk": {"hostPath": "/mnt/disk"}}, "error SubPath `/must/not/be/absolute` must not be an absolute path"),
+        (4, "invalid SubPath with backsteps", {"mountPath": "/mnt/path3", "subPath": "no/backsteps/../allowed", "name": "disk", "readOnly": True},
+         {"disk": {"hostPath": "/mnt/disk"}}, "unable to provision SubPath `no/backsteps/../allowed`: must not contain '..'"),
+        (5, "volume doesn't exist", {"mountPath": "/mnt/path3", "name": "disk", "readOnly": True}, {},
+         "cannot find volume \"disk\" to mount into container \"\""),
+    ]
+    for nn, name, mount, volumes, msg in errs:
+        fresh(t, nn, name, "runContainerOptions", inp({"name": "", "volumeMounts": [mount]}, volumes),
+              {"error": {"contains": msg}}, "errorContains",
+              RUN_OPTS_NOTE + " The test compares the whole error text (err.Error() == expectedErrMsg).")
+    # 06 "volume mounter is nil": a volume-map entry without a mounter has no form in node.volumes
+    # (an entry there is a mounted volume); not translated.
+
+    t = "TestMakeMountsEtcHostsFile"
+    hosts = run_mount("k8s-managed-etc-hosts", "/etc/hosts", "/var/lib/kubelet/pods/12345678/etc-hosts", relabel=True)
+    cases = [
+        ("pod with network", False, ["192.168.0.1"], None, [hosts]),
+        ("pod with network but no IPs", False, [], None, []),
+        ("pod with host network", True, ["192.168.0.1"], None, [hosts]),
+        ("pod with host network but no IPs", True, [], None, [hosts]),
+        ("pod with network already mounting the hosts file", False, ["192.168.0.1"],
+         [{"name": "etchosts", "mountPath": "/etc/hosts"}], [run_mount("etchosts", "/etc/hosts", "/mnt/disk")]),
+    ]
+    for nn, (name, hostnet, ips, mounts, want) in enumerate(cases, start=1):
+        c = {"name": "test-container", "image": "img"}
+        if mounts:
+            c["volumeMounts"] = mounts
+        spec = {"enableServiceLinks": False, "containers": [c]}
+        if hostnet:
+            spec["hostNetwork"] = True
+        note = ("The test asserts only whether the k8s-managed-etc-hosts mount is present; the mount "
+                "itself follows makeHostsMount (<pod dir>/etc-hosts, read-write, SELinux relabel). The "
+                "test's pod dir is a temp dir and its pod has no uid; here the pod dir is "
+                "/var/lib/kubelet/pods/12345678.")
+        if name == "pod with host network but no IPs":
+            note += (" 1.37 (shouldMountHostsFile: len(podIPs) > 0 || pod.Spec.HostNetwork) mounts the "
+                     "hosts file for host-network pods even before their IPs are known; older kubelets "
+                     "(and cri-config.md 6.2) required a pod IP.")
+        fresh(t, nn, name, "runContainerOptions",
+              {"pod": {"apiVersion": "v1", "kind": "Pod",
+                       "metadata": {"namespace": "test-ns", "name": "test-pod-name", "uid": "12345678", "annotations": {}},
+                       "spec": spec},
+               "containerIndex": 0, "podIPs": ips,
+               "node": {"volumes": {"etchosts": {"hostPath": "/mnt/disk"}}} if mounts else {}},
+              {"mounts": want}, "subset", note)
+
+    t = "TestMakeBlockVolumes"
+
+    def binp(devices, volumes, name=""):
+        return {"pod": {"apiVersion": "v1", "kind": "Pod",
+                        "metadata": {"name": "fakepodname", "namespace": "ns", "uid": "12345678"},
+                        "spec": {"hostNetwork": True, "enableServiceLinks": False,
+                                 "containers": [{"name": name, "volumeDevices": devices}]}},
+                "containerIndex": 0, "podIPs": [], "node": {"volumes": volumes}}
+    bnote = ("makeBlockVolumes runs inside GenerateRunContainerOptions (so the pod sets enableServiceLinks "
+             "false). node.volumes[].blockDevicePath is the test's BlockVolumeMapper symlink "
+             "(GetPodDeviceMapPath dir + volume name; the fake path handler reports it as existing); "
+             "readOnly is the volume's ReadOnly.")
+    fresh(t, 1, "valid volumeDevices in container", "runContainerOptions",
+          binp([{"devicePath": "/dev/sda", "name": "disk1"}, {"devicePath": "/dev/xvda", "name": "disk2"},
+                {"devicePath": "/dev/xvdb", "name": "disk3"}, {"devicePath": "/mnt/rawdisk", "name": "disk4"}],
+               {"disk1": {"blockDevicePath": "/dev/sda"},
+                "disk2": {"blockDevicePath": "/dev/disk/by-path/diskPath", "readOnly": True},
+                "disk3": {"blockDevicePath": "/dev/disk/by-id/diskUuid"},
+                "disk4": {"blockDevicePath": "/var/lib/rawdisk", "readOnly": True}}, "container1"),
+          {"devices": [{"containerPath": "/dev/sda", "hostPath": "/dev/sda", "permissions": "mrw"},
+                       {"containerPath": "/dev/xvda", "hostPath": "/dev/disk/by-path/diskPath", "permissions": "r"},
+                       {"containerPath": "/dev/xvdb", "hostPath": "/dev/disk/by-id/diskUuid", "permissions": "mrw"},
+                       {"containerPath": "/mnt/rawdisk", "hostPath": "/var/lib/rawdisk", "permissions": "r"}]},
+          "subset", bnote)
+    berrs = [
+        (2, "invalid absolute Path", [{"devicePath": "must/be/absolute", "name": "disk"}],
+         {"disk": {"blockDevicePath": "/dev/sda"}}, "error DevicePath `must/be/absolute` must be an absolute path"),
+        (3, "volume doesn't exist", [{"devicePath": "/dev/sdaa", "name": "disk"}], {},
+         "cannot find volume \"disk\" to pass into container \"\""),
+        (4, "volume BlockVolumeMapper is nil", [{"devicePath": "/dev/sdzz", "name": "disk"}], {"disk": {}},
+         "cannot find volume \"disk\" to pass into container \"\""),
+    ]
+    for nn, name, devices, volumes, msg in berrs:
+        fresh(t, nn, name, "runContainerOptions", binp(devices, volumes), {"error": {"contains": msg}},
+              "errorContains", bnote + " A node.volumes entry without blockDevicePath is a volume without a "
+              "block mapper. The test compares the whole error text.")
+
+
+
+# fileKeyRef (EnvFiles): no kubelet unit test covers it (TestMakeEnvironmentVariables passes an
+# empty volume map); these follow makeEnvironmentVariables in the 1.37 kubelet_pods.go.
+def env_files():
+    t = "MakeEnvironmentVariablesEnvFiles"
+    vol_path = "/var/lib/kubelet/pods/12345678/volumes/kubernetes.io~empty-dir/config"
+    files = {"config": {"config.env": {"DATABASE": "mydb", "EMPTY": ""}}}
+
+    def ref(key, path="config.env", volume="config", optional=None):
+        r = {"volumeName": volume, "path": path, "key": key}
+        if optional is not None:
+            r["optional"] = optional
+        return {"fileKeyRef": r}
+
+    cases = [
+        ("key found", [("DATABASE", ref("DATABASE"))], True, files, {"env": [{"name": "DATABASE", "value": "mydb"}]}),
+        ("empty value optional is skipped", [("EMPTY", ref("EMPTY", optional=True))], True, files, {"env": []}),
+        ("empty value not optional fails", [("EMPTY", ref("EMPTY"))], True, files,
+         {"error": {"contains": 'environment variable key "EMPTY" not found in file "%s/config.env"' % vol_path}}),
+        ("missing key optional is skipped", [("NOPE", ref("NOPE", optional=True))], True, files, {"env": []}),
+        ("volume not mounted fails even when optional", [("DATABASE", ref("DATABASE", volume="other", optional=True))],
+         True, files, {"error": {"contains": 'cannot find the volume "other" referenced by FileKeyRef'}}),
+        ("unreadable file fails even when optional", [("DATABASE", ref("DATABASE", path="nope.env", optional=True))],
+         True, files, {"error": {"contains": "couldn't parse env file"}}),
+        ("path is kept inside the volume", [("NOPE", ref("NOPE", path="../../config.env"))], True,
+         {"config": {"../../config.env": {}}},
+         {"error": {"contains": 'environment variable key "NOPE" not found in file "%s/config.env"' % vol_path}}),
+        ("gate off leaves the variable empty", [("DATABASE", ref("DATABASE"))], False, files,
+         {"env": [{"name": "DATABASE", "value": ""}]}),
+    ]
+    for nn, (name, env, gate, envfiles, expected) in enumerate(cases, start=1):
+        def m(v, env=env, gate=gate, envfiles=envfiles, expected=expected):
+            pod = v["input"]["pod"]
+            pod["metadata"]["uid"] = "12345678"
+            pod["spec"]["volumes"] = [{"name": "config", "emptyDir": {}}]
+            pod["spec"]["containers"][0] = {"env": [{"name": n, "valueFrom": vf} for n, vf in env]}
+            v["input"]["node"]["services"] = []
+            v["input"]["node"]["envFiles"] = envfiles
+            v["input"]["featureGates"] = {"EnvFiles": gate}
+            v["expected"] = expected
+            if "error" in expected:
+                v["compare"] = "errorContains"
+            else:
+                v.pop("compare", None)
+            v["note"] = ("Derived from makeEnvironmentVariables' EnvFiles branch in the 1.37 kubelet_pods.go "
+                         "(no kubelet unit test covers fileKeyRef): the volume must be mounted (checked before "
+                         "'optional'); the file is securejoin(<volume host path>, path); a file that cannot be "
+                         "read gives \"couldn't parse env file\"; a key that is absent or empty is skipped when "
+                         "optional, else an error. node.envFiles holds the parsed files (a path missing there is "
+                         "an unreadable file); the emptyDir's host path is the volume manager's standard one. "
+                         "Service links off and no services, so only the variables under test appear.")
+        derive_as(t, "TestMakeEnvironmentVariables", 5, nn, name, m,
+                  source="kubelet makeEnvironmentVariables (EnvFiles, fileKeyRef): %s" % name)
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -1000,6 +1194,8 @@ def main():
     apply_sandbox_resources()
     seccomp_profiles()
     memory_qos_without_limit()
+    make_mounts_tables()
+    env_files()
     for n in WRITTEN:
         print(n)
     print(len(WRITTEN), "vectors", file=sys.stderr)
