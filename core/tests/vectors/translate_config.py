@@ -1166,6 +1166,52 @@ def env_files():
         derive_as(t, "TestMakeEnvironmentVariables", 5, nn, name, m,
                   source="kubelet makeEnvironmentVariables (EnvFiles, fileKeyRef): %s" % name)
 
+
+
+# TestVerifyRunAsNonRoot, newest generation (security_context_others_test.go, ktesting): 13
+# cases; the vendored copy has the first 11.
+def verify_run_as_non_root():
+    t = "TestVerifyRunAsNonRoot"
+
+    def m12(v):
+        v["input"]["imageUser"]["uid"] = -1000
+        v["expected"]["error"]["message"] = ("container has runAsNonRoot and image has an invalid user id (-1000). "
+                                             "(Must be 1-(2147483647)): must be between 0 and 2147483647, inclusive "
+                                             "(pod: \"bar_new(12345678)\", container: foo)")
+    derive(t, 11, 12, "Fail if image's user is negative and RunAsNonRoot is true", m12)
+
+    def m13(v):
+        v["input"]["imageUser"]["uid"] = 2147483647
+    derive(t, 9, 13, "Pass if image's user is math.MaxInt32 and RunAsNonRoot is true", m13)
+
+
+
+# Trailing cases of short tables (kuberuntime helpers_test.go TestToRuntimeProtocol: 4 cases;
+# container/helpers_test.go TestExpandCommandAndArgs: 4 cases).
+def trailing_short_tables():
+    t = "TestToRuntimeProtocol"
+    for nn, name, proto, want in ((3, "SCTP protocol", "SCTP", "SCTP"), (4, "unknown protocol", "unknown", "TCP")):
+        def m(v, proto=proto, want=want):
+            v["input"]["protocol"] = proto
+            v["expected"] = {"protocol": want}
+        derive(t, 2, nn, name, m)
+
+    t = "TestExpandCommandAndArgs"
+
+    def m3(v):
+        v["input"] = {"container": {"args": ["zap", "$(VAR_TEST)", "$(VAR_TEST2)"]},
+                      "env": [{"name": "VAR_TEST", "value": "hap"}, {"name": "VAR_TEST2", "value": "trap"}]}
+        v["expected"] = {"command": None, "args": ["zap", "hap", "trap"]}
+    derive(t, 2, 3, "args expanded", m3)
+
+    def m4(v):
+        v["input"] = {"container": {"command": ["$(VAR_TEST2)--$(VAR_TEST)", "foo", "$(VAR_TEST3)"],
+                                    "args": ["foo", "$(VAR_TEST)", "$(VAR_TEST2)"]},
+                      "env": [{"name": "VAR_TEST", "value": "zoo"}, {"name": "VAR_TEST2", "value": "boo"},
+                              {"name": "VAR_TEST3", "value": "roo"}]}
+        v["expected"] = {"command": ["boo--zoo", "foo", "roo"], "args": ["foo", "zoo", "boo"]}
+    derive(t, 2, 4, "both expanded", m4)
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -1196,6 +1242,8 @@ def main():
     memory_qos_without_limit()
     make_mounts_tables()
     env_files()
+    verify_run_as_non_root()
+    trailing_short_tables()
     for n in WRITTEN:
         print(n)
     print(len(WRITTEN), "vectors", file=sys.stderr)
