@@ -35,6 +35,7 @@ pub mod events;
 pub mod explain;
 pub mod features;
 pub mod hash;
+pub mod json_path;
 pub mod limits;
 pub mod plan;
 pub mod quantity;
