@@ -1,22 +1,87 @@
-//! Build script of podplan-host:
+//! Build script of podplan-host: three things are embedded in the `podplan` binary.
 //!
-//! 1. Embeds the plain-ABI wasm module (`wasm/pkg/abi/podplan_abi.wasm`, produced by
+//! 1. The built playground (web/dist): when web/dist (or `$PODPLAN_WEB_DIST`) holds a
+//!    build, every file in it is embedded with `include_bytes!`; otherwise the binary
+//!    carries a page that says how to build it, so the crate always builds. The generated
+//!    table is `$OUT_DIR/playground_assets.rs`.
+//! 2. The plain-ABI wasm module (`wasm/pkg/abi/podplan_abi.wasm`, produced by
 //!    `scripts/build-wasm`; `$PODPLAN_ABI_WASM` overrides the path) when it exists.
 //!    Without it the host still builds, and asking for the embedded module is a clear
 //!    runtime error (`HostError::NoEmbeddedModule`). Building the module here instead
 //!    would mean a nested cargo build for another target inside this one (and a
 //!    wasm-opt dependency); CI runs `scripts/build-wasm` first instead.
-//! 2. Embeds the conformance action vectors (`conformance/actions/**`) that a
-//!    candidate module is self-tested on before it may go live.
+//! 3. The conformance action vectors (`conformance/actions/**`) that a candidate wasm
+//!    module is self-tested on before it may go live (`$OUT_DIR/action_vectors.rs`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::{env, fs, io};
 
-fn main() {
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+fn main() -> io::Result<()> {
+    println!("cargo:rerun-if-changed=build.rs");
+    playground()?;
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let root = manifest.parent().map(Path::to_path_buf).unwrap_or_default();
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    let out = PathBuf::from(env::var_os("OUT_DIR").unwrap_or_default());
+    wasm_module(&root);
+    action_vectors(&root, &out)
+}
 
+/// 1. The playground.
+fn playground() -> io::Result<()> {
+    println!("cargo:rerun-if-env-changed=PODPLAN_WEB_DIST");
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let web = manifest.join("..").join("web");
+    let dist = env::var_os("PODPLAN_WEB_DIST").map_or_else(|| web.join("dist"), PathBuf::from);
+    let out =
+        PathBuf::from(env::var_os("OUT_DIR").unwrap_or_default()).join("playground_assets.rs");
+
+    let mut files = Vec::new();
+    if dist.join("index.html").is_file() {
+        println!("cargo:rerun-if-changed={}", dist.display());
+        collect(&dist, &dist, &mut files)?;
+        files.sort();
+    } else if web.is_dir() {
+        // Notice when the site gets built later (web/dist appears).
+        println!("cargo:rerun-if-changed={}", web.display());
+    }
+
+    let mut code = String::from(
+        "/// The embedded site: (path relative to the site root, contents).\n\
+         pub static ASSETS: &[(&str, &[u8])] = &[\n",
+    );
+    for (rel, abs) in &files {
+        let _ = writeln!(code, "    ({rel:?}, include_bytes!({abs:?})),");
+    }
+    code.push_str("];\n");
+    let _ = writeln!(
+        code,
+        "/// Whether a built site was embedded.\npub const BUILT: bool = {};",
+        !files.is_empty()
+    );
+    fs::write(out, code)
+}
+
+/// Every file under `dir`, as (URL path relative to `root`, absolute path).
+fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect(root, &path, files)?;
+        } else if let Ok(rel) = path.strip_prefix(root) {
+            let rel: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let abs = fs::canonicalize(&path)?;
+            files.push((rel.join("/"), abs.to_string_lossy().into_owned()));
+        }
+    }
+    Ok(())
+}
+
+/// 2. The plain-ABI wasm module.
+fn wasm_module(root: &Path) {
     println!("cargo::rustc-check-cfg=cfg(podplan_embedded_module)");
     println!("cargo:rerun-if-env-changed=PODPLAN_ABI_WASM");
     let wasm = std::env::var_os("PODPLAN_ABI_WASM")
@@ -26,22 +91,20 @@ fn main() {
     if wasm.is_file() {
         println!("cargo:rustc-cfg=podplan_embedded_module");
         println!("cargo:rustc-env=PODPLAN_EMBEDDED_MODULE={}", wasm.display());
-    } else {
-        println!(
-            "cargo:warning=no wasm module at {}: the embedded module is missing (run scripts/build-wasm)",
-            wasm.display()
-        );
     }
+}
 
+/// 3. The conformance action vectors.
+fn action_vectors(root: &Path, out: &Path) -> io::Result<()> {
     let actions = root.join("conformance/actions");
     println!("cargo:rerun-if-changed={}", actions.display());
     let mut files = Vec::new();
-    collect(&actions, &mut files);
+    collect_json(&actions, &mut files);
     files.sort();
     let mut code = String::from("/// Every vendored conformance action vector: (path under the repo, JSON text).\npub static ACTION_VECTORS: &[(&str, &str)] = &[\n");
     for file in &files {
         let name = file
-            .strip_prefix(&root)
+            .strip_prefix(root)
             .unwrap_or(file)
             .display()
             .to_string();
@@ -52,19 +115,18 @@ fn main() {
         );
     }
     code.push_str("];\n");
-    if let Err(e) = std::fs::write(out.join("action_vectors.rs"), code) {
-        println!("cargo:warning=cannot write action_vectors.rs: {e}");
-    }
+    fs::write(out.join("action_vectors.rs"), code)
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `.json` file under `dir`.
+fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            collect(&path, out);
+            collect_json(&path, out);
         } else if path.extension().is_some_and(|e| e == "json") {
             out.push(path);
         }

@@ -8,7 +8,13 @@
 //!
 //! Needs the embedded module (`scripts/build-wasm` before building the benches).
 //! Quick run: `cargo bench -p podplan-benches --bench wasm -- --quick`.
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::time::Duration;
 

@@ -15,17 +15,26 @@ use crate::{config, decision, steps, validate};
 ///
 /// The request is validated first; invalid input gives a [`PlanError`] and no plan.
 pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
+    if request.api_defaults {
+        let mut defaulted = request.clone();
+        crate::defaults::apply_api_defaults(&mut defaulted.pod);
+        defaulted.api_defaults = false;
+        return plan(&defaulted);
+    }
     let warnings = validate::validate(request)?;
     let gates = FeatureGates::resolve(&request.feature_gates);
     let mut plan = decision::decide(request, &gates);
     config::attach(request, &gates, &mut plan);
     steps::build(request, &gates, &mut plan);
+    config::retain_created(&mut plan);
     plan.warnings.extend(warnings);
     Ok(plan)
 }
 
 /// Reads a request from JSON bytes. A bare `v1.Pod` (a document without a `pod` key
-/// that has a `spec`) is accepted and means "nothing exists yet".
+/// that has a `spec`) is accepted: it means "nothing exists yet", and, being a manifest
+/// rather than what the API server serves, it gets the API server's defaults
+/// (`apiDefaults`).
 pub fn parse_request(bytes: &[u8]) -> Result<PlanRequest, PlanError> {
     if bytes.len() > MAX_REQUEST_BYTES {
         return Err(PlanError::limit(
@@ -54,10 +63,15 @@ fn parse_bare_pod(bytes: &[u8]) -> Result<PlanRequest, PlanError> {
     wrapped.extend_from_slice(PREFIX);
     wrapped.extend_from_slice(bytes);
     wrapped.push(b'}');
-    strict_from_slice(&wrapped, "").map_err(|mut e| {
-        e.message = unshift_first_line_column(&e.message, PREFIX.len());
-        e
-    })
+    strict_from_slice::<PlanRequest>(&wrapped, "")
+        .map(|request| PlanRequest {
+            api_defaults: true,
+            ..request
+        })
+        .map_err(|mut e| {
+            e.message = unshift_first_line_column(&e.message, PREFIX.len());
+            e
+        })
 }
 
 /// `"... at line 1 column N"` → `"... at line 1 column N-by"`; other messages unchanged.
@@ -86,6 +100,7 @@ pub fn parse_request_value(value: serde_json::Value) -> Result<PlanRequest, Plan
         let pod = strict_from_value(value, "pod")?;
         return Ok(PlanRequest {
             pod,
+            api_defaults: true,
             ..PlanRequest::default()
         });
     }

@@ -2,43 +2,19 @@
 //!
 //! FNV-1a 32 over go-spew's `%#v` rendering of the JSON `{"image":..,"name":..}`.
 
-use std::fmt::Write as _;
+use crate::config::gojson::go_json_string;
 
 const FNV_OFFSET: u32 = 0x811c_9dc5;
 const FNV_PRIME: u32 = 0x0100_0193;
-
-/// Go `encoding/json` string escaping (with HTML escaping, as `json.Marshal` does).
-fn push_go_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", u32::from(ch));
-            }
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
 
 /// The JSON bytes the kubelet hashes: `{"image":"<image>","name":"<name>"}`.
 #[must_use]
 pub fn hashed_json(name: &str, image: &str) -> String {
     let mut out = String::with_capacity(name.len() + image.len() + 24);
     out.push_str("{\"image\":");
-    push_go_json_string(&mut out, image);
+    out.push_str(&go_json_string(image));
     out.push_str(",\"name\":");
-    push_go_json_string(&mut out, name);
+    out.push_str(&go_json_string(name));
     out.push('}');
     out
 }

@@ -23,7 +23,7 @@
 //! ```
 //! use podplan_core::sim::Simulation;
 //! let request = podplan_core::api::parse_request(br#"{"pod": {"metadata": {"name": "web", "uid": "u1"},
-//!     "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#).unwrap();
+//!     "spec": {"enableServiceLinks": true, "containers": [{"name": "app", "image": "nginx"}]}}}"#).unwrap();
 //! let start: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
 //! let mut sim = Simulation::new(request, start);
 //! let plans = sim.run_until_stable(5).unwrap();
@@ -707,7 +707,7 @@ mod tests {
     fn creates_a_ready_sandbox_and_running_containers_newest_first() {
         let request = parse_request(
             br#"{"pod": {"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
-                 "spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}}}"#,
+                 "spec": {"enableServiceLinks": true, "containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}}}"#,
         );
         let Ok(request) = request else {
             panic!("bad request");
@@ -739,7 +739,7 @@ mod tests {
     fn scripted_exit_is_restarted_after_back_off() {
         let Ok(request) = parse_request(
             br#"{"pod": {"metadata": {"name": "p", "uid": "u"},
-                 "spec": {"containers": [{"name": "a", "image": "x"}]}}}"#,
+                 "spec": {"enableServiceLinks": true, "containers": [{"name": "a", "image": "x"}]}}}"#,
         ) else {
             panic!("bad request");
         };

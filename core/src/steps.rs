@@ -40,6 +40,16 @@ pub enum ContainerKind {
 }
 
 impl ContainerKind {
+    /// The contract's name (`init`, `regular`, `ephemeral`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Init => "init",
+            Self::Regular => "regular",
+            Self::Ephemeral => "ephemeral",
+        }
+    }
+
     /// The kubelet's words for this kind ("init container", ...).
     #[must_use]
     pub fn noun(self) -> &'static str {
@@ -538,17 +548,18 @@ impl<'a> Builder<'a> {
                 continue;
             };
             let aborts = kind == ContainerKind::Init && !spec.sidecar;
-            if let Some(err) = plan.errors.iter().find(|e| e.container == spec.name) {
-                self.events.push(events::failed(spec.name, &err.message));
+            // startContainer: doBackOff first, then generateContainerConfig.
+            if self.held_back(kind, idx, &spec) {
                 if aborts {
-                    self.abort(spec.name, &err.reason);
+                    self.abort(spec.name, "CrashLoopBackOff");
                     return;
                 }
                 continue;
             }
-            if self.held_back(kind, idx, &spec) {
+            if let Some(err) = plan.errors.iter().find(|e| e.container == spec.name) {
+                self.events.push(events::failed(spec.name, &err.message));
                 if aborts {
-                    self.abort(spec.name, "CrashLoopBackOff");
+                    self.abort(spec.name, &err.reason);
                     return;
                 }
                 continue;

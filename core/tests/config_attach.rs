@@ -152,6 +152,7 @@ fn held_back_containers_get_no_config() {
     plan.held_back.push(podplan_core::backoff::HeldBack {
         container: "ok".into(),
         wait_seconds: 10,
+        ..Default::default()
     });
     attach(&r, &mut plan);
     assert!(plan.container_configs.is_empty() && plan.errors.is_empty());

@@ -1,17 +1,27 @@
-//! Runs our own action vectors (`core/tests/vectors/actions/`), one generated test per
-//! file: the cases of the kubelet's `computePodActions` tables that are not vendored in
+//! Runs our own vectors (`core/tests/vectors/`), one generated test per file. `actions/`:
+//! the cases of the kubelet's `computePodActions` tables that are not vendored in
 //! `conformance/`, and the kubelet's re-runs of `TestComputePodActions` and
 //! `TestComputePodActionsWithInitContainers` under extra feature gates (sub-folders named
-//! after the table that re-runs them). Same format and comparison as the vendored
+//! after the table that re-runs them). `config/`: the held-out cases of the kubelet test
+//! tables the vendored config vectors come from, and further kubelet tables for config
+//! behaviours no vendored vector covers. Same format and comparison as the vendored
 //! vectors; every one must pass.
 
 use std::path::Path;
 
-fn check(path: &Path, contents: String) -> datatest_stable::Result<()> {
-    let vector: serde_json::Value = serde_json::from_str(&contents)?;
+fn check_actions(path: &Path, contents: String) -> datatest_stable::Result<()> {
+    check(path, &contents, "actions")
+}
+
+fn check_config(path: &Path, contents: String) -> datatest_stable::Result<()> {
+    check(path, &contents, "config")
+}
+
+fn check(path: &Path, contents: &str, kind: &str) -> datatest_stable::Result<()> {
+    let vector: serde_json::Value = serde_json::from_str(contents)?;
     let outcome = podplan_core::conformance::run_vector(&vector);
-    if outcome.kind != "actions" {
-        return Err(format!("{} is not an actions vector", path.display()).into());
+    if outcome.kind != kind {
+        return Err(format!("{} is not a `{kind}` vector", path.display()).into());
     }
     if outcome.passed {
         Ok(())
@@ -27,5 +37,6 @@ fn check(path: &Path, contents: String) -> datatest_stable::Result<()> {
 }
 
 datatest_stable::harness! {
-    { test = check, root = "tests/vectors", pattern = r"^actions/.*\.json$" },
+    { test = check_actions, root = "tests/vectors", pattern = r"^actions/.*\.json$" },
+    { test = check_config, root = "tests/vectors", pattern = r"^config/.*\.json$" },
 }

@@ -18,7 +18,11 @@ fn start() -> jiff::Timestamp {
     jiff::Timestamp::from_second(1_750_000_000).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
 }
 
-fn request(spec: Value) -> PlanRequest {
+fn request(mut spec: Value) -> PlanRequest {
+    // The API server defaults enableServiceLinks; without it no container config can be built.
+    if let Some(obj) = spec.as_object_mut() {
+        obj.entry("enableServiceLinks").or_insert(Value::Bool(true));
+    }
     let value = json!({"pod": {"metadata": {"name": "web", "namespace": "default", "uid": "u-1"}, "spec": spec}});
     podplan_core::api::parse_request_value(value).unwrap_or_default()
 }

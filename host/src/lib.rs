@@ -3,6 +3,8 @@
 //! - [`wasm`]: runs podplan's wasm module under wasmtime, with limits, a compiled-module
 //!   cache and hot swap; [`wasm::Planner`] is the CLI's `--engine native|wasm` switch.
 //! - [`cli_serve_module`]: the `podplan serve-module --watch FILE` command.
+//! - [`playground`]: `podplan playground`, the embedded browser playground.
 
 pub mod cli_serve_module;
+pub mod playground;
 pub mod wasm;

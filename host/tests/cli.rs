@@ -171,7 +171,11 @@ fn a_bare_pod_means_nothing_exists_yet() {
     let bare = run(&["plan", "-"], pod().to_string().as_bytes());
     assert_eq!(code(&bare), 0, "{}", stderr(&bare));
     let answer: Value = serde_json::from_str(&stdout(&bare)).unwrap();
-    assert_eq!(answer, expected_answer(&json!({ "pod": pod() })));
+    // A bare pod is a manifest: it gets the API server's defaults.
+    assert_eq!(
+        answer,
+        expected_answer(&json!({ "pod": pod(), "apiDefaults": true }))
+    );
     // As YAML too.
     let yaml = serde_yaml_ng::to_string(&pod()).unwrap();
     let bare_yaml = run(&["plan"], yaml.as_bytes());
@@ -260,7 +264,11 @@ fn jsonl_answers_every_line_in_order_and_goes_on_after_a_bad_one() {
     assert_eq!(lines.len(), 4, "empty lines are skipped: {}", stdout(&out));
     assert_eq!(lines[0], expected_answer(&first));
     assert_eq!(lines[1]["error"]["kind"], "InvalidInput");
-    assert_eq!(lines[2], expected_answer(&third), "a bare pod line");
+    assert_eq!(
+        lines[2],
+        expected_answer(&json!({ "pod": pod(), "apiDefaults": true })),
+        "a bare pod line"
+    );
     assert_eq!(lines[3], expected_answer(&third));
     assert!(stderr(&out).contains("line 3"), "{}", stderr(&out));
 }

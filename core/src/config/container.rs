@@ -1,7 +1,6 @@
 //! `generateContainerConfig` (spec §5): the `CreateContainer` config of one container.
 
 use k8s_openapi::api::core::v1::{Container, EphemeralContainer, Pod};
-use serde::{Deserialize, Serialize};
 
 use crate::cri::{
     CdiDevice, ContainerConfig, ContainerMetadata, ImageSpec, KeyValue, LinuxContainerConfig,
@@ -17,32 +16,10 @@ use super::mounts::cri_mounts;
 use super::node::NodeContext;
 use super::paths::join_all;
 use super::resources::container_resources;
+pub use crate::steps::ContainerKind;
+
 use super::run_options::RunContainerOptions;
 use super::security::{container_security_context, verify_run_as_non_root, ImageUser};
-
-/// Which list of the pod spec a container comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ContainerKind {
-    /// `spec.initContainers`.
-    Init,
-    /// `spec.containers`.
-    Regular,
-    /// `spec.ephemeralContainers`.
-    Ephemeral,
-}
-
-impl ContainerKind {
-    /// The contract's name (`init`, `regular`, `ephemeral`).
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Init => "init",
-            Self::Regular => "regular",
-            Self::Ephemeral => "ephemeral",
-        }
-    }
-}
 
 /// A container of the pod, with the ephemeral target when there is one.
 #[derive(Debug, Clone, PartialEq)]

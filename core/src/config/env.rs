@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{
-    Container, ObjectFieldSelector, Pod, ResourceFieldSelector, Service,
+    Container, FileKeySelector, ObjectFieldSelector, Pod, ResourceFieldSelector, Service,
 };
 
 use crate::features::{FeatureGates, Gate};
@@ -16,7 +16,9 @@ use crate::quantity::Quantity;
 use super::errors::ConfigError;
 use super::expand::expand;
 use super::gojson::go_quote;
+use super::mounts::volume_info;
 use super::node::NodeContext;
+use super::paths::{clean, join_all};
 use super::ports::is_ipv6;
 use super::reslist::is_static_pod;
 
@@ -138,21 +140,7 @@ pub fn make_environment_variables(
                     },
                 }
             } else if let (Some(k), true) = (&from.file_key_ref, gates.enabled(Gate::EnvFiles)) {
-                let found = node
-                    .env_files
-                    .get(&k.volume_name)
-                    .and_then(|files| files.get(&k.path))
-                    .and_then(|kv| kv.get(&k.key));
-                match found {
-                    Some(v) => Some(v.clone()),
-                    None if k.optional == Some(true) => None,
-                    None => {
-                        return Err(ConfigError::EnvFile(format!(
-                            "couldn't find key {} in file {} of volume {}",
-                            k.key, k.path, k.volume_name
-                        )))
-                    }
-                }
+                file_key_value(pod, k, node)?
             } else {
                 Some(String::new())
             }
@@ -169,6 +157,47 @@ pub fn make_environment_variables(
         out.entry(k).or_insert(v);
     }
     Ok(out.into_iter().collect())
+}
+
+/// `fileKeyRef` (EnvFiles), as the 1.37 kubelet resolves it: the volume must be mounted
+/// (else `cannot find the volume "<v>" referenced by FileKeyRef`, optional or not); the
+/// file is `<volume host path>/<path>` (securejoin); a file that cannot be read fails
+/// with `couldn't parse env file`; a key that is absent **or empty** is skipped when
+/// optional, else `environment variable key "<k>" not found in file "<file>"`.
+/// `node.envFiles` holds the parsed files: a path missing there is a missing file.
+fn file_key_value(
+    pod: &Pod,
+    k: &FileKeySelector,
+    node: &NodeContext,
+) -> Result<Option<String>, ConfigError> {
+    let Some(volume) = volume_info(pod, &k.volume_name, node).filter(|v| v.image.is_none()) else {
+        return Err(ConfigError::EnvFile(format!(
+            "cannot find the volume {} referenced by FileKeyRef",
+            go_quote(&k.volume_name)
+        )));
+    };
+    let Some(file) = node
+        .env_files
+        .get(&k.volume_name)
+        .and_then(|files| files.get(&k.path))
+    else {
+        return Err(ConfigError::EnvFile("couldn't parse env file".into()));
+    };
+    match file.get(&k.key).filter(|v| !v.is_empty()) {
+        Some(v) => Ok(Some(v.clone())),
+        None if k.optional == Some(true) => Ok(None),
+        None => Err(ConfigError::EnvFile(format!(
+            "environment variable key {} not found in file {}",
+            go_quote(&k.key),
+            go_quote(&secure_join(&volume.host_path, &k.path))
+        ))),
+    }
+}
+
+/// `securejoin.SecureJoin` without a filesystem: `unsafe` is resolved lexically inside
+/// `root` (`..` cannot climb above it).
+fn secure_join(root: &str, unsafe_path: &str) -> String {
+    join_all(&[root, &clean(&format!("/{unsafe_path}"))])
 }
 
 fn bytes_to_string(b: &[u8]) -> String {

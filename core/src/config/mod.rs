@@ -32,7 +32,6 @@ pub mod paths;
 pub mod ports;
 pub mod reslist;
 pub mod resources;
-pub mod restart;
 pub mod run_options;
 pub mod sandbox;
 pub mod seccomp;
@@ -211,6 +210,27 @@ pub fn attach(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan) {
             }
         }
     }
+}
+
+/// Keeps the configs of the containers the steps really create, and drops the errors of
+/// starts held back by crash-loop back-off: SyncPod's `doBackOff` runs before
+/// `generateContainerConfig`, and nothing after an aborting init container is reached.
+pub fn retain_created(plan: &mut Plan) {
+    let created: Vec<&str> = plan
+        .steps
+        .iter()
+        .filter(|s| s.op == crate::steps::StepOp::CreateContainer)
+        .filter_map(|s| s.container.as_deref())
+        .collect();
+    plan.container_configs
+        .retain(|c| created.contains(&c.name.as_str()));
+    let held: Vec<&str> = plan
+        .held_back
+        .iter()
+        .map(|h| h.container.as_str())
+        .collect();
+    plan.errors
+        .retain(|e| !held.contains(&e.container.as_str()));
 }
 
 /// The configs for a request as if the kubelet were about to create the sandbox and

@@ -174,6 +174,15 @@ fn resolve_rro(m: &VolumeMount, runtime_supports: bool) -> Result<bool, ConfigEr
     }
 }
 
+/// `shouldMountHostsFile` (Linux): the kubelet-managed `/etc/hosts` is mounted once the
+/// pod has an IP, and always for host-network pods (1.37; before, host-network pods
+/// without reported IPs got no hosts mount). A container that mounts a volume at
+/// `/etc/hosts` itself gets none (checked in [`make_mounts`]).
+#[must_use]
+pub fn should_mount_hosts_file(pod: &Pod, pod_ips: &[String]) -> bool {
+    !pod_ips.is_empty() || pod.spec.as_ref().and_then(|s| s.host_network) == Some(true)
+}
+
 /// `makeMounts` (kubelet side): the container's volume mounts, then `/etc/hosts`.
 pub fn make_mounts(
     pod: &Pod,
@@ -183,7 +192,7 @@ pub fn make_mounts(
     node: &NodeContext,
     gates: &FeatureGates,
 ) -> Result<Vec<RunMount>, ConfigError> {
-    let mut mount_hosts = !pod_ips.is_empty();
+    let mut mount_hosts = should_mount_hosts_file(pod, pod_ips);
     let supports_rro = node.handler_features().recursive_read_only_mounts;
     let mut out = Vec::new();
     for (i, m) in c.volume_mounts.iter().flatten().enumerate() {

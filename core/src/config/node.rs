@@ -121,6 +121,8 @@ pub struct NodeContext {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub log_files: BTreeMap<String, Vec<String>>,
     /// Parsed env files for `fileKeyRef` (EnvFiles): volume name → path → key → value.
+    /// A path missing here is a file the kubelet cannot read (`couldn't parse env file`);
+    /// the volume itself must be mounted (`volumes` or a volume the pod declares).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub env_files: BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>>,
 }

@@ -17,13 +17,14 @@ use crate::config::container::{self as cc, ContainerKind};
 use crate::config::errors::{ConfigError, SandboxConfigError};
 use crate::config::expand;
 use crate::config::node::NodeContext;
-use crate::config::run_options::RunContainerOptions;
+use crate::config::run_options::{self, RunContainerOptions};
 use crate::config::security::{self, ImageUser};
-use crate::config::{apparmor, env, labels, ports, resources, restart, sandbox};
+use crate::config::{apparmor, env, labels, ports, resources, sandbox};
 use crate::cri::{
     ContainerConfig, HugepageLimit, IdMapping, LinuxContainerConfig, LinuxContainerResources,
     NamespaceMode, PodSandboxConfig, PortMapping, Protocol, SecurityProfile, UserNamespace,
 };
+use crate::decision::{restart, status::StatusView};
 use crate::features::{FeatureGates, Gate};
 use crate::runtime::RuntimeStatus;
 
@@ -49,6 +50,7 @@ enum Shape {
     Ports,
     Protocol,
     AppArmor,
+    RunOptions,
 }
 
 /// Checks one config vector against its own `expected`; `Err` carries a readable diff.
@@ -188,6 +190,7 @@ fn container_error(e: &ConfigError) -> Produced {
 fn run(function: &str, input: &Value) -> Result<(Produced, Shape), String> {
     let produced = match function {
         "containerConfig" => return container_config(input).map(|p| (p, Shape::ContainerConfig)),
+        "runContainerOptions" => return run_container_options(input),
         "linuxContainerConfig" => {
             let pod: Pod = field(input, "pod")?;
             let c = container_at(&pod, input)?;
@@ -253,9 +256,12 @@ fn run(function: &str, input: &Value) -> Result<(Produced, Shape), String> {
             let pod: Pod = field(input, "pod")?;
             let (n, g) = (node(input)?, gates(input)?);
             let spec = pod.spec.as_ref().ok_or("pod without spec")?;
+            // Regular containers first, then init containers (the kubelet generates
+            // resources for both; names are unique within a pod).
             let find = |name: &str| {
                 spec.containers
                     .iter()
+                    .chain(spec.init_containers.iter().flatten())
                     .find(|c| c.name == name)
                     .ok_or_else(|| format!("no container {name}"))
             };
@@ -416,8 +422,14 @@ fn run(function: &str, input: &Value) -> Result<(Produced, Shape), String> {
                 .chain(spec.init_containers.iter().flatten())
                 .find(|c| c.name == name)
                 .ok_or_else(|| format!("no container {name}"))?;
+            let request = crate::PlanRequest {
+                pod: pod.clone(),
+                runtime_status: status,
+                ..crate::PlanRequest::default()
+            };
+            let view = StatusView::new(&request);
             let restart =
-                restart::should_container_be_restarted(c, &pod, status.as_ref(), &gates(input)?);
+                restart::should_container_be_restarted(c, &pod, &view, &gates(input)?).yes;
             ok(json!({ "restart": restart }))?
         }
         "milliCPUToQuota" => {
@@ -510,6 +522,23 @@ fn test_helper_userns(
     }
 }
 
+/// `runContainerOptions`: the kubelet's `GenerateRunContainerOptions` for one container
+/// (hostname, block devices, environment, `makeMounts`), the kubelet-side half that
+/// `containerConfig` takes as an input. Errors are `CreateContainerConfigError`s.
+fn run_container_options(input: &Value) -> Result<(Produced, Shape), String> {
+    let pod: Pod = field(input, "pod")?;
+    let kind: ContainerKind = opt_field(input, "containerType")?.unwrap_or(ContainerKind::Regular);
+    let index: usize = opt_field(input, "containerIndex")?.unwrap_or(0);
+    let (n, g) = (node(input)?, gates(input)?);
+    let ips: Vec<String> = opt_field(input, "podIPs")?.unwrap_or_default();
+    let generated = cc::select(&pod, kind, index)
+        .and_then(|selected| run_options::generate(&pod, &selected.container, &ips, &n, &g));
+    match generated {
+        Ok(opts) => ok(opts).map(|p| (p, Shape::RunOptions)),
+        Err(e) => Ok((container_error(&e), Shape::Plain)),
+    }
+}
+
 /// `containerConfig`: `generateContainerConfig` with the kubelet test's runtime helper
 /// (see [`test_helper_userns`]), whose `RunContainerOptions` are
 /// `input.runContainerOptions` (default: none, plus the pod container directory when the
@@ -597,6 +626,7 @@ fn canon(v: &Value, shape: Shape) -> Result<Value, String> {
         Shape::Hugepages => at::<Vec<HugepageLimit>>(v, "hugepageLimits")?,
         Shape::Ports => at::<Vec<PortMapping>>(v, "portMappings")?,
         Shape::Protocol => at::<Protocol>(v, "protocol")?,
+        Shape::RunOptions => typed::<RunContainerOptions>(v)?,
         // `apparmor: null` and `{}` (RuntimeDefault) differ: keep the object as is.
         Shape::AppArmor => {
             let t = at::<SecurityProfile>(v, "apparmor")?;

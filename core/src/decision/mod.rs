@@ -321,7 +321,7 @@ pub(crate) mod testutil {
     /// (attempt 3, IP set) and `statuses`, merged with `extra` top-level request keys.
     pub fn req(spec: Value, statuses: Value, extra: Value) -> PlanRequest {
         let mut v = json!({
-            "pod": {"metadata": {"name": "foo", "namespace": "ns", "uid": "u"}, "spec": spec},
+            "pod": {"metadata": {"name": "foo", "namespace": "ns", "uid": "u"}, "spec": with_service_links(spec)},
             "runtimeStatus": {"sandboxStatuses": [{"id": "sb", "metadata": {"attempt": 3},
                 "state": "SANDBOX_READY", "network": {"ip": "10.0.0.1"}}],
                 "containerStatuses": statuses}
@@ -332,6 +332,14 @@ pub(crate) mod testutil {
             }
         }
         crate::api::parse_request_value(v).unwrap_or_default()
+    }
+
+    /// Sets `enableServiceLinks` (which the API server defaults) unless the spec says.
+    fn with_service_links(mut spec: Value) -> Value {
+        if let Some(obj) = spec.as_object_mut() {
+            obj.entry("enableServiceLinks").or_insert(Value::Bool(true));
+        }
+        spec
     }
 
     /// The full plan (decide + steps) for a request.

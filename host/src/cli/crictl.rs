@@ -4,6 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use podplan_core::config::crictl;
 use podplan_core::Plan;
 
 use super::exit::CliError;
@@ -20,9 +21,8 @@ pub struct CrictlFile {
     pub document: serde_json::Value,
 }
 
-/// The adapter from the plan to crictl's input documents. The conversion of each
-/// config is [`sandbox_document`] and [`container_document`]; this function picks
-/// the configs and names the files.
+/// The plan's configs as crictl's input documents (proto field names, enums as numbers:
+/// what crictl's loader decodes), with their file names.
 pub fn crictl_files(plan: &Plan) -> Result<Vec<CrictlFile>, CliError> {
     let Some(sandbox) = plan.sandbox_config.as_ref() else {
         return Err(CliError::usage(
@@ -32,7 +32,7 @@ pub fn crictl_files(plan: &Plan) -> Result<Vec<CrictlFile>, CliError> {
     };
     let mut files = vec![CrictlFile {
         name: SANDBOX_FILE.to_string(),
-        document: sandbox_document(&as_json(sandbox)?),
+        document: crictl::sandbox_json(sandbox),
     }];
     for entry in &plan.container_configs {
         if !is_safe_file_part(&entry.name) {
@@ -43,28 +43,10 @@ pub fn crictl_files(plan: &Plan) -> Result<Vec<CrictlFile>, CliError> {
         }
         files.push(CrictlFile {
             name: format!("container-{}.json", entry.name),
-            document: container_document(&as_json(&entry.config)?),
+            document: crictl::container_json(&entry.config),
         });
     }
     Ok(files)
-}
-
-/// The plan's config in its contract (proto3-JSON) form.
-fn as_json<T: serde::Serialize>(config: &T) -> Result<serde_json::Value, CliError> {
-    serde_json::to_value(config)
-        .map_err(|e| CliError::Io(format!("cannot serialise a CRI config: {e}")))
-}
-
-/// The crictl form of a `PodSandboxConfig`: the plan's proto3-JSON document
-/// (`podplan_core::config::crictl::sandbox_json` is the conversion to wire here).
-fn sandbox_document(config: &serde_json::Value) -> serde_json::Value {
-    config.clone()
-}
-
-/// The crictl form of a `ContainerConfig`: the plan's proto3-JSON document
-/// (`podplan_core::config::crictl::container_json` is the conversion to wire here).
-fn container_document(config: &serde_json::Value) -> serde_json::Value {
-    config.clone()
 }
 
 /// Container names are DNS labels; refuse anything that could leave the directory.

@@ -1,16 +1,19 @@
 //! `podplan demo`: an example pod walked through a scripted lifecycle. Each scene is
-//! an event (a container exits, a probe result, time passes, the spec changes, the
-//! sandbox dies) followed by the kubelet's next sync as podplan plans it; the plan is
-//! then carried out by a small runtime model ([`super::demo_runtime`]).
+//! an event (a container exits, a probe reports, time passes, the spec changes, the
+//! sandbox dies) followed by the kubelet's next sync as podplan plans it; the plan's
+//! steps are then carried out by the pure runtime model [`podplan_core::sim`].
 //!
 //! Everything is embedded: the demo reads no files.
 
 use std::io::{self, Write};
 
 use clap::Args;
+use podplan_core::request::{ProbeResult, ProbeResults};
+use podplan_core::runtime::{ContainerState, ContainerStatus, SandboxState};
+use podplan_core::sim::{self, script};
+use podplan_core::{Plan, PlanRequest};
 use serde_json::{json, Value};
 
-use super::demo_runtime::{Event, Runtime};
 use super::exit::{CliError, Status};
 use super::output::{one_line, write_text};
 
@@ -31,9 +34,49 @@ Examples:
 #[command(after_long_help = AFTER_HELP)]
 pub struct DemoArgs {
     /// Print one JSON object per sync instead of text:
-    /// {"step", "title", "request", "plan", "carriedOut"}.
+    /// {"step", "title", "notes", "request", "plan"}.
     #[arg(long)]
     pub jsonl: bool,
+}
+
+/// Something that happens to the pod between two syncs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// Virtual time passes.
+    Advance {
+        /// Seconds.
+        seconds: i64,
+    },
+    /// The newest running instance of a container exits.
+    Exit {
+        /// Container name.
+        container: &'static str,
+        /// Exit code.
+        code: i32,
+    },
+    /// The prober records a startup-probe result for a running container.
+    Startup {
+        /// Container name.
+        container: &'static str,
+        /// The result.
+        result: ProbeResult,
+    },
+    /// The prober records a liveness-probe result for a running container.
+    Liveness {
+        /// Container name.
+        container: &'static str,
+        /// The result.
+        result: ProbeResult,
+    },
+    /// The pod spec changes a container's image.
+    SetImage {
+        /// Container name.
+        container: &'static str,
+        /// The new image.
+        image: &'static str,
+    },
+    /// The latest sandbox dies (with every container in it).
+    SandboxLost,
 }
 
 /// One scene of the script: what happens, then a sync.
@@ -70,7 +113,7 @@ pub const SCRIPT: &[Scene] = &[
             Event::Advance { seconds: 3 },
             Event::Startup {
                 container: "log-shipper",
-                result: "success",
+                result: ProbeResult::Success,
             },
         ],
     },
@@ -108,7 +151,7 @@ pub const SCRIPT: &[Scene] = &[
             Event::Advance { seconds: 900 },
             Event::Liveness {
                 container: "app",
-                result: "failure",
+                result: ProbeResult::Failure,
             },
         ],
     },
@@ -142,7 +185,7 @@ pub const SCRIPT: &[Scene] = &[
             Event::Advance { seconds: 15 },
             Event::Startup {
                 container: "log-shipper",
-                result: "success",
+                result: ProbeResult::Success,
             },
         ],
     },
@@ -189,80 +232,249 @@ pub fn run(args: &DemoArgs) -> Result<Status, CliError> {
             &format!(
                 "podplan demo: the pod default/web (init-db, sidecar log-shipper, app) through \
                  {} syncs.\nEach step is an event, then the kubelet's next sync as podplan plans \
-                 it, then what the runtime did.\n\n",
+                 it; its steps are then carried out by a model runtime.\n\n",
                 SCRIPT.len()
             ),
         )?;
     }
-    let mut runtime = Runtime::new(example_pod(), START);
+    drive(|record| {
+        let text = if args.jsonl {
+            let line = json!({
+                "step": record.step, "title": record.scene.title, "notes": record.notes,
+                "request": record.request, "plan": record.plan,
+            });
+            serde_json::to_string(&line)
+                .map_err(|e| CliError::Io(format!("cannot serialise step {}: {e}", record.step)))?
+        } else {
+            render(&record)
+        };
+        write_text(&mut out, &text)
+    })?;
+    out.flush()?;
+    Ok(Status::Success)
+}
+
+/// What happened in one step.
+#[derive(Debug)]
+struct StepRecord {
+    step: usize,
+    scene: &'static Scene,
+    /// Seconds of virtual time since the start.
+    elapsed: i64,
+    /// Events that could not happen as scripted.
+    notes: Vec<String>,
+    /// The runtime before the sync, in words.
+    before: String,
+    /// The request of the sync.
+    request: PlanRequest,
+    /// Its plan.
+    plan: Plan,
+}
+
+/// Plays the script: the events, a sync, the plan carried out by [`sim::next_request`].
+fn drive(mut emit: impl FnMut(StepRecord) -> Result<(), CliError>) -> Result<(), CliError> {
+    let start = jiff::Timestamp::from_second(START).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    let mut now = start;
+    let mut request = podplan_core::api::parse_request_value(
+        json!({ "pod": example_pod(), "apiDefaults": true }),
+    )
+    .map_err(|e| CliError::Io(format!("the demo pod is invalid: {}", one_line(&e))))?;
     for (index, scene) in SCRIPT.iter().enumerate() {
         let step = index + 1;
         let notes: Vec<String> = scene
             .events
             .iter()
-            .filter_map(|event| runtime.apply(*event))
+            .filter_map(|event| apply(&mut request, &mut now, *event))
             .collect();
-        let before = runtime.describe();
-        let request = runtime.request();
-        let plan = podplan_core::api::parse_request_value(request.clone())
-            .and_then(|r| podplan_core::plan(&r))
-            .map_err(|e| {
-                CliError::Io(format!(
-                    "demo step {step}: the engine rejected the request: {}",
-                    one_line(&e)
-                ))
-            })?;
-        let plan_json = serde_json::to_value(&plan)
-            .map_err(|e| CliError::Io(format!("cannot serialise the plan: {e}")))?;
-        let done = runtime.execute(&plan_json);
-        tracing::debug!(step, ?done, "carried out the plan");
-        let text = if args.jsonl {
-            let record = json!({
-                "step": step, "title": scene.title, "notes": notes,
-                "request": request, "plan": plan_json, "carriedOut": done,
-            });
-            serde_json::to_string(&record)
-                .map_err(|e| CliError::Io(format!("cannot serialise step {step}: {e}")))?
-        } else {
-            render(step, scene, &runtime, &notes, &before, &plan, &done)
-        };
-        write_text(&mut out, &text)?;
+        request.now = Some(now);
+        let before = describe(&request);
+        let plan = podplan_core::plan(&request).map_err(|e| {
+            CliError::Io(format!(
+                "demo step {step}: the engine rejected the request: {}",
+                one_line(&e)
+            ))
+        })?;
+        let next = sim::next_request(&request, &plan, now);
+        tracing::debug!(step, steps = plan.steps.len(), "carried out the plan");
+        emit(StepRecord {
+            step,
+            scene,
+            elapsed: now.as_second() - start.as_second(),
+            notes,
+            before,
+            request: std::mem::replace(&mut request, next),
+            plan,
+        })?;
     }
-    out.flush()?;
-    Ok(Status::Success)
+    Ok(())
+}
+
+/// Applies one event to the request; returns a note when it could not happen as scripted.
+fn apply(request: &mut PlanRequest, now: &mut jiff::Timestamp, event: Event) -> Option<String> {
+    match event {
+        Event::Advance { seconds } => {
+            *now = now
+                .checked_add(jiff::SignedDuration::from_secs(seconds))
+                .unwrap_or(*now);
+            None
+        }
+        Event::Exit { container, code } => {
+            (!script::exit_container(request, container, code, *now))
+                .then(|| format!("{container} is not running, so it cannot exit"))
+        }
+        Event::Startup { container, result } => probe(request, container, "startup", result),
+        Event::Liveness { container, result } => probe(request, container, "liveness", result),
+        Event::SetImage { container, image } => {
+            let target = request.pod.spec.as_mut().and_then(|spec| {
+                spec.containers
+                    .iter_mut()
+                    .chain(spec.init_containers.iter_mut().flatten())
+                    .find(|c| c.name == container)
+            });
+            match target {
+                Some(c) => {
+                    c.image = Some(image.to_string());
+                    None
+                }
+                None => Some(format!("the pod has no container {container}")),
+            }
+        }
+        Event::SandboxLost => {
+            let has_sandbox = request
+                .runtime_status
+                .as_ref()
+                .is_some_and(|s| !s.sandbox_statuses.is_empty());
+            if has_sandbox {
+                script::kill_sandbox(request, *now);
+                None
+            } else {
+                Some("there is no sandbox to lose".into())
+            }
+        }
+    }
+}
+
+/// Records a probe result for the newest instance of `container`, if it runs.
+fn probe(
+    request: &mut PlanRequest,
+    container: &str,
+    kind: &str,
+    result: ProbeResult,
+) -> Option<String> {
+    let running = request.runtime_status.as_ref().is_some_and(|s| {
+        s.container_statuses
+            .iter()
+            .find(|c| c.name == container)
+            .is_some_and(|c| c.state == ContainerState::Running)
+    });
+    if !running {
+        return Some(format!(
+            "{container} is not running, so it has no {kind} probe"
+        ));
+    }
+    let (liveness, startup) = if kind == "liveness" {
+        (Some(result), None)
+    } else {
+        (None, Some(result))
+    };
+    script::set_probe(request, container, liveness, startup);
+    None
+}
+
+fn probe_word(result: ProbeResult) -> &'static str {
+    match result {
+        ProbeResult::Success => "success",
+        ProbeResult::Failure => "failure",
+        ProbeResult::Unknown => "unknown",
+    }
+}
+
+/// One line describing what the runtime reports.
+fn describe(request: &PlanRequest) -> String {
+    let Some(status) = request
+        .runtime_status
+        .as_ref()
+        .filter(|s| !s.sandbox_statuses.is_empty())
+    else {
+        return "nothing".into();
+    };
+    let latest = status.sandbox_statuses.first().map(|s| s.id.as_str());
+    let mut parts: Vec<String> = status
+        .sandbox_statuses
+        .iter()
+        .take(2)
+        .map(|s| {
+            let attempt = s.metadata.as_ref().map_or(0, |m| m.attempt);
+            let state = match s.state {
+                SandboxState::Ready => "ready",
+                SandboxState::NotReady => "not ready",
+            };
+            format!("{} (attempt {attempt}) {state}", s.id)
+        })
+        .collect();
+    // The newest instance of each container (older, exited ones are only counted).
+    let mut newest: Vec<&ContainerStatus> = Vec::new();
+    for c in &status.container_statuses {
+        if !newest.iter().any(|n| n.name == c.name) {
+            newest.push(c);
+        }
+    }
+    let older = status.container_statuses.len() - newest.len();
+    for c in newest.iter().rev() {
+        let state = match c.state {
+            ContainerState::Exited => format!("exited ({})", c.exit_code),
+            other => other.as_str().to_string(),
+        };
+        let mut facts = vec![format!("restarts {}", c.restart_count)];
+        if let Some(ProbeResults { liveness, startup }) = request.probes.get(&c.id) {
+            if let Some(r) = startup {
+                facts.push(format!("startup {}", probe_word(*r)));
+            }
+            if let Some(r) = liveness {
+                facts.push(format!("liveness {}", probe_word(*r)));
+            }
+        }
+        if c.pod_sandbox_id
+            .as_deref()
+            .is_some_and(|id| Some(id) != latest)
+        {
+            facts.push("old sandbox".into());
+        }
+        parts.push(format!("{} {state} [{}]", c.name, facts.join(", ")));
+    }
+    if older > 0 {
+        parts.push(format!("{older} older exited instance(s)"));
+    }
+    parts.join("; ")
 }
 
 /// One step as text.
-fn render(
-    step: usize,
-    scene: &Scene,
-    runtime: &Runtime,
-    notes: &[String],
-    before: &str,
-    plan: &podplan_core::Plan,
-    done: &[String],
-) -> String {
-    let mut text = format!("=== Step {step}/{}: {} ===\n", SCRIPT.len(), scene.title);
-    let seconds = runtime.elapsed();
+fn render(record: &StepRecord) -> String {
+    let mut text = format!(
+        "=== Step {}/{}: {} ===\n",
+        record.step,
+        SCRIPT.len(),
+        record.scene.title
+    );
+    let seconds = record.elapsed;
     text.push_str(&format!(
-        "time +{}m{:02}s · runtime before the sync: {before}\n",
+        "time +{}m{:02}s · runtime before the sync: {}\n",
         seconds / 60,
-        seconds % 60
+        seconds % 60,
+        record.before
     ));
-    for note in notes {
+    for note in &record.notes {
         text.push_str(&format!("note: {note}\n"));
     }
-    text.push_str("plan:\n");
-    let explained = podplan_core::explain::to_text(plan);
+    let explained = podplan_core::explain::to_text(&record.plan);
     for line in explained.lines() {
-        text.push_str("  ");
-        text.push_str(line);
-        text.push('\n');
-    }
-    if done.is_empty() {
-        text.push_str("carried out: nothing to do\n");
-    } else {
-        text.push_str(&format!("carried out: {}\n", done.join("; ")));
+        if line.trim().is_empty() {
+            text.push('\n');
+        } else {
+            text.push_str("  ");
+            text.push_str(line);
+            text.push('\n');
+        }
     }
     text.push('\n');
     text
@@ -270,6 +482,7 @@ fn render(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     #[test]
@@ -302,5 +515,70 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The demo tells the story its headers announce.
+    #[test]
+    fn the_story_happens_as_the_headers_say() {
+        let mut records = Vec::new();
+        drive(|r| {
+            records.push(r);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(records.len(), SCRIPT.len());
+        for r in &records {
+            assert!(r.notes.is_empty(), "step {}: {:?}", r.step, r.notes);
+        }
+        let step = |title: &str| {
+            records
+                .iter()
+                .find(|r| r.scene.title.contains(title))
+                .unwrap_or_else(|| unreachable!("no step {title}"))
+        };
+        let created = &step("nothing exists yet").plan.actions;
+        assert!(created.create_sandbox);
+        assert_eq!(created.init_containers_to_start, vec![0]);
+        assert_eq!(
+            step("init-db finishes (exit 0)")
+                .plan
+                .actions
+                .init_containers_to_start,
+            vec![1]
+        );
+        assert_eq!(
+            step("passes its startup probe")
+                .plan
+                .actions
+                .containers_to_start,
+            vec![0]
+        );
+        assert_eq!(
+            step("steady").plan.actions.containers_to_start,
+            Vec::<usize>::new()
+        );
+        assert!(step("crashes (exit 1)").plan.held_back.is_empty());
+        let backoff = &step("crash-loop back-off").plan;
+        assert!(
+            backoff.held_back.iter().any(|h| h.container == "app"),
+            "{backoff:?}"
+        );
+        assert!(step("back-off has expired").plan.held_back.is_empty());
+        for title in ["liveness probe fails", "image changes"] {
+            let actions = &step(title).plan.actions;
+            assert!(
+                actions.containers_to_kill.values().any(|k| k.name == "app"),
+                "{title}: {actions:?}"
+            );
+            assert_eq!(actions.containers_to_start, vec![0], "{title}");
+        }
+        let lost = &step("sandbox is lost").plan.actions;
+        assert!(
+            lost.kill_pod && lost.create_sandbox && lost.attempt == 1,
+            "{lost:?}"
+        );
+        let last = records.last().unwrap();
+        assert!(last.before.contains("log-shipper running") && last.before.contains("app running"));
+        assert!(!last.before.contains("app exited"), "{}", last.before);
     }
 }

@@ -4,7 +4,6 @@
 mod conformance;
 mod crictl;
 mod demo;
-mod demo_runtime;
 mod engine;
 mod exit;
 mod input;
@@ -34,7 +33,8 @@ Examples:
   podplan plan pod.yaml --output text            what happens to a new pod, in words
   podplan plan request.json                      the plan as the contract's JSON
   podplan plan --jsonl requests.jsonl            one plan per input line
-  podplan conformance conformance/               run the conformance vectors";
+  podplan conformance conformance/               run the conformance vectors
+  podplan playground                             the browser playground on 127.0.0.1";
 
 /// The `podplan` command line.
 #[derive(Debug, Parser)]
@@ -69,6 +69,8 @@ pub enum Command {
     /// Serve plans (JSON lines on stdin → stdout) from a wasm module that is swapped
     /// in whenever the watched file changes.
     ServeModule(podplan_host::cli_serve_module::ServeModuleArgs),
+    /// Serve the browser playground (embedded web/dist) on 127.0.0.1 and print its address.
+    Playground(podplan_host::playground::Args),
 }
 
 /// Parses the command line, runs the command and returns the exit code.
@@ -100,6 +102,9 @@ fn run(command: &Command) -> Result<Status, CliError> {
         Command::ServeModule(args) => podplan_host::cli_serve_module::run(args)
             .map(|()| Status::Success)
             .map_err(|e| CliError::usage(e.to_string())),
+        Command::Playground(args) => podplan_host::playground::run(args)
+            .map(|()| Status::Success)
+            .map_err(|err| CliError::usage(err.to_string())),
     }
 }
 

@@ -1,0 +1,45 @@
+//! Criterion benchmarks of the core engine: the typed decision (`plan`) and the
+//! JSON-bytes-to-plan-bytes call every front end makes (`plan_json`).
+//!
+//! `cargo bench -p podplan-benches` (add `-- --quick` for a fast run).
+
+#![allow(missing_docs, clippy::expect_used)]
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use podplan_benches::fixtures;
+
+fn typed(c: &mut Criterion) {
+    let mut group = c.benchmark_group("plan");
+    for fixture in fixtures() {
+        let request = fixture.typed().expect("every fixture is a valid request");
+        group.bench_with_input(
+            BenchmarkId::from_parameter(fixture.name),
+            &request,
+            |b, r| {
+                b.iter(|| podplan_core::plan(black_box(r)));
+            },
+        );
+    }
+    group.finish();
+}
+
+fn json_bytes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("plan_json");
+    for fixture in fixtures() {
+        let bytes = fixture.bytes();
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::from_parameter(fixture.name),
+            &bytes,
+            |b, input| {
+                b.iter(|| podplan_core::plan_json(black_box(input)));
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, typed, json_bytes);
+criterion_main!(benches);

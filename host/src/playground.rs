@@ -1,0 +1,332 @@
+//! `podplan playground`: serves the browser playground (web/) from the binary.
+//!
+//! The site is static: the page runs podplan's wasm module itself, keeps its whole session
+//! in the URL hash, and talks to no server. This command only hands out the files, which
+//! were embedded at compile time (see `build.rs`), on 127.0.0.1 by default.
+
+use std::io::{self, Write};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use tiny_http::{Header, Method, Request, Response, Server};
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/playground_assets.rs"));
+}
+
+/// Options of `podplan playground`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, short, default_value_t = 8137)]
+    pub port: u16,
+    /// Address to listen on. The default keeps the playground on this machine.
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    pub address: IpAddr,
+}
+
+/// Why the playground could not be served.
+#[derive(Debug, thiserror::Error)]
+pub enum PlaygroundError {
+    /// The address could not be bound (e.g. the port is taken).
+    #[error("cannot listen on {addr}: {reason} (try --port 0 for any free port)")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Receiving a request failed.
+    #[error("serving failed: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// The page served when the binary was built without web/dist.
+const NOT_BUILT: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>podplan playground: not built</title>
+<style>body{font-family:system-ui,sans-serif;max-width:42em;margin:3em auto;padding:0 1em;line-height:1.5}code,pre{background:#f2f3f5;padding:2px 4px;border-radius:4px}pre{padding:10px}</style>
+</head><body>
+<h1>The playground was not built into this binary</h1>
+<p><code>podplan playground</code> serves the site in <code>web/dist</code>, embedded when the
+binary is compiled. That folder did not exist when this binary was built. From the repository root:</p>
+<pre>scripts/build-wasm                  # podplan's engine as wasm (wasm/pkg/web)
+(cd web &amp;&amp; npm ci &amp;&amp; npm run build)  # the site (web/dist)
+cargo build -p podplan-host         # embeds web/dist</pre>
+<p>The built site is static: <code>web/dist</code> can also be served by any web server.</p>
+</body></html>
+"#;
+
+/// A file to send: body and content type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asset {
+    /// The bytes.
+    pub body: &'static [u8],
+    /// The `Content-Type`.
+    pub content_type: &'static str,
+    /// Whether the name carries a content hash (safe to cache for good).
+    pub immutable: bool,
+}
+
+/// Whether the binary carries a built site (otherwise it serves how-to-build instructions).
+#[must_use]
+pub fn site_built() -> bool {
+    embedded::BUILT
+}
+
+/// The `Content-Type` for a file name.
+#[must_use]
+pub fn content_type(path: &str) -> &'static str {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    match ext {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "wasm" => "application/wasm",
+        "json" | "map" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        "txt" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Finds the file for a request path (`/`, `/assets/index-abc.js?x`), if there is one.
+///
+/// ```
+/// use podplan_host::playground::lookup;
+/// let page = lookup("/").expect("there is always a page");
+/// assert_eq!(page.content_type, "text/html; charset=utf-8");
+/// assert!(lookup("/../Cargo.toml").is_none());
+/// ```
+#[must_use]
+pub fn lookup(url: &str) -> Option<Asset> {
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    let rel = path.trim_start_matches('/');
+    let rel = if rel.is_empty() || rel.ends_with('/') {
+        format!("{rel}index.html")
+    } else {
+        rel.to_string()
+    };
+    if !embedded::BUILT {
+        return (rel == "index.html").then_some(Asset {
+            body: NOT_BUILT.as_bytes(),
+            content_type: "text/html; charset=utf-8",
+            immutable: false,
+        });
+    }
+    embedded::ASSETS
+        .iter()
+        .find(|(name, _)| *name == rel)
+        .map(|(name, body)| Asset {
+            body,
+            content_type: content_type(name),
+            immutable: name.starts_with("assets/"),
+        })
+}
+
+fn header(name: &str, value: &str) -> Option<Header> {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
+}
+
+/// The page may load its own files and run wasm; it may not reach anything else.
+const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+fn respond(request: Request) -> io::Result<()> {
+    if !matches!(request.method(), Method::Get | Method::Head) {
+        let allow = header("Allow", "GET, HEAD");
+        let mut response = Response::from_string("method not allowed").with_status_code(405);
+        if let Some(h) = allow {
+            response.add_header(h);
+        }
+        return request.respond(response);
+    }
+    let Some(asset) = lookup(request.url()) else {
+        return request.respond(Response::from_string("not found").with_status_code(404));
+    };
+    // tiny_http leaves the body out of HEAD answers itself (with the real length).
+    let mut response = Response::from_data(asset.body);
+    let cache = if asset.immutable {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    };
+    for h in [
+        header("Content-Type", asset.content_type),
+        header("Cache-Control", cache),
+        header("X-Content-Type-Options", "nosniff"),
+        header("Content-Security-Policy", CSP),
+        header("Referrer-Policy", "no-referrer"),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        response.add_header(h);
+    }
+    request.respond(response)
+}
+
+/// A bound playground server.
+pub struct Playground {
+    server: Server,
+    addr: SocketAddr,
+}
+
+impl Playground {
+    /// Binds the address of `args`.
+    pub fn bind(args: &Args) -> Result<Self, PlaygroundError> {
+        let wanted = SocketAddr::new(args.address, args.port);
+        let server = Server::http(wanted).map_err(|e| PlaygroundError::Bind {
+            addr: wanted,
+            reason: e.to_string(),
+        })?;
+        let addr = server.server_addr().to_ip().unwrap_or(wanted);
+        Ok(Self { server, addr })
+    }
+
+    /// The address actually bound (with the real port when 0 was asked for).
+    #[must_use]
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The page's URL.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Answers requests until the process ends. A failed answer (the browser went away)
+    /// is not fatal.
+    pub fn serve_forever(&self) -> Result<(), PlaygroundError> {
+        loop {
+            let request = self.server.recv()?;
+            let _ = respond(request);
+        }
+    }
+
+    /// Answers one request (for tests).
+    pub fn serve_one(&self) -> Result<(), PlaygroundError> {
+        let request = self.server.recv()?;
+        respond(request)?;
+        Ok(())
+    }
+}
+
+/// `podplan playground`: bind, print the address, serve.
+pub fn run(args: &Args) -> Result<(), PlaygroundError> {
+    let playground = Playground::bind(args)?;
+    let mut out = io::stdout().lock();
+    writeln!(out, "podplan playground: {}", playground.url())?;
+    if !site_built() {
+        writeln!(
+            out,
+            "(this binary was built without web/dist; the page says how to build it)"
+        )?;
+    }
+    writeln!(out, "Press Ctrl+C to stop.")?;
+    out.flush()?;
+    drop(out);
+    playground.serve_forever()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::net::TcpStream;
+
+    fn get(addr: SocketAddr, raw: &str) -> String {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream.write_all(raw.as_bytes()).unwrap();
+        let mut text = String::new();
+        stream.read_to_string(&mut text).unwrap();
+        text
+    }
+
+    fn serve(raw: &'static str) -> String {
+        let pg = Playground::bind(&Args {
+            port: 0,
+            address: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        })
+        .unwrap();
+        let addr = pg.addr();
+        assert_ne!(addr.port(), 0);
+        assert!(pg.url().starts_with("http://127.0.0.1:"));
+        let client = std::thread::spawn(move || get(addr, raw));
+        pg.serve_one().unwrap();
+        client.join().unwrap()
+    }
+
+    #[test]
+    fn serves_the_page_at_the_root() {
+        let text = serve("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+        assert!(text.contains("Content-Type: text/html; charset=utf-8"));
+        assert!(text.contains("Content-Security-Policy: default-src 'self'"));
+        assert!(text.contains("<html"));
+    }
+
+    #[test]
+    fn unknown_paths_are_404() {
+        let text = serve("GET /nope.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(text.starts_with("HTTP/1.1 404"), "{text}");
+    }
+
+    #[test]
+    fn only_get_and_head() {
+        let text =
+            serve("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        assert!(text.starts_with("HTTP/1.1 405"), "{text}");
+        let head = serve("HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        assert!(!head.contains("<html"));
+        assert!(!head.contains("Content-Length: 0\r\n"), "{head}");
+    }
+
+    #[test]
+    fn paths_resolve_to_embedded_files_only() {
+        assert!(lookup("/index.html?x=1").is_some());
+        assert_eq!(lookup("/"), lookup("/index.html"));
+        assert!(lookup("/../../etc/passwd").is_none());
+        assert!(lookup("/assets/missing.js").is_none());
+        if site_built() {
+            // Every embedded file is reachable under its own path with a sensible type.
+            for (name, body) in embedded::ASSETS {
+                let asset = lookup(&format!("/{name}")).unwrap();
+                assert_eq!(asset.body.len(), body.len());
+                assert_ne!(asset.content_type, "", "{name}");
+            }
+            assert!(embedded::ASSETS.iter().any(|(n, _)| n.ends_with(".js")));
+        } else {
+            assert!(std::str::from_utf8(lookup("/").unwrap().body)
+                .unwrap()
+                .contains("npm run build"));
+        }
+    }
+
+    #[test]
+    fn content_types() {
+        assert_eq!(content_type("a/b.wasm"), "application/wasm");
+        assert_eq!(content_type("x.js"), "text/javascript; charset=utf-8");
+        assert_eq!(content_type("noext"), "application/octet-stream");
+    }
+
+    #[test]
+    fn a_taken_port_is_a_clear_error() {
+        let first = Playground::bind(&Args {
+            port: 0,
+            address: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        })
+        .unwrap();
+        let err = Playground::bind(&Args {
+            port: first.addr().port(),
+            address: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        })
+        .err()
+        .unwrap();
+        assert!(err.to_string().contains("--port 0"), "{err}");
+    }
+}

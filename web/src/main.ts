@@ -1,0 +1,425 @@
+// The playground page: wires the editor, timeline, runtime controls and sync details to
+// the session, and keeps the session in the URL hash.
+
+import "./style.css";
+import { admitted } from "./defaults";
+import { loadEngine, type Engine } from "./engine";
+import { convertText, locatePath, parsePodText, type Format } from "./podtext";
+import { DEFAULT_SCENARIO, SCENARIOS, scenarioById, scenarioText } from "./scenarios";
+import { describeAction, next, replay, type Session, type SessionAction, type SyncRecord } from "./session";
+import { decodeShare, encodeShare } from "./share";
+import { buildRequest } from "./sim";
+import { isError } from "./types";
+import { h, replaceChildren } from "./ui/dom";
+import { renderDetails, type ConfigForm, type TabId } from "./ui/details";
+import { renderDrive } from "./ui/drive";
+import { createEditor, type PodEditor } from "./ui/editor";
+import { renderTimeline, seconds } from "./ui/timeline";
+
+interface AppState {
+  engine: Engine;
+  session: Session;
+  syncs: SyncRecord[];
+  selected: number;
+  tab: TabId;
+  configForm: ConfigForm;
+  inputs: Record<string, string>;
+  /** The pod text in force at the selected sync (the editor is "dirty" when it differs). */
+  editorBase: string;
+  editor?: PodEditor;
+  /** The last hash this page wrote, to tell our own updates from pasted links. */
+  writtenHash: string;
+}
+
+const $ = (id: string) => document.getElementById(id)!;
+let app: AppState;
+
+function last(): number {
+  return app.syncs.length - 1;
+}
+
+function current(): SyncRecord {
+  return app.syncs[app.selected]!;
+}
+
+function dirty(): boolean {
+  return !!app.editor && app.editor.getText() !== app.editorBase;
+}
+
+function freshSession(id: string, format: Format): Session {
+  const sc = scenarioById(id) ?? scenarioById(DEFAULT_SCENARIO)!;
+  return { scenario: sc.id, format, pod: scenarioText(sc.id, format)!, gates: { ...(sc.gates ?? {}) }, actions: [] };
+}
+
+// ---------------------------------------------------------------------------------------
+// Session changes
+
+function setSession(session: Session, selected?: number, draft?: string) {
+  app.session = session;
+  app.syncs = replay(app.engine, session);
+  app.selected = selected !== undefined && selected >= 0 && selected <= last() ? selected : last();
+  app.editorBase = current().podText;
+  app.editor?.setFormat(session.format);
+  app.editor?.setText(draft ?? app.editorBase);
+  render();
+  validateSoon(0);
+  saveHash();
+}
+
+function act(action: SessionAction) {
+  if (app.selected < last()) {
+    app.session.actions = app.session.actions.slice(0, app.selected);
+    app.syncs = app.syncs.slice(0, app.selected + 1);
+  }
+  app.session.actions.push(action);
+  app.syncs.push(next(app.engine, app.syncs[last()]!, action, app.session));
+  const keepDraft = dirty() && action.t !== "edit";
+  app.selected = last();
+  app.editorBase = current().podText;
+  if (!keepDraft) app.editor?.setText(app.editorBase);
+  render();
+  announce(`Sync #${app.selected}: ${describeAction(action)}. ${summary(current())}`);
+  validateSoon(0);
+  saveHash();
+}
+
+function select(i: number) {
+  if (i < 0 || i > last()) return;
+  const wasDirty = dirty();
+  app.selected = i;
+  app.editorBase = current().podText;
+  if (!wasDirty) app.editor?.setText(app.editorBase);
+  render();
+  validateSoon(0);
+  saveHash();
+}
+
+function summary(sync: SyncRecord): string {
+  if (isError(sync.answer)) return `The engine refused it: ${sync.answer.error.message}`;
+  const d = sync.answer.decisions ?? [];
+  return d.length ? d.map((x) => x.message).join(" ") : `${sync.applied.length} runtime change(s).`;
+}
+
+// ---------------------------------------------------------------------------------------
+// URL hash
+
+let hashSeq = 0;
+async function saveHash() {
+  const seq = ++hashSeq;
+  const payload = await encodeShare(
+    {
+      session: app.session,
+      selected: app.selected === last() ? undefined : app.selected,
+      draft: dirty() ? app.editor!.getText() : undefined,
+    },
+    scenarioText(app.session.scenario, app.session.format),
+  );
+  if (seq !== hashSeq) return;
+  app.writtenHash = `#s=${payload}`;
+  if (location.hash !== app.writtenHash) history.replaceState(null, "", app.writtenHash);
+}
+
+async function sessionFromHash(): Promise<{ session: Session; selected?: number; draft?: string } | undefined> {
+  const m = /^#s=(.+)$/.exec(location.hash);
+  if (!m) return undefined;
+  return decodeShare(m[1]!, scenarioText);
+}
+
+// ---------------------------------------------------------------------------------------
+// Editor validation
+
+let validateTimer: ReturnType<typeof setTimeout> | undefined;
+function validateSoon(ms = 250) {
+  clearTimeout(validateTimer);
+  validateTimer = setTimeout(validate, ms);
+}
+
+/** Checks the editor text: syntax first, then the engine, against the selected sync's runtime. */
+function validate(): boolean {
+  const editor = app.editor;
+  if (!editor) return false;
+  const text = editor.getText();
+  const status = $("editor-status");
+  const parsed = parsePodText(text, app.session.format);
+  const isDirty = text !== app.editorBase;
+  $("apply").toggleAttribute("disabled", !isDirty);
+  $("revert").toggleAttribute("disabled", !isDirty);
+  if (!parsed.ok) {
+    editor.setErrors(parsed.errors);
+    status.className = "editor-status bad";
+    status.textContent = parsed.errors[0]!.message;
+    return false;
+  }
+  const answer = app.engine.plan(buildRequest(current().after, admitted(parsed.pod), app.session.gates));
+  if (isError(answer)) {
+    const e = answer.error;
+    const at = locatePath(parsed.doc, e.path);
+    editor.setErrors([{ from: at?.from ?? 0, to: at?.to ?? Math.min(1, text.length), message: `${e.message}${e.path ? ` (${e.path})` : ""}` }]);
+    status.className = "editor-status bad";
+    status.textContent = `${e.kind}${e.path ? ` at ${e.path}` : ""}: ${e.message}`;
+    return false;
+  }
+  editor.setErrors([]);
+  status.className = "editor-status ok";
+  status.textContent = isDirty
+    ? `Valid. “Apply change” runs sync #${app.selected + 1} with this spec; “Start over” makes it the starting pod.`
+    : `The pod in force at sync #${app.selected}. Edit it and apply to see how the kubelet reacts.`;
+  return true;
+}
+
+function applyEdit() {
+  if (!dirty()) return;
+  if (!validate()) {
+    $("editor-status").focus();
+    return;
+  }
+  act({ t: "edit", pod: app.editor!.getText() });
+}
+
+function startOver() {
+  const text = app.editor!.getText();
+  const parsed = parsePodText(text, app.session.format);
+  if (!parsed.ok) {
+    validate();
+    return;
+  }
+  const same = text === scenarioText(app.session.scenario, app.session.format);
+  setSession({ scenario: same ? app.session.scenario : "custom", format: app.session.format, pod: text, gates: app.session.gates, actions: [] });
+  announce("Started over with the pod in the editor.");
+}
+
+function switchFormat(to: Format) {
+  const from = app.session.format;
+  if (from === to) return;
+  const draft = convertText(app.editor!.getText(), from, to);
+  if (draft === undefined) {
+    $("editor-status").textContent = `Fix the ${from.toUpperCase()} errors before switching to ${to.toUpperCase()}.`;
+    render();
+    return;
+  }
+  const conv = (t: string) => convertText(t, from, to) ?? t;
+  const s = app.session;
+  const session: Session = {
+    ...s,
+    format: to,
+    pod: s.scenario !== "custom" && s.pod === scenarioText(s.scenario, from) ? scenarioText(s.scenario, to)! : conv(s.pod),
+    actions: s.actions.map((a) => (a.t === "edit" ? { ...a, pod: conv(a.pod) } : a)),
+  };
+  const wasDirty = dirty();
+  setSession(session, app.selected, wasDirty ? draft : undefined);
+}
+
+// ---------------------------------------------------------------------------------------
+// Rendering
+
+function announce(text: string) {
+  const live = $("announcer");
+  live.textContent = "";
+  setTimeout(() => (live.textContent = text), 30);
+}
+
+async function copy(text: string, what: string) {
+  const status = $("share-status");
+  try {
+    await navigator.clipboard.writeText(text);
+    status.textContent = `${what} copied.`;
+  } catch {
+    status.textContent = `Could not use the clipboard; select the text and copy it.`;
+  }
+}
+
+function renderGallery() {
+  const active = app.session.scenario;
+  const sc = scenarioById(active);
+  replaceChildren(
+    $("gallery"),
+    h(
+      "nav",
+      { "aria-label": "Scenarios", class: "gallery" },
+      h(
+        "ul",
+        null,
+        SCENARIOS.map((s) =>
+          h(
+            "li",
+            null,
+            h("button", { id: `scenario-${s.id}`, class: "chip", "aria-pressed": s.id === active ? "true" : "false", title: s.summary, onclick: () => setSession(freshSession(s.id, app.session.format)) }, s.title),
+          ),
+        ),
+      ),
+    ),
+    sc
+      ? h(
+          "div",
+          { class: "scenario-info" },
+          h("p", null, h("strong", null, sc.title), " — ", sc.summary),
+          h("p", { class: "small" }, h("strong", null, "Try: ")),
+          h("ol", { class: "try small" }, sc.tryThis.map((t) => h("li", null, t))),
+        )
+      : h("div", { class: "scenario-info" }, h("p", null, h("strong", null, "Your own pod."), " Pick a scenario above to start from a ready one.")),
+  );
+}
+
+function renderEditorBar() {
+  replaceChildren(
+    $("editor-bar"),
+    h(
+      "div",
+      { class: "format", role: "radiogroup", "aria-label": "Editor format" },
+      (["yaml", "json"] as const).map((f) =>
+        h("label", null, h("input", { type: "radio", name: "format", id: `format-${f}`, value: f, checked: app.session.format === f, onchange: () => switchFormat(f) }), ` ${f.toUpperCase()}`),
+      ),
+    ),
+    h("span", { class: "small muted" }, dirty() ? "unapplied changes" : `pod at sync #${app.selected}`),
+  );
+}
+
+function renderEditorActions() {
+  replaceChildren(
+    $("editor-actions"),
+    h("button", { id: "apply", class: "primary", onclick: applyEdit, disabled: !dirty(), title: "Ctrl+Enter in the editor" }, "Apply change (next sync)"),
+    h("button", { id: "start-over", onclick: startOver }, "Start over with this pod"),
+    h("button", { id: "revert", onclick: () => (app.editor!.setText(app.editorBase), validateSoon(0), render()), disabled: !dirty() }, "Revert"),
+  );
+}
+
+function renderGates() {
+  const el = $("gates") as HTMLDetailsElement;
+  const text = Object.entries(app.session.gates)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+  const apply = () => {
+    const raw = ($("gates-input") as HTMLInputElement).value.trim();
+    const gates: Record<string, boolean> = {};
+    for (const part of raw.split(/[,\s]+/).filter(Boolean)) {
+      const m = /^([A-Za-z0-9]+)=(true|false)$/.exec(part);
+      if (!m) {
+        $("gates-status").textContent = `Not understood: “${part}”. Write Name=true or Name=false, separated by commas.`;
+        return;
+      }
+      gates[m[1]!] = m[2] === "true";
+    }
+    setSession({ ...app.session, gates, actions: [] });
+  };
+  replaceChildren(
+    el,
+    h("summary", null, "Feature gates", text ? `: ${text}` : " (Kubernetes 1.37 defaults)"),
+    h("p", { class: "small muted" }, "Overrides sent with every request, e.g. ", h("code", null, "ContainerRestartRules=false"), ". Changing them starts over."),
+    h(
+      "div",
+      { class: "inline" },
+      h("label", { for: "gates-input", class: "sr-only" }, "Feature gate overrides"),
+      h("input", { id: "gates-input", type: "text", value: text, placeholder: "Name=true,Other=false", spellcheck: "false", onkeydown: (e: KeyboardEvent) => e.key === "Enter" && apply() }),
+      h("button", { id: "gates-apply", onclick: apply }, "Set and start over"),
+    ),
+    h("p", { id: "gates-status", class: "small", role: "status" }),
+  );
+}
+
+function render() {
+  renderGallery();
+  renderEditorBar();
+  renderEditorActions();
+  renderGates();
+  const sync = current();
+  replaceChildren($("timeline-body"), renderTimeline(app.syncs, app.selected, select));
+  keepSelectedColumnVisible();
+  replaceChildren(
+    $("drive-body"),
+    ...renderDrive({
+      sync,
+      first: app.syncs[0]!,
+      last: last(),
+      inputs: app.inputs,
+      act,
+      goLatest: () => select(last()),
+    }),
+  );
+  $("see-title").textContent = `Sync #${sync.index} at t=${seconds(sync, app.syncs[0]!)}s — ${describeAction(sync.trigger)}`;
+  replaceChildren(
+    $("see-body"),
+    ...renderDetails({
+      sync,
+      tab: app.tab,
+      configForm: app.configForm,
+      setTab: (t) => {
+        app.tab = t;
+        render();
+      },
+      setConfigForm: (f) => {
+        app.configForm = f;
+        render();
+      },
+      copy,
+    }),
+  );
+}
+
+/** Scrolls the timeline so the selected column is in view (not under the row headers). */
+function keepSelectedColumnVisible() {
+  const scroller = document.querySelector<HTMLElement>(".timeline-scroll");
+  const th = document.getElementById(`sync-${app.selected}`)?.parentElement;
+  const rowhead = document.querySelector<HTMLElement>(".timeline th.rowhead");
+  if (!scroller || !th) return;
+  const covered = rowhead?.offsetWidth ?? 0;
+  const left = th.offsetLeft - covered - 4;
+  const right = th.offsetLeft + th.offsetWidth + 4 - scroller.clientWidth;
+  if (scroller.scrollLeft > left) scroller.scrollLeft = Math.max(0, left);
+  else if (scroller.scrollLeft < right) scroller.scrollLeft = right;
+}
+
+// ---------------------------------------------------------------------------------------
+// Start
+
+async function main() {
+  document.body.appendChild(h("div", { id: "announcer", class: "sr-only", role: "status", "aria-live": "polite" }));
+  const engine = await loadEngine();
+  const badge = $("engine-badge");
+  badge.textContent = engine.version;
+  badge.classList.toggle("standin", !engine.real);
+  if (!engine.real) badge.title = "Build the wasm module (scripts/build-wasm) and rebuild the page to use podplan itself.";
+  const fromHash = await sessionFromHash();
+  app = {
+    engine,
+    session: fromHash?.session ?? freshSession(DEFAULT_SCENARIO, "yaml"),
+    syncs: [],
+    selected: 0,
+    tab: "decisions",
+    configForm: "crictl",
+    inputs: {},
+    editorBase: "",
+    writtenHash: "",
+  };
+  app.syncs = replay(engine, app.session);
+  app.selected = fromHash?.selected !== undefined && fromHash.selected <= last() ? fromHash.selected : last();
+  app.editorBase = current().podText;
+  app.editor = createEditor($("editor"), {
+    text: fromHash?.draft ?? app.editorBase,
+    format: app.session.format,
+    onChange: () => {
+      validateSoon();
+      renderEditorBar();
+      renderEditorActions();
+      saveHashSoon();
+    },
+    onApply: applyEdit,
+  });
+  render();
+  validate();
+  await saveHash();
+  $("share").addEventListener("click", () => void saveHash().then(() => copy(location.href, "Share link")));
+  window.addEventListener("hashchange", async () => {
+    if (location.hash === app.writtenHash) return;
+    const shared = await sessionFromHash();
+    if (shared) setSession(shared.session, shared.selected, shared.draft);
+  });
+  document.body.dataset.ready = "true";
+}
+
+let hashTimer: ReturnType<typeof setTimeout> | undefined;
+function saveHashSoon() {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(() => void saveHash(), 400);
+}
+
+void main();

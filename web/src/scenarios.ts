@@ -1,0 +1,267 @@
+// The gallery: ready pods, each with a few things to try.
+
+import { convertText, type Format } from "./podtext";
+
+export interface Scenario {
+  id: string;
+  title: string;
+  /** One sentence: what this scenario shows. */
+  summary: string;
+  /** Things to try, in order. */
+  tryThis: string[];
+  /** Feature-gate overrides, if the scenario needs any. */
+  gates?: Record<string, boolean>;
+  yaml: string;
+}
+
+const meta = (name: string, uid: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+  namespace: default
+  uid: ${uid}
+`;
+
+export const SCENARIOS: Scenario[] = [
+  {
+    id: "plain",
+    title: "Plain pod",
+    summary: "One container, restartPolicy Always: the first sync creates the sandbox and starts it.",
+    tryThis: ["Make web exit with code 0: Always restarts even a clean exit.", "Resync: a healthy running pod needs nothing."],
+    yaml: `${meta("web", "7d3c1f60-0001-4000-8000-000000000001")}spec:
+  containers:
+  - name: web
+    image: nginx:1.27
+    ports:
+    - containerPort: 80
+`,
+  },
+  {
+    id: "init",
+    title: "Init containers",
+    summary: "Two init containers run one at a time, in order, before the app starts.",
+    tryThis: [
+      "Make wait-for-db exit with 0: the next init container starts.",
+      "Make migrate exit with 1: it is run again (the pod's policy is Always).",
+      "Make migrate exit with 0: now the app starts.",
+    ],
+    yaml: `${meta("shop", "7d3c1f60-0002-4000-8000-000000000002")}spec:
+  initContainers:
+  - name: wait-for-db
+    image: busybox:1.36
+    command: ["sh", "-c", "until nc -z db 5432; do sleep 1; done"]
+  - name: migrate
+    image: shop/migrate:2.4
+  containers:
+  - name: shop
+    image: shop/api:2.4
+`,
+  },
+  {
+    id: "sidecar",
+    title: "Sidecar with startup probe",
+    summary: "A sidecar (an init container with restartPolicy Always) must pass its startup probe before the next init container starts.",
+    tryThis: [
+      "Pass the startup probe of log-shipper: the next init container starts.",
+      "Make setup exit with 0: the app starts, and the sidecar keeps running.",
+      "Make log-shipper exit: sidecars are always restarted.",
+    ],
+    yaml: `${meta("api", "7d3c1f60-0003-4000-8000-000000000003")}spec:
+  initContainers:
+  - name: log-shipper
+    image: fluent/fluent-bit:3.1
+    restartPolicy: Always
+    startupProbe:
+      httpGet:
+        path: /api/v1/health
+        port: 2020
+      periodSeconds: 2
+      failureThreshold: 30
+  - name: setup
+    image: busybox:1.36
+    command: ["sh", "-c", "cp /defaults/* /config/"]
+  containers:
+  - name: api
+    image: example/api:1.0
+`,
+  },
+  {
+    id: "crashloop",
+    title: "Crash loop with back-off",
+    summary: "A container that keeps failing is restarted after growing waits: 10s, 20s, 40s … up to 5 minutes.",
+    tryThis: [
+      "Make worker exit with code 1: the first restart is immediate.",
+      "Make it exit with 1 again: now the start is held back (CrashLoopBackOff).",
+      "Advance to the back-off expiry: it starts again, and the next wait doubles.",
+    ],
+    yaml: `${meta("worker", "7d3c1f60-0004-4000-8000-000000000004")}spec:
+  restartPolicy: Always
+  containers:
+  - name: worker
+    image: busybox:1.36
+    command: ["sh", "-c", "echo starting; exit 1"]
+`,
+  },
+  {
+    id: "liveness",
+    title: "Liveness failure",
+    summary: "When the liveness probe fails, the kubelet kills the container and starts it again.",
+    tryThis: ["Fail the liveness probe of app: it is killed and restarted in the same sync.", "Fail it again: the restart now waits for the back-off."],
+    yaml: `${meta("portal", "7d3c1f60-0005-4000-8000-000000000005")}spec:
+  containers:
+  - name: app
+    image: example/portal:3.2
+    livenessProbe:
+      httpGet:
+        path: /healthz
+        port: 8080
+      periodSeconds: 10
+      failureThreshold: 3
+`,
+  },
+  {
+    id: "onfailure",
+    title: "OnFailure pod finishing",
+    summary: "A batch pod with restartPolicy OnFailure: failures are retried, success ends the pod.",
+    tryThis: ["Make report exit with 1: it is restarted.", "Make report exit with 0: nothing is left to run, so the pod is stopped for good."],
+    yaml: `${meta("report", "7d3c1f60-0006-4000-8000-000000000006")}spec:
+  restartPolicy: OnFailure
+  containers:
+  - name: report
+    image: example/report:1.0
+    command: ["generate-report", "--month", "2026-01"]
+`,
+  },
+  {
+    id: "never",
+    title: "Never pod finishing",
+    summary: "restartPolicy Never: whatever the exit code, a container runs once; when all are done the pod stops.",
+    tryThis: ["Make step-a exit with 1: it is not restarted; step-b keeps running.", "Make step-b exit with 0: the pod is stopped and no new sandbox is made."],
+    yaml: `${meta("once", "7d3c1f60-0007-4000-8000-000000000007")}spec:
+  restartPolicy: Never
+  containers:
+  - name: step-a
+    image: busybox:1.36
+  - name: step-b
+    image: busybox:1.36
+`,
+  },
+  {
+    id: "image",
+    title: "Image change",
+    summary: "The kubelet hashes each container's name and image; a new image means kill and start again.",
+    tryThis: ["In the editor, change the image of web to nginx:1.28 and press Apply: the container is killed and started again.", "Change its command instead: not hashed, so nothing happens."],
+    yaml: `${meta("site", "7d3c1f60-0008-4000-8000-000000000008")}spec:
+  containers:
+  - name: web
+    image: nginx:1.27
+  - name: metrics
+    image: example/metrics:0.9
+`,
+  },
+  {
+    id: "sandbox",
+    title: "Sandbox loss",
+    summary: "If the pod sandbox dies or loses its IP, the kubelet kills the whole pod and creates a new sandbox.",
+    tryThis: ["Press “Sandbox dies”: KillPod and CreateSandbox, with a SandboxChanged event.", "Press “Sandbox loses its IP”: the same, for a different reason."],
+    yaml: `${meta("cache", "7d3c1f60-0009-4000-8000-000000000009")}spec:
+  initContainers:
+  - name: warmup
+    image: busybox:1.36
+  containers:
+  - name: redis
+    image: redis:7.4
+  - name: exporter
+    image: oliver006/redis_exporter:1.62
+`,
+  },
+  {
+    id: "ephemeral",
+    title: "Ephemeral debug container",
+    summary: "kubectl debug adds an ephemeral container to a running pod; the kubelet starts it once and never restarts it.",
+    tryThis: [
+      "Uncomment the ephemeralContainers block in the editor and press Apply: debugger starts.",
+      "Make debugger exit: it is not restarted.",
+    ],
+    yaml: `${meta("checkout", "7d3c1f60-0010-4000-8000-000000000010")}spec:
+  containers:
+  - name: app
+    image: example/checkout:5.1
+  # Uncomment to attach a debug container (what kubectl debug adds), then Apply:
+  # ephemeralContainers:
+  # - name: debugger
+  #   image: busybox:1.36
+  #   command: ["sh"]
+  #   stdin: true
+  #   tty: true
+  #   targetContainerName: app
+`,
+  },
+  {
+    id: "resize",
+    title: "In-place resize",
+    summary: "Changing CPU or memory can be applied to a running container; a resizePolicy can demand a restart instead.",
+    tryThis: [
+      "Change cpu from 500m to 750m (requests and limits) and Apply: resized in place, no restart.",
+      "Change memory from 256Mi to 512Mi and Apply: memory says RestartContainer, so app restarts.",
+    ],
+    yaml: `${meta("calc", "7d3c1f60-0011-4000-8000-000000000011")}spec:
+  containers:
+  - name: app
+    image: example/calc:2.0
+    resizePolicy:
+    - resourceName: cpu
+      restartPolicy: NotRequired
+    - resourceName: memory
+      restartPolicy: RestartContainer
+    resources:
+      requests:
+        cpu: 500m
+        memory: 256Mi
+      limits:
+        cpu: 500m
+        memory: 256Mi
+`,
+  },
+  {
+    id: "rules",
+    title: "Restart rules",
+    summary: "Container restart rules pick the action by exit code: restart just this container, or restart every container of the pod.",
+    tryThis: [
+      "Make trainer exit with 42: the rule says Restart, though its policy is Never.",
+      "Make trainer exit with 1: no rule matches, so Never applies.",
+      "Start over, and make trainer exit with 99: RestartAllContainers resets the whole pod.",
+    ],
+    yaml: `${meta("train", "7d3c1f60-0012-4000-8000-000000000012")}spec:
+  restartPolicy: Never
+  containers:
+  - name: trainer
+    image: example/trainer:0.7
+    restartPolicy: Never
+    restartPolicyRules:
+    - action: Restart
+      exitCodes:
+        operator: In
+        values: [42]
+    - action: RestartAllContainers
+      exitCodes:
+        operator: In
+        values: [99]
+  - name: data-loader
+    image: example/loader:0.7
+`,
+  },
+];
+
+export const DEFAULT_SCENARIO = "crashloop";
+
+export function scenarioById(id: string): Scenario | undefined {
+  return SCENARIOS.find((s) => s.id === id);
+}
+
+/** A scenario's pod text in the given format. */
+export function scenarioText(id: string, format: Format): string | undefined {
+  const s = scenarioById(id);
+  if (!s) return undefined;
+  return format === "yaml" ? s.yaml : convertText(s.yaml, "yaml", "json");
+}

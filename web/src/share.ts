@@ -1,0 +1,112 @@
+// The whole session in the URL hash: `#s=<payload>`. The payload is the session as JSON,
+// deflated and base64url-encoded ("z" prefix), or plain base64url ("j" prefix) where the
+// browser has no CompressionStream. Nothing is stored anywhere else.
+
+import type { Session, SessionAction } from "./session";
+
+export interface Shared {
+  session: Session;
+  /** The sync being looked at. */
+  selected?: number;
+  /** Unapplied editor text, when it differs from the pod in force. */
+  draft?: string;
+}
+
+/** The compact form written to the URL. Omitted fields take their defaults. */
+interface Wire {
+  v: 1;
+  sc: string;
+  f?: "json";
+  p?: string;
+  g?: Record<string, boolean>;
+  a?: SessionAction[];
+  sel?: number;
+  d?: string;
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let bin = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(s: string): Uint8Array {
+  const b64 = s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4);
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+async function pipe(bytes: Uint8Array, stream: CompressionStream | DecompressionStream): Promise<Uint8Array> {
+  const out = new Response(new Blob([bytes as BlobPart]).stream().pipeThrough(stream));
+  return new Uint8Array(await out.arrayBuffer());
+}
+
+/**
+ * Encodes a session. `scenarioPod` is the gallery text of the session's scenario: when the
+ * starting pod is exactly that, it is left out of the link.
+ */
+export async function encodeShare(shared: Shared, scenarioPod?: string): Promise<string> {
+  const s = shared.session;
+  const wire: Wire = { v: 1, sc: s.scenario };
+  if (s.format === "json") wire.f = "json";
+  if (scenarioPod === undefined || s.pod !== scenarioPod) wire.p = s.pod;
+  if (Object.keys(s.gates).length) wire.g = s.gates;
+  if (s.actions.length) wire.a = s.actions;
+  if (shared.selected !== undefined) wire.sel = shared.selected;
+  if (shared.draft !== undefined) wire.d = shared.draft;
+  const bytes = new TextEncoder().encode(JSON.stringify(wire));
+  if (typeof CompressionStream === "function") return "z" + toBase64Url(await pipe(bytes, new CompressionStream("deflate-raw")));
+  return "j" + toBase64Url(bytes);
+}
+
+function isAction(a: unknown): a is SessionAction {
+  if (!a || typeof a !== "object") return false;
+  const o = a as Record<string, unknown>;
+  switch (o.t) {
+    case "exit":
+      return typeof o.c === "string" && Number.isInteger(o.code);
+    case "probe":
+      return typeof o.c === "string" && (o.p === "liveness" || o.p === "startup") && (o.r === "success" || o.r === "failure");
+    case "sandboxDie":
+    case "sandboxNoIp":
+    case "sync":
+      return true;
+    case "advance":
+      return typeof o.s === "number" && o.s >= 0;
+    case "edit":
+      return typeof o.pod === "string";
+    default:
+      return false;
+  }
+}
+
+/**
+ * Decodes a payload. `scenarioPod` looks up a scenario's pod text by id and format.
+ * Returns undefined for anything malformed (a bad link starts a fresh session).
+ */
+export async function decodeShare(payload: string, scenarioPod: (id: string, format: "yaml" | "json") => string | undefined): Promise<Shared | undefined> {
+  try {
+    const kind = payload[0];
+    let bytes = fromBase64Url(payload.slice(1));
+    if (kind === "z") bytes = await pipe(bytes, new DecompressionStream("deflate-raw"));
+    else if (kind !== "j") return undefined;
+    const wire = JSON.parse(new TextDecoder().decode(bytes)) as Partial<Wire>;
+    if (wire.v !== 1 || typeof wire.sc !== "string") return undefined;
+    const format = wire.f === "json" ? "json" : "yaml";
+    const pod = typeof wire.p === "string" ? wire.p : scenarioPod(wire.sc, format);
+    if (pod === undefined) return undefined;
+    const actions = Array.isArray(wire.a) ? wire.a : [];
+    if (!actions.every(isAction)) return undefined;
+    const gates: Record<string, boolean> = {};
+    for (const [k, v] of Object.entries(wire.g ?? {})) if (typeof v === "boolean") gates[k] = v;
+    return {
+      session: { scenario: wire.sc, format, pod, gates, actions },
+      selected: typeof wire.sel === "number" && Number.isInteger(wire.sel) ? wire.sel : undefined,
+      draft: typeof wire.d === "string" ? wire.d : undefined,
+    };
+  } catch {
+    return undefined;
+  }
+}

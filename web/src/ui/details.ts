@@ -1,0 +1,277 @@
+// The selected sync in detail: decisions with their reasons, the CRI steps, the generated
+// configs, the events, and the raw request and plan.
+
+import { toCrictl } from "../crictl";
+import type { SyncRecord } from "../session";
+import { isError, type Json, type Plan, type Pod, type Step } from "../types";
+import { h } from "./dom";
+
+export type TabId = "decisions" | "steps" | "configs" | "events" | "json";
+export type ConfigForm = "crictl" | "cri";
+
+export interface DetailsContext {
+  sync: SyncRecord;
+  tab: TabId;
+  configForm: ConfigForm;
+  setTab: (t: TabId) => void;
+  setConfigForm: (f: ConfigForm) => void;
+  copy: (text: string, what: string) => void;
+}
+
+const VERBS: Record<string, string> = {
+  killPod: "Stop the whole pod",
+  createSandbox: "Create a sandbox",
+  startInitContainer: "Start init container",
+  startContainer: "Start container",
+  startEphemeralContainer: "Start ephemeral container",
+  killContainer: "Kill container",
+  updateResources: "Resize in place",
+  resetContainer: "Reset container",
+  keepContainer: "Keep container",
+  doNotRestart: "Do not restart",
+  wait: "Wait",
+};
+
+const ICONS: Record<string, string> = {
+  killPod: "■",
+  createSandbox: "✚",
+  startInitContainer: "▶",
+  startContainer: "▶",
+  startEphemeralContainer: "▶",
+  killContainer: "■",
+  updateResources: "⇕",
+  resetContainer: "✖",
+  keepContainer: "✓",
+  doNotRestart: "–",
+  wait: "◷",
+};
+
+function names(pod: Pod | undefined, list: "initContainers" | "containers" | "ephemeralContainers", idx: number[] | undefined): string {
+  const cs = pod?.spec?.[list];
+  return (idx ?? []).map((i) => (Array.isArray(cs) && cs[i]?.name) || `#${i}`).join(", ");
+}
+
+/** podActions, with indices turned into names; only fields that say something. */
+export function actionSummary(plan: Plan, pod: Pod | undefined): Array<[string, string]> {
+  const a = plan.actions;
+  const out: Array<[string, string]> = [];
+  if (a.killPod) out.push(["killPod", "true"]);
+  if (a.createSandbox) out.push(["createSandbox", `true (attempt ${a.attempt})`]);
+  if (a.sandboxId) out.push(["sandboxId", a.sandboxId]);
+  if (a.initContainersToStart?.length) out.push(["initContainersToStart", names(pod, "initContainers", a.initContainersToStart)]);
+  if (a.containersToStart?.length) out.push(["containersToStart", names(pod, "containers", a.containersToStart)]);
+  if (a.ephemeralContainersToStart?.length) out.push(["ephemeralContainersToStart", names(pod, "ephemeralContainers", a.ephemeralContainersToStart)]);
+  const kills = Object.entries(a.containersToKill ?? {});
+  if (kills.length) out.push(["containersToKill", kills.map(([id, k]) => `${k.name} (${id})${k.reason ? ` reason ${k.reason}` : ""}`).join("; ")]);
+  for (const [res, list] of Object.entries(a.containersToUpdate ?? {}))
+    if (list.length) out.push([`containersToUpdate.${res}`, list.map((u) => u.name).join(", ")]);
+  if (a.updatePodResources) out.push(["updatePodResources", "true"]);
+  if (a.updatePodLevelResources) out.push(["updatePodLevelResources", "true"]);
+  if (a.containersToReset?.length) out.push(["containersToReset", a.containersToReset.map((r) => `${r.name}${r.kill ? " (kill)" : ""}`).join(", ")]);
+  return out;
+}
+
+function pre(value: unknown, label: string, copy: DetailsContext["copy"], id: string) {
+  const text = JSON.stringify(value, null, 2);
+  return h(
+    "div",
+    { class: "codeblock" },
+    h("div", { class: "codeblock-bar" }, h("span", { class: "small muted" }, label), h("button", { id, class: "small-btn", onclick: () => copy(text, label) }, "Copy")),
+    h("pre", { tabindex: "0", "aria-label": label }, h("code", null, text)),
+  );
+}
+
+function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
+  const { sync } = ctx;
+  const out: HTMLElement[] = [];
+  if (plan.heldBack?.length) {
+    out.push(
+      h(
+        "div",
+        { class: "callout wait", role: "note" },
+        h("strong", null, "Held back by crash-loop back-off: "),
+        plan.heldBack.map((x, i) => [
+          i ? "; " : "",
+          h("b", null, x.container),
+          ` (${x.waitSeconds} s to go${typeof x.delaySeconds === "number" && x.delaySeconds > 0 ? `; back-off delay ${x.delaySeconds} s` : ""})`,
+        ]),
+        ". Advance the clock to the back-off expiry to let it start.",
+      ),
+    );
+  }
+  for (const e of plan.errors ?? [])
+    out.push(h("div", { class: "callout error", role: "note" }, h("strong", null, `${e.container}: ${e.reason}. `), e.message));
+  for (const w of plan.warnings ?? [])
+    out.push(h("div", { class: "callout warning", role: "note" }, h("strong", null, "Warning: "), w.message, w.path ? h("span", { class: "muted" }, ` (${w.path})`) : null));
+
+  const decisions = plan.decisions ?? [];
+  if (decisions.length) {
+    out.push(
+      h(
+        "ol",
+        { class: "decisions" },
+        decisions.map((d) =>
+          h(
+            "li",
+            { class: `decision act-${d.action}` },
+            h("span", { class: "icon", "aria-hidden": "true" }, ICONS[d.action] ?? "•"),
+            h(
+              "div",
+              null,
+              h("div", { class: "decision-head" }, h("span", { class: "verb" }, VERBS[d.action] ?? d.action), d.container ? [" ", h("b", { class: "cname" }, d.container)] : null, " ", h("code", { class: "reason" }, d.reason)),
+              h("div", { class: "decision-msg" }, d.message),
+            ),
+          ),
+        ),
+      ),
+    );
+  } else {
+    out.push(h("p", { class: "muted" }, "The engine gave no reasons for this sync."));
+  }
+  const summary = actionSummary(plan, sync.pod);
+  out.push(
+    h("h4", null, "podActions"),
+    summary.length
+      ? h("dl", { class: "actions-summary" }, summary.map(([k, v]) => [h("dt", null, h("code", null, k)), h("dd", null, v)]))
+      : h("p", { class: "muted" }, "Nothing to do: every field of podActions is empty."),
+  );
+  return out;
+}
+
+function stepText(s: Step): string {
+  const rest = Object.entries(s).filter(([k]) => k !== "op" && k !== "config");
+  return rest.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(" · ");
+}
+
+function stepsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
+  const steps = plan.steps ?? [];
+  const out: HTMLElement[] = [
+    h("p", { class: "small muted" }, "The CRI calls the kubelet's SyncPod makes, in order."),
+    steps.length
+      ? h("ol", { class: "steps" }, steps.map((s) => h("li", null, h("code", { class: "op" }, s.op), " ", h("span", { class: "small" }, stepText(s)))))
+      : h("p", { class: "muted" }, "No CRI calls in this sync."),
+    h("h4", null, "What the simulated runtime did"),
+    h(
+      "p",
+      { class: "small muted" },
+      ctx.sync.source === "steps"
+        ? "It carried out the plan's steps."
+        : ctx.sync.source === "actions"
+          ? "The plan has no steps it could read, so it followed podActions in SyncPod order (held-back starts skipped)."
+          : "Nothing: there is no plan.",
+    ),
+    ctx.sync.applied.length ? h("ol", { class: "applied" }, ctx.sync.applied.map((o) => h("li", null, h("code", { class: "op" }, o.op), " ", o.text))) : h("p", { class: "muted" }, "Nothing changed."),
+  ];
+  return out;
+}
+
+function configsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
+  const form = (v: Json) => (ctx.configForm === "crictl" ? toCrictl(v) : v);
+  const out: HTMLElement[] = [
+    h(
+      "div",
+      { class: "form-toggle", role: "radiogroup", "aria-label": "Config format" },
+      (["crictl", "cri"] as const).map((f) =>
+        h(
+          "label",
+          null,
+          h("input", { type: "radio", name: "cfgform", id: `cfgform-${f}`, value: f, checked: ctx.configForm === f, onchange: () => ctx.setConfigForm(f) }),
+          f === "crictl" ? " crictl files (proto field names)" : " CRI proto3 JSON (as the plan carries it)",
+        ),
+      ),
+    ),
+  ];
+  if (!plan.sandboxConfig && !plan.containerConfigs?.length) {
+    out.push(h("p", { class: "muted" }, "No sandbox or container is created in this sync, so there are no configs."));
+    return out;
+  }
+  if (plan.sandboxConfig) {
+    out.push(h("h4", null, "PodSandboxConfig"));
+    if (ctx.configForm === "crictl") out.push(h("p", { class: "small muted" }, "Save as pod.json, then: ", h("code", null, "crictl runp pod.json")));
+    out.push(pre(form(plan.sandboxConfig), "PodSandboxConfig", ctx.copy, "copy-sandbox"));
+  }
+  for (const [i, c] of (plan.containerConfigs ?? []).entries()) {
+    out.push(h("h4", null, `ContainerConfig: ${c.name}`, h("span", { class: "muted small" }, ` (${c.type}, restart count ${c.restartCount})`)));
+    if (ctx.configForm === "crictl") out.push(h("p", { class: "small muted" }, `Save as ${c.name}.json, then: `, h("code", null, `crictl create <pod-id> ${c.name}.json pod.json`)));
+    out.push(pre(form(c.config), `ContainerConfig ${c.name}`, ctx.copy, `copy-container-${i}`));
+  }
+  return out;
+}
+
+function eventsTab(plan: Plan): HTMLElement[] {
+  const events = plan.events ?? [];
+  if (!events.length) return [h("p", { class: "muted" }, "No events in this sync.")];
+  return [
+    h(
+      "table",
+      { class: "events" },
+      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Type"), h("th", { scope: "col" }, "Reason"), h("th", { scope: "col" }, "Message"))),
+      h(
+        "tbody",
+        null,
+        events.map((e) => h("tr", { class: e.type === "Warning" ? "warn" : "" }, h("td", null, e.type), h("td", null, h("code", null, e.reason)), h("td", null, e.message))),
+      ),
+    ),
+  ];
+}
+
+function jsonTab(ctx: DetailsContext): HTMLElement[] {
+  return [
+    h("p", { class: "small muted" }, "Exactly what went to the engine and what came back. Paste the request into ", h("code", null, "podplan plan"), " to get the same answer."),
+    ctx.sync.request ? pre(ctx.sync.request, "Plan request", ctx.copy, "copy-request") : h("p", { class: "muted" }, "No request: the pod could not be read."),
+    pre(ctx.sync.answer, isError(ctx.sync.answer) ? "Error" : "Plan", ctx.copy, "copy-plan"),
+  ];
+}
+
+const TABS: Array<[TabId, string]> = [
+  ["decisions", "Decisions"],
+  ["steps", "CRI steps"],
+  ["configs", "Configs"],
+  ["events", "Events"],
+  ["json", "Request & plan"],
+];
+
+export function renderDetails(ctx: DetailsContext): HTMLElement[] {
+  const { sync } = ctx;
+  if (isError(sync.answer)) {
+    const e = sync.answer.error;
+    return [
+      h("div", { class: "callout error", role: "alert" }, h("strong", null, `The engine refused this request (${e.kind}${e.path ? ` at ${e.path}` : ""}): `), e.message),
+      ...jsonTab(ctx),
+    ];
+  }
+  const plan = sync.answer;
+  const count = (t: TabId): string => {
+    const n = t === "decisions" ? plan.decisions?.length : t === "steps" ? plan.steps?.length : t === "configs" ? (plan.sandboxConfig ? 1 : 0) + (plan.containerConfigs?.length ?? 0) : t === "events" ? plan.events?.length : undefined;
+    return n === undefined ? "" : ` (${n})`;
+  };
+  const tabs = h(
+    "div",
+    { class: "tabs", role: "tablist", "aria-label": "Details of this sync" },
+    TABS.map(([id, label]) =>
+      h(
+        "button",
+        {
+          id: `tab-${id}`,
+          role: "tab",
+          "aria-selected": ctx.tab === id ? "true" : "false",
+          "aria-controls": "tabpanel",
+          tabindex: ctx.tab === id ? "0" : "-1",
+          onclick: () => ctx.setTab(id),
+          onkeydown: (e: KeyboardEvent) => {
+            const i = TABS.findIndex(([t]) => t === id);
+            const to = e.key === "ArrowRight" ? i + 1 : e.key === "ArrowLeft" ? i - 1 : e.key === "Home" ? 0 : e.key === "End" ? TABS.length - 1 : undefined;
+            if (to === undefined) return;
+            e.preventDefault();
+            const next = TABS[(to + TABS.length) % TABS.length]![0];
+            ctx.setTab(next);
+            document.getElementById(`tab-${next}`)?.focus();
+          },
+        },
+        label + count(id),
+      ),
+    ),
+  );
+  const body = ctx.tab === "decisions" ? decisionsTab(ctx, plan) : ctx.tab === "steps" ? stepsTab(ctx, plan) : ctx.tab === "configs" ? configsTab(ctx, plan) : ctx.tab === "events" ? eventsTab(plan) : jsonTab(ctx);
+  return [tabs, h("div", { id: "tabpanel", role: "tabpanel", "aria-labelledby": `tab-${ctx.tab}`, class: "tabpanel" }, body)];
+}

@@ -1,0 +1,206 @@
+// The runtime panel: what the simulated runtime holds after the selected sync, and the
+// things the user can make happen to it. Every action runs the next sync.
+
+import type { SessionAction, SyncRecord } from "../session";
+import { findContainer, iso, liveContainer, nextBackoffExpiry, specContainers, type ContainerKind } from "../sim";
+import { isError } from "../types";
+import { h, idPart } from "./dom";
+
+export interface DriveContext {
+  sync: SyncRecord;
+  first: SyncRecord;
+  last: number;
+  /** Remembered input values, by input id. */
+  inputs: Record<string, string>;
+  act: (a: SessionAction) => void;
+  goLatest: () => void;
+}
+
+const KIND_LABEL: Record<ContainerKind, string> = { init: "init", sidecar: "sidecar", regular: "container", ephemeral: "ephemeral" };
+
+function defaultExitCode(kind: ContainerKind): string {
+  return kind === "init" || kind === "ephemeral" ? "0" : "1";
+}
+
+function numberInput(ctx: DriveContext, id: string, label: string, fallback: string, onEnter: () => void, attrs: Record<string, unknown> = {}) {
+  return h("input", {
+    id,
+    type: "number",
+    class: "num",
+    inputmode: "numeric",
+    "aria-label": label,
+    value: ctx.inputs[id] ?? fallback,
+    oninput: (e: Event) => {
+      ctx.inputs[id] = (e.target as HTMLInputElement).value;
+    },
+    onkeydown: (e: KeyboardEvent) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        onEnter();
+      }
+    },
+    ...attrs,
+  });
+}
+
+function readInt(ctx: DriveContext, id: string, fallback: string, min: number, max: number): number | undefined {
+  const raw = (ctx.inputs[id] ?? fallback).trim();
+  if (!/^-?\d+$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return n >= min && n <= max ? n : undefined;
+}
+
+export function renderDrive(ctx: DriveContext): HTMLElement[] {
+  const { sync } = ctx;
+  const state = sync.after;
+  const pod = sync.pod;
+  const out: HTMLElement[] = [];
+
+  if (sync.index !== ctx.last) {
+    out.push(
+      h(
+        "p",
+        { class: "note", role: "note" },
+        `You are looking at sync #${sync.index} of ${ctx.last}. Acting here starts a new branch: ${sync.index + 1 === ctx.last ? `sync #${ctx.last} is` : `syncs #${sync.index + 1}–#${ctx.last} are`} replaced. `,
+        h("button", { id: "go-latest", class: "linkish", onclick: ctx.goLatest }, "Go to the latest sync"),
+      ),
+    );
+  }
+  if (!pod || (isError(sync.answer) && sync.index === 0)) {
+    out.push(h("p", { class: "note warn", role: "note" }, "The pod is not valid, so nothing runs yet. Fix it in the editor and press “Start over with this pod”."));
+  }
+
+  // Clock
+  const expiry = nextBackoffExpiry(state);
+  const advance = () => {
+    const s = readInt(ctx, "advance-by", "30", 0, 86_400);
+    if (s !== undefined) ctx.act({ t: "advance", s });
+  };
+  out.push(
+    h(
+      "div",
+      { class: "drive-group", role: "group", "aria-labelledby": "clock-h" },
+      h("h3", { id: "clock-h" }, "Clock"),
+      h("p", { class: "clock" }, h("strong", null, `t = ${Math.round((state.now - ctx.first.before.now) / 1000)} s`), " ", h("span", { class: "muted" }, iso(state.now))),
+      h(
+        "div",
+        { class: "controls" },
+        h(
+          "button",
+          {
+            id: "advance-backoff",
+            disabled: expiry === undefined || !pod,
+            title: expiry === undefined ? "No start is held back by crash-loop back-off" : undefined,
+            onclick: () => expiry !== undefined && ctx.act({ t: "advance", s: expiry, why: "backoff" }),
+          },
+          expiry === undefined ? "Advance to back-off expiry" : `Advance to back-off expiry (+${expiry} s)`,
+        ),
+        h(
+          "span",
+          { class: "inline" },
+          numberInput(ctx, "advance-by", "Seconds to advance the clock by", "30", advance, { min: "0", max: "86400" }),
+          h("button", { id: "advance", disabled: !pod, onclick: advance }, "Advance (s)"),
+        ),
+        h("button", { id: "resync", disabled: !pod, onclick: () => ctx.act({ t: "sync" }), title: "Run the next sync without changing anything" }, "Resync"),
+      ),
+    ),
+  );
+
+  // Sandbox
+  const sb = state.runtime.sandboxStatuses[0];
+  const ready = sb?.state === "SANDBOX_READY";
+  out.push(
+    h(
+      "div",
+      { class: "drive-group", role: "group", "aria-labelledby": "sandbox-h" },
+      h("h3", { id: "sandbox-h" }, "Sandbox"),
+      sb
+        ? h(
+            "p",
+            { class: "sandbox-line" },
+            h("code", null, sb.id),
+            ` attempt ${sb.metadata?.attempt ?? 0} · `,
+            h("span", { class: `pill ${ready ? "ok" : "bad"}` }, ready ? "ready" : "not ready"),
+            ` · IP ${sb.network ? sb.network.ip || "(none)" : "(not reported)"}`,
+          )
+        : h("p", { class: "muted" }, "No sandbox."),
+      h(
+        "div",
+        { class: "controls" },
+        h("button", { id: "sandbox-die", disabled: !ready, onclick: () => ctx.act({ t: "sandboxDie" }) }, "Sandbox dies"),
+        h("button", { id: "sandbox-noip", disabled: !ready || !sb?.network?.ip, onclick: () => ctx.act({ t: "sandboxNoIp" }) }, "Sandbox loses its IP"),
+      ),
+    ),
+  );
+
+  // Containers
+  const names = pod ? specContainers(pod) : [];
+  const rows = names.map(({ name, kind }) => {
+    const live = liveContainer(state, name);
+    const newest = state.runtime.containerStatuses.find((c) => c.name === name);
+    const spec = pod ? findContainer(pod, name)?.spec : undefined;
+    const probes = live ? state.probes[live.id] : undefined;
+    const key = idPart(name);
+    const exitId = `exit-code-${key}`;
+    const exit = () => {
+      const code = readInt(ctx, exitId, defaultExitCode(kind), 0, 255);
+      if (code !== undefined && live) ctx.act({ t: "exit", c: name, code });
+    };
+    const stateText = newest
+      ? newest.state === "exited"
+        ? `exited (${newest.exitCode ?? 0})`
+        : newest.state
+      : "not created";
+    const probeControls = (p: "startup" | "liveness") => {
+      if (!spec?.[`${p}Probe`]) return null;
+      const current = probes?.[p];
+      return h(
+        "span",
+        { class: "probe", role: "group", "aria-label": `${p} probe of ${name}` },
+        h("span", { class: "probe-label" }, `${p}: `, h("span", { class: `pill ${current === "success" ? "ok" : current === "failure" ? "bad" : ""}` }, current ?? "no result")),
+        h("button", { id: `${p}-pass-${key}`, disabled: !live || current === "success", "aria-label": `${p} probe of ${name} passes`, onclick: () => ctx.act({ t: "probe", c: name, p, r: "success" }) }, "pass"),
+        h("button", { id: `${p}-fail-${key}`, disabled: !live, "aria-label": `${p} probe of ${name} fails`, onclick: () => ctx.act({ t: "probe", c: name, p, r: "failure" }) }, "fail"),
+      );
+    };
+    return h(
+      "tr",
+      { "data-container": name },
+      h("th", { scope: "row" }, h("span", { class: `kind kind-${kind}` }, KIND_LABEL[kind]), " ", h("span", { class: "cname" }, name)),
+      h(
+        "td",
+        null,
+        h("span", { class: `pill st-${newest?.state ?? "none"}` }, stateText),
+        newest ? h("span", { class: "muted small" }, ` ↻${newest.restartCount ?? 0} · `, h("code", null, newest.id)) : null,
+      ),
+      h(
+        "td",
+        { class: "actions" },
+        h(
+          "span",
+          { class: "inline", role: "group", "aria-label": `Make ${name} exit` },
+          h("label", { for: exitId, class: "small" }, "exit code"),
+          numberInput(ctx, exitId, `Exit code for ${name}`, defaultExitCode(kind), exit, { min: "0", max: "255", disabled: !live }),
+          h("button", { id: `exit-${key}`, disabled: !live, "aria-label": `Make ${name} exit with that code`, onclick: exit }, "Exit"),
+        ),
+        probeControls("startup"),
+        probeControls("liveness"),
+      ),
+    );
+  });
+  out.push(
+    h(
+      "div",
+      { class: "drive-group", role: "group", "aria-labelledby": "containers-h" },
+      h("h3", { id: "containers-h" }, "Containers"),
+      rows.length
+        ? h(
+            "table",
+            { class: "containers" },
+            h("thead", null, h("tr", null, h("th", { scope: "col" }, "Container"), h("th", { scope: "col" }, "Runtime state"), h("th", { scope: "col" }, "Make something happen"))),
+            h("tbody", null, rows),
+          )
+        : h("p", { class: "muted" }, "No containers."),
+    ),
+  );
+  return out;
+}

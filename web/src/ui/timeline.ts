@@ -1,0 +1,146 @@
+// The timeline: one column per sync, one row for the sandbox and one per container.
+// A cell shows the state after that sync and what the sync did to it.
+
+import { describeAction, type SyncRecord } from "../session";
+import { specContainers, type ContainerKind } from "../sim";
+import { isError, type Plan } from "../types";
+import { h, idPart } from "./dom";
+
+export interface CellInfo {
+  /** CSS state class: running, done, failed, waiting, created, none, ready, notready. */
+  state: string;
+  label: string;
+  marks: string[];
+  title: string;
+}
+
+const KIND_LABEL: Record<ContainerKind, string> = { init: "init", sidecar: "sidecar", regular: "container", ephemeral: "ephemeral" };
+
+/** Every container name seen in any sync's spec, in order of first appearance. */
+export function timelineRows(syncs: SyncRecord[]): Array<{ name: string; kind: ContainerKind }> {
+  const seen = new Map<string, ContainerKind>();
+  for (const s of syncs) {
+    for (const c of s.pod ? specContainers(s.pod) : []) if (!seen.has(c.name)) seen.set(c.name, c.kind);
+    for (const c of s.after.runtime.containerStatuses) if (!seen.has(c.name)) seen.set(c.name, "regular");
+  }
+  return [...seen].map(([name, kind]) => ({ name, kind }));
+}
+
+export function containerCell(sync: SyncRecord, name: string): CellInfo {
+  const s = sync.after.runtime.containerStatuses.find((c) => c.name === name);
+  const marks: string[] = [];
+  const did = sync.applied.filter((o) => o.container === name);
+  if (did.some((o) => o.op === "KillContainer")) marks.push("killed");
+  if (did.some((o) => o.op === "StartContainer")) marks.push("started");
+  if (did.some((o) => o.op === "UpdateContainerResources")) marks.push("resized");
+  if (did.some((o) => o.op === "RemoveContainer")) marks.push("removed");
+  const plan = isError(sync.answer) ? undefined : (sync.answer as Plan);
+  const held = plan?.heldBack?.find((x) => x.container === name);
+  const restarts = s?.restartCount ?? 0;
+  const rc = restarts > 0 ? ` ↻${restarts}` : "";
+  if (held) {
+    return {
+      state: "waiting",
+      label: `back-off ${held.waitSeconds}s`,
+      marks,
+      title: `${name}: start held back by crash-loop back-off, ${held.waitSeconds}s to go${s ? ` (last exit code ${s.exitCode ?? 0})` : ""}`,
+    };
+  }
+  if (!s) return { state: "none", label: "—", marks, title: `${name}: not created` };
+  switch (s.state) {
+    case "running":
+      return { state: "running", label: `running${rc}`, marks, title: `${name}: running as ${s.id}, restart count ${restarts}` };
+    case "created":
+      return { state: "created", label: `created${rc}`, marks, title: `${name}: created, not started` };
+    case "exited": {
+      const code = s.exitCode ?? 0;
+      return { state: code === 0 ? "done" : "failed", label: `exited ${code}${rc}`, marks, title: `${name}: exited with code ${code}${s.reason ? ` (${s.reason})` : ""}, restart count ${restarts}` };
+    }
+    default:
+      return { state: "failed", label: "unknown", marks, title: `${name}: state unknown` };
+  }
+}
+
+export function sandboxCell(sync: SyncRecord): CellInfo {
+  const sb = sync.after.runtime.sandboxStatuses[0];
+  const marks: string[] = [];
+  if (sync.applied.some((o) => o.op === "RunPodSandbox")) marks.push("created");
+  if (sync.applied.some((o) => o.op === "StopPodSandbox")) marks.push("stopped");
+  if (!sb) return { state: "none", label: "—", marks, title: "no sandbox" };
+  const attempt = sb.metadata?.attempt ?? 0;
+  if (sb.state !== "SANDBOX_READY") return { state: "notready", label: `${sb.id} not ready`, marks, title: `${sb.id} (attempt ${attempt}) is not ready` };
+  if (sb.network && sb.network.ip === "") return { state: "failed", label: `${sb.id} no IP`, marks, title: `${sb.id} (attempt ${attempt}) has no IP address` };
+  return { state: "ready", label: `${sb.id} ready`, marks, title: `${sb.id} (attempt ${attempt}) ready, IP ${sb.network?.ip ?? "?"}` };
+}
+
+const MARK_TEXT: Record<string, string> = { started: "▶", killed: "■", created: "✚", stopped: "■", resized: "⇕", removed: "✖" };
+const MARK_WORD: Record<string, string> = { started: "started", killed: "killed", created: "created", stopped: "stopped", resized: "resized", removed: "removed" };
+
+function cell(info: CellInfo, selected: boolean) {
+  return h(
+    "td",
+    { class: `cell st-${info.state}${selected ? " selected" : ""}`, title: info.title },
+    h(
+      "span",
+      { class: "cell-inner" },
+      info.marks.map((m) => h("span", { class: `mark mark-${m}`, "aria-label": MARK_WORD[m] ?? m, title: MARK_WORD[m] ?? m }, MARK_TEXT[m] ?? m)),
+      h("span", { class: "cell-label" }, info.label),
+    ),
+    h("span", { class: "sr-only" }, ` (${info.title}${info.marks.length ? `; this sync: ${info.marks.map((m) => MARK_WORD[m]).join(", ")}` : ""})`),
+  );
+}
+
+export function seconds(sync: SyncRecord, first: SyncRecord): number {
+  return Math.round((sync.before.now - first.before.now) / 1000);
+}
+
+export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: (i: number) => void): HTMLElement {
+  const rows = timelineRows(syncs);
+  const first = syncs[0]!;
+  const head = h(
+    "tr",
+    null,
+    h("th", { scope: "col", class: "rowhead" }, "Sync"),
+    syncs.map((s) => {
+      const err = isError(s.answer);
+      return h(
+        "th",
+        { scope: "col", class: `synchead${s.index === selected ? " selected" : ""}${err ? " error" : ""}` },
+        h(
+          "button",
+          {
+            id: `sync-${s.index}`,
+            class: "syncbtn",
+            "aria-current": s.index === selected ? "true" : undefined,
+            "aria-label": `Sync ${s.index} at t=${seconds(s, first)}s after: ${describeAction(s.trigger)}${err ? " (engine error)" : ""}`,
+            onclick: () => onSelect(s.index),
+          },
+          h("span", { class: "syncno" }, `#${s.index}`),
+          h("span", { class: "synctime" }, `t=${seconds(s, first)}s`),
+          h("span", { class: "synctrigger" }, describeAction(s.trigger)),
+        ),
+      );
+    }),
+  );
+  const body = [
+    h(
+      "tr",
+      null,
+      h("th", { scope: "row", class: "rowhead" }, h("span", { class: "kind kind-sandbox" }, "sandbox")),
+      syncs.map((s) => cell(sandboxCell(s), s.index === selected)),
+    ),
+    ...rows.map((r) =>
+      h(
+        "tr",
+        { id: `row-${idPart(r.name)}` },
+        h("th", { scope: "row", class: "rowhead" }, h("span", { class: `kind kind-${r.kind}` }, KIND_LABEL[r.kind]), " ", h("span", { class: "cname" }, r.name)),
+        syncs.map((s) => cell(containerCell(s, r.name), s.index === selected)),
+      ),
+    ),
+  ];
+  return h(
+    "div",
+    { class: "timeline-scroll", tabindex: "-1" },
+    h("table", { class: "timeline" }, h("caption", { class: "sr-only" }, "State of the sandbox and each container after every sync"), h("thead", null, head), h("tbody", null, body)),
+  );
+}
