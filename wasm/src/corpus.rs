@@ -1,6 +1,7 @@
 //! The request corpus every runner of the engine is checked on (native, wasmtime, Node):
-//! the request of every conformance action vector, plus edge cases (bad and hostile
-//! input). Test support, native builds only.
+//! the request of every action vector (the vendored `conformance/actions` and the
+//! project's own `core/tests/vectors/actions`), plus edge cases (bad and hostile input).
+//! Test support, native builds only.
 //!
 //! Requests are bytes, so each runner is given exactly the same input.
 
@@ -23,16 +24,26 @@ pub fn repo_root() -> PathBuf {
         .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
 }
 
-/// Every `conformance/actions/**/*.json` vector's request (sorted by path), then the
-/// edge cases.
+/// Directories (under the repository root) whose `**/*.json` action vectors are in the corpus.
+pub const VECTOR_DIRS: &[&str] = &["conformance/actions", "core/tests/vectors/actions"];
+
+/// Every action vector's request (by directory of [`VECTOR_DIRS`], sorted by path), then
+/// the edge cases. A missing directory is skipped; the first one must exist.
 ///
 /// # Errors
 ///
 /// A vector that cannot be read or has no `request`.
 pub fn load(root: &Path) -> Result<Vec<Case>, String> {
     let mut files = Vec::new();
-    collect_json(&root.join("conformance/actions"), &mut files)?;
-    files.sort();
+    for (i, dir) in VECTOR_DIRS.iter().enumerate() {
+        let dir = root.join(dir);
+        if i == 0 || dir.is_dir() {
+            let mut found = Vec::new();
+            collect_json(&dir, &mut found)?;
+            found.sort();
+            files.extend(found);
+        }
+    }
     let mut cases = Vec::with_capacity(files.len() + 16);
     for file in files {
         let text = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -135,11 +146,19 @@ mod tests {
     #[test]
     fn corpus_has_every_action_vector_and_the_edge_cases() {
         let cases = load(&repo_root()).unwrap_or_default();
-        let vectors = cases
+        let vendored = cases
             .iter()
             .filter(|c| c.name.starts_with("conformance/actions/"))
             .count();
-        assert!(vectors >= 50, "only {vectors} action vectors found");
+        assert!(
+            vendored >= 50,
+            "only {vendored} vendored action vectors found"
+        );
+        let vectors = cases
+            .iter()
+            .filter(|c| VECTOR_DIRS.iter().any(|d| c.name.starts_with(d)))
+            .count();
         assert_eq!(cases.len(), vectors + edge_cases().len());
+        assert!(edge_cases().iter().all(|e| e.name.starts_with("edge/")));
     }
 }

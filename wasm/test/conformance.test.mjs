@@ -1,5 +1,5 @@
-// Runs the whole request corpus (every conformance action vector plus edge cases,
-// see wasm/src/corpus.rs) through the Node and web builds of the JS module and checks
+// Runs the whole request corpus (every action vector, vendored and the project's own,
+// plus edge cases; see wasm/src/corpus.rs) through the Node and web builds of the JS module and checks
 // that every answer is exactly the native core's.
 //
 // Native answers come from `$PODPLAN_NATIVE_PLANS` (a file written by
@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { spawnSync } from "node:child_process";
-import { readFileSync, readdirSync, mkdtempSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,7 +35,7 @@ function nativePlans() {
   return { version: head.version, cases };
 }
 
-function actionVectors(dir = path.join(root, "conformance/actions")) {
+function actionVectors(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory()
       ? actionVectors(path.join(dir, e.name))
@@ -48,9 +48,12 @@ function actionVectors(dir = path.join(root, "conformance/actions")) {
 const native = nativePlans();
 const builds = { node, web };
 
-test("the native corpus holds every conformance action vector", () => {
+test("the native corpus holds every action vector", () => {
   const names = new Set(native.cases.map((c) => c.name));
-  const vectors = actionVectors();
+  const vectors = ["conformance/actions", "core/tests/vectors/actions"]
+    .map((d) => path.join(root, d))
+    .filter((d) => existsSync(d))
+    .flatMap((d) => actionVectors(d));
   assert.ok(vectors.length >= 50, `only ${vectors.length} vectors found`);
   for (const v of vectors) assert.ok(names.has(v), `${v} is missing from the native plans`);
   assert.ok(native.cases.some((c) => c.name.startsWith("edge/")), "no edge cases");
