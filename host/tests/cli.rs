@@ -354,7 +354,7 @@ fn emit_crictl_writes_the_plan_configs_or_says_why_not() {
 }
 
 #[test]
-fn the_wasm_engine_is_a_clear_usage_error_for_now() {
+fn a_missing_module_file_and_a_module_without_the_wasm_engine_are_usage_errors() {
     let out = run(
         &["plan", "--engine", "wasm", "--module", "podplan.wasm"],
         b"{}",
