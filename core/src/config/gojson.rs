@@ -33,6 +33,14 @@ pub fn go_json_string(s: &str) -> String {
     out
 }
 
+/// Whether [`go_json_string`] writes `s` unchanged between its quotes.
+#[must_use]
+pub fn is_plain_go_json(s: &str) -> bool {
+    !s.chars().any(|ch| {
+        matches!(ch, '"' | '\\' | '<' | '>' | '&' | '\u{2028}' | '\u{2029}') || u32::from(ch) < 0x20
+    })
+}
+
 /// Go `strconv.Quote` (printable characters kept, others escaped).
 ///
 /// ```
