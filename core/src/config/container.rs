@@ -12,7 +12,7 @@ use crate::features::{FeatureGates, Gate};
 use crate::runtime::{ContainerState, RuntimeStatus};
 
 use super::errors::ConfigError;
-use super::expand::expand_command_and_args;
+use super::expand::expand_command_and_args_with;
 use super::labels::{container_annotations, container_labels};
 use super::mounts::cri_mounts;
 use super::node::NodeContext;
@@ -203,13 +203,13 @@ pub fn generate_container_config(
 ) -> Result<ContainerConfig, ConfigError> {
     let c = input.container;
     verify_run_as_non_root(pod, c, &input.image_user)?;
-    let env_pairs: Vec<(String, String)> = opts
-        .envs
-        .iter()
-        .map(|nv| (nv.name.clone(), nv.value.clone()))
-        .collect();
-    let (command, args) =
-        expand_command_and_args(c.command.as_deref(), c.args.as_deref(), &env_pairs);
+    let (command, args) = expand_command_and_args_with(
+        c.command.as_deref(),
+        c.args.as_deref(),
+        opts.envs
+            .iter()
+            .map(|nv| (nv.name.as_str(), nv.value.as_str())),
+    );
     let mut config = ContainerConfig {
         metadata: Some(ContainerMetadata {
             name: c.name.clone(),
