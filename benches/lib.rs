@@ -7,6 +7,9 @@
 //!   held back (the back-off records come from replaying the earlier crashes).
 //! - [`config_heavy_pod`]: three containers with 20 env vars, 5 mounts and 2 ports
 //!   each; new, so the plan carries generated CRI configs.
+//!
+//! The pods carry `enableServiceLinks: true`, as the API server serves them (the
+//! kubelet refuses to build a container's environment without it).
 
 use serde_json::{json, Value};
 
@@ -102,6 +105,7 @@ pub fn base_pod() -> Value {
         "spec": {
             "restartPolicy": "Always",
             "terminationGracePeriodSeconds": 30,
+            "enableServiceLinks": true,
             "initContainers": [{"name": SIDECAR.0, "image": SIDECAR.1, "restartPolicy": "Always"}],
             "containers": containers,
         }
@@ -223,7 +227,7 @@ pub fn config_heavy_pod() -> Value {
             env.push(json!({"name": "BASE_URL", "value": "http://$(SERVICE_HOST):$(SERVICE_PORT)/v1"}));
             env.push(json!({"name": "SERVICE_HOST", "value": "shop.prod.svc"}));
             env.push(json!({"name": "SERVICE_PORT", "value": "8080"}));
-            env.push(json!({"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}));
+            env.push(json!({"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}}));
             json!({
                 "name": name, "image": image,
                 "command": ["/bin/server"], "args": ["--listen=:$(SERVICE_PORT)", "--name=$(POD_NAME)"],
@@ -252,6 +256,7 @@ pub fn config_heavy_pod() -> Value {
             "metadata": metadata(),
             "spec": {
                 "restartPolicy": "Always",
+                "enableServiceLinks": true,
                 "hostname": "shop",
                 "securityContext": {"fsGroup": 2000, "sysctls": [{"name": "net.ipv4.ip_unprivileged_port_start", "value": "0"}]},
                 "dnsPolicy": "ClusterFirst",
@@ -324,6 +329,29 @@ mod tests {
             answer["backoff"][0]["delaySeconds"].as_u64() > Some(10),
             "{answer}"
         );
+    }
+
+    #[test]
+    fn new_pods_get_their_configs_generated() {
+        for request in [new_pod(), config_heavy_pod()] {
+            let answer: Value = serde_json::from_slice(&podplan_core::plan_json(
+                &serde_json::to_vec(&request).unwrap(),
+            ))
+            .unwrap();
+            let started = answer["actions"]["initContainersToStart"]
+                .as_array()
+                .map_or(0, Vec::len)
+                + answer["actions"]["containersToStart"]
+                    .as_array()
+                    .map_or(0, Vec::len);
+            assert!(answer.get("errors").is_none(), "{answer}");
+            assert!(answer["sandboxConfig"].is_object(), "{answer}");
+            assert_eq!(
+                answer["containerConfigs"].as_array().map(Vec::len),
+                Some(started),
+                "{answer}"
+            );
+        }
     }
 
     #[test]

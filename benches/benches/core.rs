@@ -1,5 +1,6 @@
-//! Criterion benchmarks of the core engine: the typed decision (`plan`) and the
-//! JSON-bytes-to-plan-bytes call every front end makes (`plan_json`).
+//! Criterion benchmarks of the core engine: the kubelet's `computePodActions` on
+//! already-parsed input (`decide`), the full typed plan with steps and CRI configs
+//! (`plan`), and the JSON-bytes-to-plan-bytes call every front end makes (`plan_json`).
 //!
 //! `cargo bench -p podplan-benches` (add `-- --quick` for a fast run).
 
@@ -9,6 +10,23 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use podplan_benches::fixtures;
+use podplan_core::features::FeatureGates;
+
+fn decide(c: &mut Criterion) {
+    let mut group = c.benchmark_group("decide");
+    for fixture in fixtures() {
+        let request = fixture.typed().expect("every fixture is a valid request");
+        let gates = FeatureGates::resolve(&request.feature_gates);
+        group.bench_with_input(
+            BenchmarkId::from_parameter(fixture.name),
+            &(request, gates),
+            |b, (r, g)| {
+                b.iter(|| podplan_core::decision::decide(black_box(r), black_box(g)));
+            },
+        );
+    }
+    group.finish();
+}
 
 fn typed(c: &mut Criterion) {
     let mut group = c.benchmark_group("plan");
@@ -41,5 +59,5 @@ fn json_bytes(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, typed, json_bytes);
+criterion_group!(benches, decide, typed, json_bytes);
 criterion_main!(benches);

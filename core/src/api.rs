@@ -11,6 +11,8 @@ use crate::plan::Plan;
 use crate::request::PlanRequest;
 use crate::{config, decision, steps, validate};
 
+mod unused;
+
 /// Computes the plan for a typed request.
 ///
 /// The request is validated first; invalid input gives a [`PlanError`] and no plan.
@@ -241,15 +243,32 @@ fn render_ignored(path: &serde_ignored::Path<'_>) -> String {
     }
 }
 
+/// [`strict`] on JSON bytes. Valid input takes a fast path that tracks no paths; input
+/// the fast path rejects (bad UTF-8 or JSON, a wrong type, an unknown field, trailing
+/// data) is parsed again with path tracking, which produces the error.
 fn strict_from_slice<T: serde::de::DeserializeOwned>(
     bytes: &[u8],
     prefix: &str,
 ) -> Result<T, PlanError> {
+    if let Some(value) = fast_from_slice(bytes) {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = strict(&mut de, prefix)?;
     de.end()
         .map_err(|e| PlanError::invalid(prefix, e.to_string()))?;
     Ok(value)
+}
+
+/// The value, when `bytes` are valid UTF-8 holding exactly one JSON document that
+/// deserialises into `T` without ignoring anything. Parsing from `str` spares serde_json
+/// re-validating the UTF-8 of every string.
+fn fast_from_slice<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let (value, ignored) = unused::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    (!ignored).then_some(value)
 }
 
 fn strict_from_value<T: serde::de::DeserializeOwned>(

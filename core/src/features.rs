@@ -142,10 +142,14 @@ pub const GATES: &[(Gate, &str, bool)] = &[
     (Gate::WindowsHostNetwork, "WindowsHostNetwork", true),
 ];
 
+/// How many gates the engine knows (the length of [`GATES`]).
+const GATE_COUNT: usize = GATES.len();
+
 /// Resolved gate values for one request: the 1.37 defaults with the request's overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeatureGates {
-    values: BTreeMap<Gate, bool>,
+    /// Indexed by `Gate as usize`.
+    values: [bool; GATE_COUNT],
     unknown: Vec<String>,
 }
 
@@ -159,23 +163,38 @@ impl FeatureGates {
     /// Defaults overridden by `overrides`. Unknown names are kept for warnings.
     #[must_use]
     pub fn resolve(overrides: &BTreeMap<String, bool>) -> Self {
-        let mut values: BTreeMap<Gate, bool> = GATES.iter().map(|(g, _, d)| (*g, *d)).collect();
-        let mut unknown = Vec::new();
+        let mut gates = Self {
+            values: [false; GATE_COUNT],
+            unknown: Vec::new(),
+        };
+        for (gate, _, default) in GATES {
+            gates.set(*gate, *default);
+        }
         for (name, value) in overrides {
             match GATES.iter().find(|(_, n, _)| n == name) {
-                Some((gate, _, _)) => {
-                    values.insert(*gate, *value);
-                }
-                None => unknown.push(name.clone()),
+                Some((gate, _, _)) => gates.set(*gate, *value),
+                None => gates.unknown.push(name.clone()),
             }
         }
-        Self { values, unknown }
+        gates
+    }
+
+    fn set(&mut self, gate: Gate, value: bool) {
+        if let Some(slot) = self.values.get_mut(gate as usize) {
+            *slot = value;
+        }
+    }
+
+    /// Whether the engine knows a gate of this name.
+    #[must_use]
+    pub fn knows(name: &str) -> bool {
+        GATES.iter().any(|(_, n, _)| *n == name)
     }
 
     /// Whether `gate` is on.
     #[must_use]
     pub fn enabled(&self, gate: Gate) -> bool {
-        self.values.get(&gate).copied().unwrap_or(false)
+        self.values.get(gate as usize).copied().unwrap_or(false)
     }
 
     /// Gate names in the request that the engine does not know (they change nothing).
@@ -188,6 +207,18 @@ impl FeatureGates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_gate_has_its_own_slot_in_declaration_order() {
+        for (i, (gate, name, default)) in GATES.iter().enumerate() {
+            assert_eq!(*gate as usize, i, "{name}");
+            assert_eq!(FeatureGates::default().enabled(*gate), *default, "{name}");
+            let flipped = FeatureGates::resolve(&BTreeMap::from([(name.to_string(), !default)]));
+            assert_eq!(flipped.enabled(*gate), !default, "{name}");
+            assert!(FeatureGates::knows(name));
+        }
+        assert!(!FeatureGates::knows("NoSuchGate"));
+    }
 
     #[test]
     fn overrides_win_and_unknown_names_are_kept() {

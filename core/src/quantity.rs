@@ -26,6 +26,38 @@ pub struct Quantity {
 
 const MAX_LEN: usize = 128;
 
+/// `10^n` for every `n` whose power fits in a `u128` (0..=38).
+const POW10: [u128; 39] = pow10_table();
+
+const fn pow10_table() -> [u128; 39] {
+    let mut table = [1u128; 39];
+    let mut n = 1;
+    while n < 39 {
+        // Evaluated at compile time: an out-of-range index would fail the build.
+        #[allow(clippy::indexing_slicing)]
+        {
+            table[n] = table[n - 1] * 10;
+        }
+        n += 1;
+    }
+    table
+}
+
+/// `digits * 10 + d`, or `None` on overflow. Short mantissas (the usual case) stay in
+/// 64-bit arithmetic.
+fn push_digit(digits: u128, d: u8) -> Option<u128> {
+    const SMALL: u64 = 1_000_000_000_000_000_000; // 10^18: * 10 + 9 still fits a u64
+    match u64::try_from(digits) {
+        Ok(small) if small < SMALL => Some(u128::from(small * 10 + u64::from(d))),
+        _ => digits.checked_mul(10)?.checked_add(u128::from(d)),
+    }
+}
+
+/// `10^n`, or `None` when it does not fit in a `u128` (or `n` is negative).
+fn pow10(n: i32) -> Option<u128> {
+    usize::try_from(n).ok().and_then(|n| POW10.get(n).copied())
+}
+
 impl Quantity {
     /// Parses a quantity (`100m`, `1.5Gi`, `2e3`, `128974848`).
     ///
@@ -65,8 +97,7 @@ impl Quantity {
             match b {
                 b'0'..=b'9' => {
                     seen_digit = true;
-                    let d = u128::from(b - b'0');
-                    match digits.checked_mul(10).and_then(|v| v.checked_add(d)) {
+                    match push_digit(digits, b - b'0') {
                         Some(v) => {
                             digits = v;
                             if seen_dot {
@@ -91,25 +122,26 @@ impl Quantity {
             return Err(err("no digits"));
         }
         let suffix = input.get(pos..).unwrap_or("");
-        let (e10, e2) = match suffix {
-            "" => (0, 0),
-            "n" => (-9, 0),
-            "u" => (-6, 0),
-            "m" => (-3, 0),
-            "k" => (3, 0),
-            "M" => (6, 0),
-            "G" => (9, 0),
-            "T" => (12, 0),
-            "P" => (15, 0),
-            "E" => (18, 0),
-            "Ki" => (0, 10),
-            "Mi" => (0, 20),
-            "Gi" => (0, 30),
-            "Ti" => (0, 40),
-            "Pi" => (0, 50),
-            "Ei" => (0, 60),
-            s if s.starts_with('e') || s.starts_with('E') => {
-                let exp = s.get(1..).unwrap_or("");
+        // Byte patterns: compared inline rather than through `str` equality.
+        let (e10, e2) = match suffix.as_bytes() {
+            [] => (0, 0),
+            [b'n'] => (-9, 0),
+            [b'u'] => (-6, 0),
+            [b'm'] => (-3, 0),
+            [b'k'] => (3, 0),
+            [b'M'] => (6, 0),
+            [b'G'] => (9, 0),
+            [b'T'] => (12, 0),
+            [b'P'] => (15, 0),
+            [b'E'] => (18, 0),
+            [b'K', b'i'] => (0, 10),
+            [b'M', b'i'] => (0, 20),
+            [b'G', b'i'] => (0, 30),
+            [b'T', b'i'] => (0, 40),
+            [b'P', b'i'] => (0, 50),
+            [b'E', b'i'] => (0, 60),
+            [b'e' | b'E', ..] => {
+                let exp = suffix.get(1..).unwrap_or("");
                 let body = exp.strip_prefix(['+', '-']).unwrap_or(exp);
                 let valid = !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit());
                 if !valid {
@@ -139,42 +171,30 @@ impl Quantity {
 
     fn scaled_ceil(&self, extra_exp10: i32) -> i64 {
         let exp10 = self.exp10 + extra_exp10;
-        let mut num = self.digits;
-        // Multiply by 2^exp2.
-        for _ in 0..self.exp2 {
-            num = match num.checked_mul(2) {
-                Some(v) => v,
-                None => return self.saturate(),
-            };
-        }
-        let magnitude: u128 = if exp10 >= 0 {
-            let mut v = num;
-            for _ in 0..exp10 {
-                v = match v.checked_mul(10) {
-                    Some(x) => x,
-                    None => return self.saturate(),
-                };
-                if v > u128::from(u64::MAX) {
-                    return self.saturate();
-                }
-            }
-            v
+        // Multiply by 2^exp2 (saturating when a bit would be lost).
+        let num = if self.digits == 0 {
+            0
+        } else if self.digits.leading_zeros() < self.exp2 {
+            return self.saturate();
         } else {
-            let mut div: u128 = 1;
-            let mut tiny = false;
-            for _ in 0..(-exp10) {
-                match div.checked_mul(10) {
-                    Some(x) => div = x,
-                    None => {
-                        tiny = true;
-                        break;
-                    }
-                }
+            self.digits << self.exp2
+        };
+        let magnitude: u128 = if exp10 >= 0 {
+            // Any non-zero value times 10^20 or more is beyond u64.
+            let scaled = match pow10(exp10) {
+                _ if num == 0 => Some(0),
+                Some(p) if exp10 <= 19 => num.checked_mul(p),
+                _ => None,
+            };
+            match scaled {
+                Some(v) if v <= u128::from(u64::MAX) => v,
+                _ => return self.saturate(),
             }
-            if tiny {
+        } else {
+            let Some(div) = pow10(-exp10) else {
                 // |x| < 1 at this scale; ceil gives 1 for positives, 0 for negatives.
                 return i64::from(num != 0 && !self.negative);
-            }
+            };
             let q = num / div;
             let r = num % div;
             if self.negative {
@@ -239,6 +259,78 @@ mod tests {
         assert_eq!(v("128974848"), 128_974_848);
         assert_eq!(v("129e6"), 129_000_000);
         assert_eq!(v("123Mi"), 128_974_848);
+    }
+
+    /// The scaling before the power tables: one checked step at a time.
+    fn stepwise(q: Quantity, extra: i32) -> i64 {
+        let exp10 = q.exp10 + extra;
+        let mut num = q.digits;
+        for _ in 0..q.exp2 {
+            num = match num.checked_mul(2) {
+                Some(v) => v,
+                None => return q.saturate(),
+            };
+        }
+        let magnitude = if exp10 >= 0 {
+            let mut v = num;
+            for _ in 0..exp10 {
+                v = match v.checked_mul(10) {
+                    Some(x) if x <= u128::from(u64::MAX) => x,
+                    _ => return q.saturate(),
+                };
+            }
+            v
+        } else {
+            let mut div: u128 = 1;
+            for _ in 0..(-exp10) {
+                match div.checked_mul(10) {
+                    Some(x) => div = x,
+                    None => return i64::from(num != 0 && !q.negative),
+                }
+            }
+            let (d, r) = (num / div, num % div);
+            if q.negative || r == 0 {
+                d
+            } else {
+                d + 1
+            }
+        };
+        match i64::try_from(magnitude) {
+            Ok(v) if q.negative => -v,
+            Ok(v) => v,
+            Err(_) => q.saturate(),
+        }
+    }
+
+    #[test]
+    fn table_scaling_matches_stepwise_scaling() {
+        let mut inputs: Vec<String> = Vec::new();
+        for mantissa in [
+            "0",
+            "1",
+            "7",
+            "-3",
+            "0.001",
+            "12.5",
+            "18446744073709551615",
+            "99999999999999999999999999999",
+            "340282366920938463463374607431768211455",
+        ] {
+            for suffix in [
+                "", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi",
+                "Ei", "e-40", "e-38", "e-20", "e-3", "e0", "e15", "e16", "e19", "e20", "e39",
+                "e1000",
+            ] {
+                inputs.push(format!("{mantissa}{suffix}"));
+            }
+        }
+        for input in &inputs {
+            let Ok(q) = Quantity::parse(input) else {
+                continue;
+            };
+            assert_eq!(q.value(), stepwise(q, 0), "value of {input}");
+            assert_eq!(q.milli_value(), stepwise(q, 3), "milli of {input}");
+        }
     }
 
     #[test]

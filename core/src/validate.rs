@@ -14,6 +14,7 @@ use crate::limits::{MAX_BACKOFF_RECORDS, MAX_CONTAINERS, MAX_STATUSES};
 use crate::plan::Warning;
 use crate::quantity::Quantity;
 use crate::request::PlanRequest;
+use crate::runtime::RuntimeStatus;
 
 /// Checks a request; returns warnings for odd but possible inputs.
 pub fn validate(request: &PlanRequest) -> Result<Vec<Warning>, PlanError> {
@@ -21,31 +22,17 @@ pub fn validate(request: &PlanRequest) -> Result<Vec<Warning>, PlanError> {
     let Some(spec) = request.pod.spec.as_ref() else {
         return Err(PlanError::invalid("pod.spec", "a pod needs a spec"));
     };
+    let pod_path = Path::root("pod");
+    let spec_path = pod_path.key("spec");
     if let Some(policy) = spec.restart_policy.as_deref() {
         one_of(
-            "pod.spec.restartPolicy",
+            spec_path.key("restartPolicy"),
             policy,
             &["", "Always", "OnFailure", "Never"],
         )?;
     }
     let init = spec.init_containers.as_deref().unwrap_or_default();
     let ephemeral = spec.ephemeral_containers.as_deref().unwrap_or_default();
-    let mut names = BTreeSet::new();
-    let mut check_name = |path: String, name: &str| -> Result<(), PlanError> {
-        if name.is_empty() {
-            return Err(PlanError::invalid(
-                format!("{path}.name"),
-                "container name must not be empty",
-            ));
-        }
-        if !names.insert(name.to_string()) {
-            return Err(PlanError::invalid(
-                format!("{path}.name"),
-                format!("duplicate container name {name:?}: names must be unique across init, regular and ephemeral containers"),
-            ));
-        }
-        Ok(())
-    };
     for (list, len) in [
         ("initContainers", init.len()),
         ("containers", spec.containers.len()),
@@ -53,33 +40,35 @@ pub fn validate(request: &PlanRequest) -> Result<Vec<Warning>, PlanError> {
     ] {
         if len > MAX_CONTAINERS {
             return Err(PlanError::limit(
-                format!("pod.spec.{list}"),
+                spec_path.key(list).to_string(),
                 format!("{len} containers; the limit is {MAX_CONTAINERS}"),
             ));
         }
     }
-    for (i, c) in init.iter().enumerate() {
-        let path = format!("pod.spec.initContainers[{i}]");
-        check_name(path.clone(), &c.name)?;
-        check_container(&path, c)?;
+    let mut names = BTreeSet::new();
+    for (list, containers) in [("initContainers", init), ("containers", &spec.containers)] {
+        let list_path = spec_path.key(list);
+        for (i, c) in containers.iter().enumerate() {
+            let path = list_path.index(i);
+            check_name(&mut names, path, &c.name)?;
+            check_container(path, c)?;
+        }
     }
-    for (i, c) in spec.containers.iter().enumerate() {
-        let path = format!("pod.spec.containers[{i}]");
-        check_name(path.clone(), &c.name)?;
-        check_container(&path, c)?;
-    }
+    let ephemeral_path = spec_path.key("ephemeralContainers");
     for (i, c) in ephemeral.iter().enumerate() {
-        let path = format!("pod.spec.ephemeralContainers[{i}]");
-        check_name(path.clone(), &c.name)?;
-        check_resources(&format!("{path}.resources"), c.resources.as_ref())?;
+        let path = ephemeral_path.index(i);
+        check_name(&mut names, path, &c.name)?;
+        check_resources(path.key("resources"), c.resources.as_ref())?;
     }
-    check_resources("pod.spec.resources", spec.resources.as_ref())?;
+    check_resources(spec_path.key("resources"), spec.resources.as_ref())?;
 
     if let Some(actuated) = &request.actuated_resources {
+        let path = Path::root("actuatedResources");
+        let containers = path.key("containers");
         for (name, r) in &actuated.containers {
-            check_resources(&format!("actuatedResources.containers.{name}"), Some(r))?;
+            check_resources(containers.key(name), Some(r))?;
         }
-        check_resources("actuatedResources.pod", actuated.pod.as_ref())?;
+        check_resources(path.key("pod"), actuated.pod.as_ref())?;
     }
 
     if request.backoff.len() > MAX_BACKOFF_RECORDS {
@@ -93,57 +82,90 @@ pub fn validate(request: &PlanRequest) -> Result<Vec<Warning>, PlanError> {
     }
 
     if let Some(status) = &request.runtime_status {
-        for (list, len) in [
-            ("sandboxStatuses", status.sandbox_statuses.len()),
-            ("containerStatuses", status.container_statuses.len()),
-        ] {
-            if len > MAX_STATUSES {
-                return Err(PlanError::limit(
-                    format!("runtimeStatus.{list}"),
-                    format!("{len} entries; the limit is {MAX_STATUSES}"),
-                ));
-            }
-        }
-        let mut sandbox_ids = BTreeSet::new();
-        for (i, s) in status.sandbox_statuses.iter().enumerate() {
-            if !s.id.is_empty() && !sandbox_ids.insert(s.id.as_str()) {
-                return Err(PlanError::invalid(
-                    format!("runtimeStatus.sandboxStatuses[{i}].id"),
-                    format!("sandbox id {:?} is listed twice", s.id),
-                ));
-            }
-        }
-        let mut ids = BTreeSet::new();
-        for (i, c) in status.container_statuses.iter().enumerate() {
-            if !c.id.is_empty() && !ids.insert(c.id.as_str()) {
-                return Err(PlanError::invalid(
-                    format!("runtimeStatus.containerStatuses[{i}].id"),
-                    format!("container id {:?} is listed twice", c.id),
-                ));
-            }
-            if !names.contains(&c.name) {
-                warnings.push(Warning {
-                    path: format!("runtimeStatus.containerStatuses[{i}]"),
-                    message: format!(
-                        "the runtime reports container {:?} ({}), which is not in the pod spec; the kubelet's planner ignores it",
-                        c.name, c.id
-                    ),
-                });
-            }
-        }
+        check_statuses(status, &names, &mut warnings)?;
     }
-    for name in FeatureGates::resolve(&request.feature_gates).unknown() {
-        warnings.push(Warning {
-            path: format!("featureGates.{name}"),
-            message: format!(
-                "feature gate {name:?} is not known to the engine and changes no decision"
-            ),
-        });
+    for name in request.feature_gates.keys() {
+        if !FeatureGates::knows(name) {
+            warnings.push(Warning {
+                path: format!("featureGates.{name}"),
+                message: format!(
+                    "feature gate {name:?} is not known to the engine and changes no decision"
+                ),
+            });
+        }
     }
     Ok(warnings)
 }
 
-fn one_of(path: &str, value: &str, allowed: &[&str]) -> Result<(), PlanError> {
+/// A container name must be set and unique across init, regular and ephemeral containers.
+fn check_name<'a>(
+    names: &mut BTreeSet<&'a str>,
+    path: Path<'_>,
+    name: &'a str,
+) -> Result<(), PlanError> {
+    if name.is_empty() {
+        return Err(PlanError::invalid(
+            path.key("name").to_string(),
+            "container name must not be empty",
+        ));
+    }
+    if !names.insert(name) {
+        return Err(PlanError::invalid(
+            path.key("name").to_string(),
+            format!("duplicate container name {name:?}: names must be unique across init, regular and ephemeral containers"),
+        ));
+    }
+    Ok(())
+}
+
+/// Runtime status bounds, duplicate ids, and statuses of containers not in the spec.
+fn check_statuses(
+    status: &RuntimeStatus,
+    names: &BTreeSet<&str>,
+    warnings: &mut Vec<Warning>,
+) -> Result<(), PlanError> {
+    for (list, len) in [
+        ("sandboxStatuses", status.sandbox_statuses.len()),
+        ("containerStatuses", status.container_statuses.len()),
+    ] {
+        if len > MAX_STATUSES {
+            return Err(PlanError::limit(
+                format!("runtimeStatus.{list}"),
+                format!("{len} entries; the limit is {MAX_STATUSES}"),
+            ));
+        }
+    }
+    let mut sandbox_ids = BTreeSet::new();
+    for (i, s) in status.sandbox_statuses.iter().enumerate() {
+        if !s.id.is_empty() && !sandbox_ids.insert(s.id.as_str()) {
+            return Err(PlanError::invalid(
+                format!("runtimeStatus.sandboxStatuses[{i}].id"),
+                format!("sandbox id {:?} is listed twice", s.id),
+            ));
+        }
+    }
+    let mut ids = BTreeSet::new();
+    for (i, c) in status.container_statuses.iter().enumerate() {
+        if !c.id.is_empty() && !ids.insert(c.id.as_str()) {
+            return Err(PlanError::invalid(
+                format!("runtimeStatus.containerStatuses[{i}].id"),
+                format!("container id {:?} is listed twice", c.id),
+            ));
+        }
+        if !names.contains(c.name.as_str()) {
+            warnings.push(Warning {
+                path: format!("runtimeStatus.containerStatuses[{i}]"),
+                message: format!(
+                    "the runtime reports container {:?} ({}), which is not in the pod spec; the kubelet's planner ignores it",
+                    c.name, c.id
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn one_of(path: Path<'_>, value: &str, allowed: &[&str]) -> Result<(), PlanError> {
     if allowed.contains(&value) {
         Ok(())
     } else {
@@ -153,7 +175,7 @@ fn one_of(path: &str, value: &str, allowed: &[&str]) -> Result<(), PlanError> {
             .map(|a| format!("{a:?}"))
             .collect();
         Err(PlanError::invalid(
-            path,
+            path.to_string(),
             format!(
                 "unsupported value {value:?}: supported values are {}",
                 shown.join(", ")
@@ -162,10 +184,10 @@ fn one_of(path: &str, value: &str, allowed: &[&str]) -> Result<(), PlanError> {
     }
 }
 
-fn check_container(path: &str, c: &Container) -> Result<(), PlanError> {
+fn check_container(path: Path<'_>, c: &Container) -> Result<(), PlanError> {
     if let Some(policy) = c.restart_policy.as_deref() {
         one_of(
-            &format!("{path}.restartPolicy"),
+            path.key("restartPolicy"),
             policy,
             &["Always", "OnFailure", "Never"],
         )?;
@@ -177,15 +199,16 @@ fn check_container(path: &str, c: &Container) -> Result<(), PlanError> {
         .iter()
         .enumerate()
     {
-        let rpath = format!("{path}.restartPolicyRules[{i}]");
+        let rules = path.key("restartPolicyRules");
+        let rpath = rules.index(i);
         one_of(
-            &format!("{rpath}.action"),
+            rpath.key("action"),
             &rule.action,
             &["Restart", "RestartAllContainers"],
         )?;
         if let Some(codes) = &rule.exit_codes {
             one_of(
-                &format!("{rpath}.exitCodes.operator"),
+                rpath.key("exitCodes").key("operator"),
                 &codes.operator,
                 &["In", "NotIn"],
             )?;
@@ -199,25 +222,25 @@ fn check_container(path: &str, c: &Container) -> Result<(), PlanError> {
         .enumerate()
     {
         one_of(
-            &format!("{path}.resizePolicy[{i}].restartPolicy"),
+            path.key("resizePolicy").index(i).key("restartPolicy"),
             &p.restart_policy,
             &["NotRequired", "RestartContainer"],
         )?;
     }
-    check_resources(&format!("{path}.resources"), c.resources.as_ref())
+    check_resources(path.key("resources"), c.resources.as_ref())
 }
 
 fn check_quantities(
-    path: &str,
+    path: Path<'_>,
     map: Option<&BTreeMap<String, K8sQuantity>>,
 ) -> Result<(), PlanError> {
     for (name, q) in map.into_iter().flatten() {
-        let qpath = format!("{path}.{name}");
-        let parsed =
-            Quantity::parse(&q.0).map_err(|e| PlanError::invalid(&qpath, e.to_string()))?;
+        let qpath = path.key(name);
+        let parsed = Quantity::parse(&q.0)
+            .map_err(|e| PlanError::invalid(qpath.to_string(), e.to_string()))?;
         if parsed.is_negative() {
             return Err(PlanError::invalid(
-                qpath,
+                qpath.to_string(),
                 format!("quantity {:?} must not be negative", q.0),
             ));
         }
@@ -225,12 +248,65 @@ fn check_quantities(
     Ok(())
 }
 
-fn check_resources(path: &str, r: Option<&ResourceRequirements>) -> Result<(), PlanError> {
+fn check_resources(path: Path<'_>, r: Option<&ResourceRequirements>) -> Result<(), PlanError> {
     if let Some(r) = r {
-        check_quantities(&format!("{path}.requests"), r.requests.as_ref())?;
-        check_quantities(&format!("{path}.limits"), r.limits.as_ref())?;
+        check_quantities(path.key("requests"), r.requests.as_ref())?;
+        check_quantities(path.key("limits"), r.limits.as_ref())?;
     }
     Ok(())
+}
+
+/// A JSON path into the request, built on the stack and rendered only for an error
+/// (`pod.spec.containers[0].name`): valid input costs no formatting.
+#[derive(Clone, Copy)]
+struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    segment: Segment<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Segment<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+impl<'a> Path<'a> {
+    /// A top-level key.
+    fn root(key: &'a str) -> Self {
+        Path {
+            parent: None,
+            segment: Segment::Key(key),
+        }
+    }
+
+    /// `self.key`.
+    fn key<'b>(&'b self, key: &'b str) -> Path<'b> {
+        Path {
+            parent: Some(self),
+            segment: Segment::Key(key),
+        }
+    }
+
+    /// `self[index]`.
+    fn index(&self, index: usize) -> Path<'_> {
+        Path {
+            parent: Some(self),
+            segment: Segment::Index(index),
+        }
+    }
+}
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(parent) = self.parent {
+            parent.fmt(f)?;
+        }
+        match (self.segment, self.parent) {
+            (Segment::Key(key), None) => f.write_str(key),
+            (Segment::Key(key), Some(_)) => write!(f, ".{key}"),
+            (Segment::Index(index), _) => write!(f, "[{index}]"),
+        }
+    }
 }
 
 #[cfg(test)]

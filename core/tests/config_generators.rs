@@ -217,7 +217,7 @@ fn mount_rules() {
         json!({"metadata": {"uid": "u"}, "spec": {"volumes": [{"name": "v", "emptyDir": {}}], "containers": [{"name": "c",
         "volumeMounts": [{"name": "v", "mountPath": "rel/path", "subPath": "a/../b"}]}]}}),
     );
-    let env = Default::default();
+    let env = std::collections::BTreeMap::<String, String>::new();
     let e = mounts::make_mounts(&p, &first(&p), &[], &env, &n, &g);
     assert_eq!(
         e.err().map(|e| e.to_string()).as_deref(),

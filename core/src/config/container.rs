@@ -1,5 +1,7 @@
 //! `generateContainerConfig` (spec §5): the `CreateContainer` config of one container.
 
+use std::borrow::Cow;
+
 use k8s_openapi::api::core::v1::{Container, EphemeralContainer, Pod};
 
 use crate::cri::{
@@ -10,7 +12,7 @@ use crate::features::{FeatureGates, Gate};
 use crate::runtime::{ContainerState, RuntimeStatus};
 
 use super::errors::ConfigError;
-use super::expand::expand_command_and_args;
+use super::expand::expand_command_and_args_with;
 use super::labels::{container_annotations, container_labels};
 use super::mounts::cri_mounts;
 use super::node::NodeContext;
@@ -23,9 +25,10 @@ use super::security::{container_security_context, verify_run_as_non_root, ImageU
 
 /// A container of the pod, with the ephemeral target when there is one.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SelectedContainer {
-    /// The container (an ephemeral container is read as a container).
-    pub container: Container,
+pub struct SelectedContainer<'a> {
+    /// The container: borrowed from the pod, or (an ephemeral container read as a
+    /// container) converted.
+    pub container: Cow<'a, Container>,
     /// Where it comes from.
     pub kind: ContainerKind,
     /// `targetContainerName` of an ephemeral container.
@@ -51,7 +54,7 @@ pub fn select(
     pod: &Pod,
     kind: ContainerKind,
     index: usize,
-) -> Result<SelectedContainer, ConfigError> {
+) -> Result<SelectedContainer<'_>, ConfigError> {
     let spec = pod
         .spec
         .as_ref()
@@ -63,7 +66,7 @@ pub fn select(
             .as_ref()
             .and_then(|l| l.get(index))
             .map(|c| SelectedContainer {
-                container: c.clone(),
+                container: Cow::Borrowed(c),
                 kind,
                 target: None,
             })
@@ -72,7 +75,7 @@ pub fn select(
             .containers
             .get(index)
             .map(|c| SelectedContainer {
-                container: c.clone(),
+                container: Cow::Borrowed(c),
                 kind,
                 target: None,
             })
@@ -82,7 +85,7 @@ pub fn select(
             .as_ref()
             .and_then(|l| l.get(index))
             .map(|e| SelectedContainer {
-                container: ephemeral_as_container(e),
+                container: Cow::Owned(ephemeral_as_container(e)),
                 kind,
                 target: e.target_container_name.clone().filter(|t| !t.is_empty()),
             })
@@ -200,13 +203,13 @@ pub fn generate_container_config(
 ) -> Result<ContainerConfig, ConfigError> {
     let c = input.container;
     verify_run_as_non_root(pod, c, &input.image_user)?;
-    let env_pairs: Vec<(String, String)> = opts
-        .envs
-        .iter()
-        .map(|nv| (nv.name.clone(), nv.value.clone()))
-        .collect();
-    let (command, args) =
-        expand_command_and_args(c.command.as_deref(), c.args.as_deref(), &env_pairs);
+    let (command, args) = expand_command_and_args_with(
+        c.command.as_deref(),
+        c.args.as_deref(),
+        opts.envs
+            .iter()
+            .map(|nv| (nv.name.as_str(), nv.value.as_str())),
+    );
     let mut config = ContainerConfig {
         metadata: Some(ContainerMetadata {
             name: c.name.clone(),

@@ -83,9 +83,9 @@ pub fn make_environment_variables(
     }
 
     for var in container.env.iter().flatten() {
-        let value = var.value.clone().unwrap_or_default();
+        let value = var.value.as_deref().unwrap_or_default();
         let resolved = if !value.is_empty() {
-            Some(expand(&value, |name| {
+            Some(expand(value, |name| {
                 tmp.get(name).or_else(|| service_env.get(name)).cloned()
             }))
         } else if let Some(from) = &var.value_from {

@@ -21,6 +21,9 @@ use super::errors::ConfigError;
 /// assert_eq!(expand("$(UNKNOWN)", vars), "$(UNKNOWN)");
 /// ```
 pub fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> String {
+    if !input.contains('$') {
+        return input.to_string();
+    }
     let bytes = input.as_bytes();
     let mut out = String::with_capacity(input.len());
     let mut checkpoint = 0;
@@ -100,10 +103,25 @@ pub fn expand_command_and_args(
     args: Option<&[String]>,
     env: &[(String, String)],
 ) -> (Option<Vec<String>>, Option<Vec<String>>) {
-    let map = env_map(env);
+    expand_command_and_args_with(
+        command,
+        args,
+        env.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    )
+}
+
+/// [`expand_command_and_args`] over borrowed `(name, value)` pairs.
+#[must_use]
+pub fn expand_command_and_args_with<'e>(
+    command: Option<&[String]>,
+    args: Option<&[String]>,
+    env: impl Iterator<Item = (&'e str, &'e str)>,
+) -> (Option<Vec<String>>, Option<Vec<String>>) {
+    // Built like `env_map`: the last value of a name wins.
+    let map: BTreeMap<&str, &str> = env.collect();
     let f = |list: &[String]| {
         list.iter()
-            .map(|s| expand(s, |n| map.get(n).cloned()))
+            .map(|s| expand(s, |n| map.get(n).map(|v| (*v).to_string())))
             .collect::<Vec<_>>()
     };
     (command.map(f), args.map(f))
@@ -115,14 +133,32 @@ pub fn env_map(env: &[(String, String)]) -> BTreeMap<String, String> {
     env.iter().cloned().collect()
 }
 
+/// A container's environment as a name → value lookup (`$(NAME)` references).
+pub trait EnvLookup {
+    /// The value of `name`, if the environment has it.
+    fn value(&self, name: &str) -> Option<&str>;
+}
+
+impl EnvLookup for BTreeMap<String, String> {
+    fn value(&self, name: &str) -> Option<&str> {
+        self.get(name).map(String::as_str)
+    }
+}
+
+impl EnvLookup for BTreeMap<&str, &str> {
+    fn value(&self, name: &str) -> Option<&str> {
+        self.get(name).copied()
+    }
+}
+
 /// Expands a `subPathExpr`: every referenced name must exist with a non-empty value.
 pub fn expand_sub_path_expr(
     expr: &str,
-    env: &BTreeMap<String, String>,
+    env: &(impl EnvLookup + ?Sized),
 ) -> Result<String, ConfigError> {
     let mut missing = BTreeSet::new();
-    let out = expand(expr, |name| match env.get(name) {
-        Some(v) if !v.is_empty() => Some(v.clone()),
+    let out = expand(expr, |name| match env.value(name) {
+        Some(v) if !v.is_empty() => Some(v.to_string()),
         _ => {
             missing.insert(name.to_string());
             Some(String::new())
@@ -140,7 +176,7 @@ pub fn expand_sub_path_expr(
 /// The subPath a mount uses: `subPathExpr` expanded, or the literal `subPath`.
 pub fn mount_sub_path(
     mount: &VolumeMount,
-    env: &BTreeMap<String, String>,
+    env: &(impl EnvLookup + ?Sized),
 ) -> Result<String, ConfigError> {
     match mount.sub_path_expr.as_deref() {
         Some(expr) if !expr.is_empty() => expand_sub_path_expr(expr, env),

@@ -10,27 +10,44 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 #[must_use]
 pub fn go_json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
+    push_go_json_string(&mut out, s);
+    out
+}
+
+/// Appends [`go_json_string`]`(s)` to `out`.
+pub fn push_go_json_string(out: &mut String, s: &str) {
     out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", u32::from(ch));
+    if is_plain_go_json(s) {
+        out.push_str(s);
+    } else {
+        for ch in s.chars() {
+            match ch {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                    let _ = write!(out, "\\u{:04x}", u32::from(ch));
+                }
+                c if u32::from(c) < 0x20 => {
+                    let _ = write!(out, "\\u{:04x}", u32::from(c));
+                }
+                c => out.push(c),
             }
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
         }
     }
     out.push('"');
-    out
+}
+
+/// Whether [`go_json_string`] writes `s` unchanged between its quotes.
+#[must_use]
+pub fn is_plain_go_json(s: &str) -> bool {
+    !s.chars().any(|ch| {
+        matches!(ch, '"' | '\\' | '<' | '>' | '&' | '\u{2028}' | '\u{2029}') || u32::from(ch) < 0x20
+    })
 }
 
 /// Go `strconv.Quote` (printable characters kept, others escaped).
@@ -80,34 +97,52 @@ fn int_or_string(v: &IntOrString) -> String {
     }
 }
 
-/// A JSON object written field by field in Go struct order.
-struct Obj(Vec<String>);
+/// A JSON object written field by field in Go struct order, into one buffer.
+struct Obj(String);
 
 impl Obj {
     fn new() -> Self {
-        Self(Vec::new())
+        Self(String::from("{"))
     }
-    fn raw(&mut self, key: &str, json: String) {
-        self.0.push(format!("\"{key}\":{json}"));
+    /// Starts a member: `"key":` (after a comma unless it is the first).
+    fn key(&mut self, key: &str) -> &mut String {
+        if self.0.len() > 1 {
+            self.0.push(',');
+        }
+        self.0.push('"');
+        self.0.push_str(key);
+        self.0.push_str("\":");
+        &mut self.0
+    }
+    fn raw(&mut self, key: &str, json: &str) {
+        self.key(key).push_str(json);
     }
     fn str_opt(&mut self, key: &str, v: Option<&String>) {
         if let Some(s) = v.filter(|s| !s.is_empty()) {
-            self.raw(key, go_json_string(s));
+            push_go_json_string(self.key(key), s);
         }
     }
-    fn done(self) -> String {
-        format!("{{{}}}", self.0.join(","))
+    fn done(mut self) -> String {
+        self.0.push('}');
+        self.0
     }
 }
 
+/// A JSON array of already-encoded items.
+fn array(items: impl Iterator<Item = String>) -> String {
+    let mut out = String::from("[");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&item);
+    }
+    out.push(']');
+    out
+}
+
 fn string_list(v: &[String]) -> String {
-    format!(
-        "[{}]",
-        v.iter()
-            .map(|s| go_json_string(s))
-            .collect::<Vec<_>>()
-            .join(",")
-    )
+    array(v.iter().map(|s| go_json_string(s)))
 }
 
 /// `json.Marshal(v1.LifecycleHandler)`: `exec`, `httpGet`, `tcpSocket`, `sleep`.
@@ -117,14 +152,14 @@ pub fn lifecycle_handler_json(h: &LifecycleHandler) -> String {
     if let Some(e) = &h.exec {
         let mut x = Obj::new();
         if let Some(cmd) = e.command.as_ref().filter(|c| !c.is_empty()) {
-            x.raw("command", string_list(cmd));
+            x.raw("command", &string_list(cmd));
         }
-        o.raw("exec", x.done());
+        o.raw("exec", &x.done());
     }
     if let Some(g) = &h.http_get {
         let mut x = Obj::new();
         x.str_opt("path", g.path.as_ref());
-        x.raw("port", int_or_string(&g.port));
+        x.raw("port", &int_or_string(&g.port));
         x.str_opt("host", g.host.as_ref());
         x.str_opt("scheme", g.scheme.as_ref());
         if let Some(headers) = g.http_headers.as_ref().filter(|h| !h.is_empty()) {
@@ -138,19 +173,19 @@ pub fn lifecycle_handler_json(h: &LifecycleHandler) -> String {
                     )
                 })
                 .collect();
-            x.raw("httpHeaders", format!("[{}]", hs.join(",")));
+            x.raw("httpHeaders", &format!("[{}]", hs.join(",")));
         }
         x.str_opt("protocol", g.protocol.as_ref());
-        o.raw("httpGet", x.done());
+        o.raw("httpGet", &x.done());
     }
     if let Some(t) = &h.tcp_socket {
         let mut x = Obj::new();
-        x.raw("port", int_or_string(&t.port));
+        x.raw("port", &int_or_string(&t.port));
         x.str_opt("host", t.host.as_ref());
-        o.raw("tcpSocket", x.done());
+        o.raw("tcpSocket", &x.done());
     }
     if let Some(s) = &h.sleep {
-        o.raw("sleep", format!("{{\"seconds\":{}}}", s.seconds));
+        o.raw("sleep", &format!("{{\"seconds\":{}}}", s.seconds));
     }
     o.done()
 }
@@ -159,19 +194,15 @@ pub fn lifecycle_handler_json(h: &LifecycleHandler) -> String {
 /// `hostIP`.
 #[must_use]
 pub fn container_ports_json(ports: &[ContainerPort]) -> String {
-    let items: Vec<String> = ports
-        .iter()
-        .map(|p| {
-            let mut x = Obj::new();
-            x.str_opt("name", p.name.as_ref());
-            if let Some(hp) = p.host_port.filter(|h| *h != 0) {
-                x.raw("hostPort", hp.to_string());
-            }
-            x.raw("containerPort", p.container_port.to_string());
-            x.str_opt("protocol", p.protocol.as_ref());
-            x.str_opt("hostIP", p.host_ip.as_ref());
-            x.done()
-        })
-        .collect();
-    format!("[{}]", items.join(","))
+    array(ports.iter().map(|p| {
+        let mut x = Obj::new();
+        x.str_opt("name", p.name.as_ref());
+        if let Some(hp) = p.host_port.filter(|h| *h != 0) {
+            let _ = write!(x.key("hostPort"), "{hp}");
+        }
+        let _ = write!(x.key("containerPort"), "{}", p.container_port);
+        x.str_opt("protocol", p.protocol.as_ref());
+        x.str_opt("hostIP", p.host_ip.as_ref());
+        x.done()
+    }))
 }

@@ -37,6 +37,8 @@ pub mod sandbox;
 pub mod seccomp;
 pub mod security;
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::cri::ContainerConfig;
@@ -75,34 +77,43 @@ pub fn generate_for(
     kind: ContainerKind,
     index: usize,
 ) -> Result<ContainerConfigEntry, (String, ConfigError)> {
-    let node = request.node.clone().unwrap_or_default();
+    let node = node_of(request);
+    let node = node.as_ref();
     let pod = &request.pod;
     let selected = container::select(pod, kind, index).map_err(|e| (String::new(), e))?;
     let c = &selected.container;
     let fail = |e: ConfigError| (c.name.clone(), e);
     let status = request.runtime_status.as_ref();
-    let restart_count = container::restart_count(&c.name, status, &node);
+    let restart_count = container::restart_count(&c.name, status, node);
     let ns_target = container::target_id(selected.target.as_deref(), status).map_err(fail)?;
     let pod_ips = status.map(|s| s.ips.clone()).unwrap_or_default();
-    let opts = run_options::generate(pod, c, &pod_ips, &node, gates).map_err(fail)?;
-    let (image_ref, image_user) = container::image_facts(c, &node);
+    let opts = run_options::generate(pod, c, &pod_ips, node, gates).map_err(fail)?;
+    let (image_ref, image_user) = container::image_facts(c, node);
     let inputs = container::ContainerInputs {
         container: c,
         restart_count,
         image_ref,
         image_user,
         ns_target,
-        termination_log_id: container::termination_log_id(pod, c, restart_count, &node),
-        userns: security::user_namespace(pod, &node, gates).map_err(fail)?,
+        termination_log_id: container::termination_log_id(pod, c, restart_count, node),
+        userns: security::user_namespace(pod, node, gates).map_err(fail)?,
     };
     let config =
-        container::generate_container_config(pod, &inputs, &opts, &node, gates).map_err(fail)?;
+        container::generate_container_config(pod, &inputs, &opts, node, gates).map_err(fail)?;
     Ok(ContainerConfigEntry {
         name: c.name.clone(),
         kind: kind.as_str().to_string(),
         restart_count,
         config,
     })
+}
+
+/// The request's node facts, or the defaults when it gives none.
+fn node_of(request: &PlanRequest) -> Cow<'_, NodeContext> {
+    request
+        .node
+        .as_ref()
+        .map_or_else(|| Cow::Owned(NodeContext::default()), Cow::Borrowed)
 }
 
 fn is_sidecar(request: &PlanRequest, index: usize) -> bool {
@@ -127,9 +138,8 @@ pub fn attach(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan) {
     if !actions.create_sandbox && !starts {
         return;
     }
-    let node = request.node.clone().unwrap_or_default();
     let pod = &request.pod;
-    match sandbox::generate_pod_sandbox_config(pod, actions.attempt, &node, gates) {
+    match sandbox::generate_pod_sandbox_config(pod, actions.attempt, &node_of(request), gates) {
         Ok((config, notes)) => {
             plan.sandbox_config = Some(config);
             if notes.missing_cluster_dns {
@@ -191,10 +201,10 @@ pub fn attach(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan) {
             .map(|i| (ContainerKind::Regular, *i)),
     );
     for (kind, index) in work {
-        if let Ok(sel) = container::select(pod, kind, index) {
-            if held.contains(&sel.container.name) {
-                continue;
-            }
+        let is_held = !held.is_empty()
+            && container::select(pod, kind, index).is_ok_and(|s| held.contains(&s.container.name));
+        if is_held {
+            continue;
         }
         match generate_for(request, gates, kind, index) {
             Ok(entry) => plan.container_configs.push(entry),

@@ -1,8 +1,6 @@
 //! Mounts and devices (spec §6): volume mounts with subPath, propagation and recursive
 //! read-only; `/etc/hosts`; the termination-message mount; block volumes; CRI conversion.
 
-use std::collections::BTreeMap;
-
 use k8s_openapi::api::core::v1::{Container, Pod, Volume, VolumeMount};
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +8,7 @@ use crate::cri::{Device, ImageSpec, Mount, MountPropagation};
 use crate::features::{FeatureGates, Gate};
 
 use super::errors::ConfigError;
-use super::expand::{check_sub_path, mount_sub_path};
+use super::expand::{check_sub_path, mount_sub_path, EnvLookup};
 use super::node::{NodeContext, VolumeInfo};
 use super::paths::{clean, join_all};
 
@@ -188,7 +186,7 @@ pub fn make_mounts(
     pod: &Pod,
     c: &Container,
     pod_ips: &[String],
-    env: &BTreeMap<String, String>,
+    env: &(impl EnvLookup + ?Sized),
     node: &NodeContext,
     gates: &FeatureGates,
 ) -> Result<Vec<RunMount>, ConfigError> {

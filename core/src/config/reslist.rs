@@ -61,49 +61,82 @@ fn add(into: &mut MilliList, from: &MilliList) {
     }
 }
 
-fn max_into(into: &mut MilliList, from: &MilliList) {
-    for (k, v) in from {
-        let e = into.entry(k.clone()).or_insert(*v);
-        if *v > *e {
-            *e = *v;
-        }
-    }
-}
-
 /// Whether an init container is restartable (a sidecar).
 #[must_use]
 pub fn is_restartable_init(c: &Container) -> bool {
     c.restart_policy.as_deref() == Some("Always")
 }
 
+/// A raw `v1.ResourceList`.
+pub type ResourceList = BTreeMap<String, K8sQuantity>;
+
+/// A container's raw requests.
+#[must_use]
+pub fn raw_requests(c: &Container) -> Option<&ResourceList> {
+    c.resources.as_ref().and_then(|r| r.requests.as_ref())
+}
+
+/// A container's raw limits.
+#[must_use]
+pub fn raw_limits(c: &Container) -> Option<&ResourceList> {
+    c.resources.as_ref().and_then(|r| r.limits.as_ref())
+}
+
+/// A resource list being summed, keyed by names borrowed from the pod.
+type Sums<'a> = BTreeMap<&'a str, i128>;
+
+fn add_sums<'a>(into: &mut Sums<'a>, from: &Sums<'a>) {
+    for (k, v) in from {
+        *into.entry(k).or_insert(0) += v;
+    }
+}
+
+fn max_sums<'a>(into: &mut Sums<'a>, from: &Sums<'a>) {
+    for (k, v) in from {
+        let e = into.entry(k).or_insert(*v);
+        if *v > *e {
+            *e = *v;
+        }
+    }
+}
+
+fn sums(rl: Option<&ResourceList>) -> Sums<'_> {
+    rl.into_iter()
+        .flatten()
+        .map(|(k, v)| (k.as_str(), milli(v)))
+        .collect()
+}
+
 /// `AggregateContainerRequests` / `AggregateContainerLimits`: the sum over regular
 /// containers and sidecars, or the largest init-phase total if that is bigger.
+/// `pick` selects the list ([`raw_requests`] or [`raw_limits`]).
 #[must_use]
-pub fn aggregate(pod: &Pod, pick: fn(&Container) -> MilliList) -> MilliList {
+pub fn aggregate(pod: &Pod, pick: fn(&Container) -> Option<&ResourceList>) -> MilliList {
     let Some(spec) = pod.spec.as_ref() else {
         return MilliList::new();
     };
-    let mut total = MilliList::new();
+    let mut total = Sums::new();
     for c in &spec.containers {
-        add(&mut total, &pick(c));
+        for (k, v) in pick(c).into_iter().flatten() {
+            *total.entry(k).or_insert(0) += milli(v);
+        }
     }
-    let mut sidecars = MilliList::new();
-    let mut init_max = MilliList::new();
+    let mut sidecars = Sums::new();
+    let mut init_max = Sums::new();
     for c in spec.init_containers.as_deref().unwrap_or_default() {
-        let own = pick(c);
-        let phase = if is_restartable_init(c) {
-            add(&mut total, &own);
-            add(&mut sidecars, &own);
-            sidecars.clone()
+        let own = sums(pick(c));
+        if is_restartable_init(c) {
+            add_sums(&mut total, &own);
+            add_sums(&mut sidecars, &own);
+            max_sums(&mut init_max, &sidecars);
         } else {
-            let mut tmp = own;
-            add(&mut tmp, &sidecars);
-            tmp
-        };
-        max_into(&mut init_max, &phase);
+            let mut phase = own;
+            add_sums(&mut phase, &sidecars);
+            max_sums(&mut init_max, &phase);
+        }
     }
-    max_into(&mut total, &init_max);
-    total
+    max_sums(&mut total, &init_max);
+    total.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// The pod-level resources, if any.
@@ -143,7 +176,7 @@ pub fn pod_level_set(pod: &Pod) -> bool {
 /// `PodRequests(pod, {ExcludeOverhead, SkipPodLevelResources: !podLevel})`.
 #[must_use]
 pub fn pod_requests(pod: &Pod, pod_level_enabled: bool, exclude_overhead: bool) -> MilliList {
-    let mut reqs = aggregate(pod, requests);
+    let mut reqs = aggregate(pod, raw_requests);
     if pod_level_enabled && pod_level_requests_set(pod) {
         let pl = list(pod_level(pod).and_then(|r| r.requests.as_ref()));
         for (k, v) in pl {
@@ -161,7 +194,7 @@ pub fn pod_requests(pod: &Pod, pod_level_enabled: bool, exclude_overhead: bool) 
 /// `PodLimits(pod, {ExcludeOverhead, SkipPodLevelResources: !podLevel})`.
 #[must_use]
 pub fn pod_limits(pod: &Pod, pod_level_enabled: bool, exclude_overhead: bool) -> MilliList {
-    let mut lims = aggregate(pod, limits);
+    let mut lims = aggregate(pod, raw_limits);
     if pod_level_enabled && pod_level_limits_set(pod) {
         let pl = list(pod_level(pod).and_then(|r| r.limits.as_ref()));
         for (k, v) in pl {
@@ -205,10 +238,6 @@ impl QosClass {
     }
 }
 
-fn qos_resource(name: &str) -> bool {
-    name == "cpu" || name == "memory"
-}
-
 /// `GetPodQOS`: `status.qosClass` if set, else `ComputePodQOS`.
 #[must_use]
 pub fn pod_qos(pod: &Pod, pod_level_enabled: bool) -> QosClass {
@@ -223,31 +252,19 @@ pub fn pod_qos(pod: &Pod, pod_level_enabled: bool) -> QosClass {
 /// `ComputePodQOS` (cpu and memory only; ephemeral containers never count).
 #[must_use]
 pub fn compute_pod_qos(pod: &Pod, pod_level_enabled: bool) -> QosClass {
-    let mut reqs = MilliList::new();
-    let mut lims = MilliList::new();
+    let mut reqs = CpuMemory::default();
+    let mut lims = CpuMemory::default();
     let mut guaranteed = true;
-    let positive = |rl: &MilliList| -> MilliList {
-        rl.iter()
-            .filter(|(k, v)| qos_resource(k) && **v > 0)
-            .map(|(k, v)| (k.clone(), *v))
-            .collect()
-    };
     let pod_resources = if pod_level_enabled {
         pod_level(pod)
     } else {
         None
     };
     if let Some(pr) = pod_resources {
-        let r = list(pr.requests.as_ref());
-        if !r.is_empty() {
-            add(&mut reqs, &positive(&r));
-        }
-        let l = list(pr.limits.as_ref());
-        if !l.is_empty() {
-            let lp = positive(&l);
-            add(&mut lims, &lp);
-            let has_all = l.contains_key("cpu") && l.contains_key("memory");
-            if !has_all {
+        reqs.add(CpuMemory::positive(pr.requests.as_ref()));
+        if let Some(l) = pr.limits.as_ref().filter(|l| !l.is_empty()) {
+            lims.add(CpuMemory::positive(Some(l)));
+            if !(l.contains_key("cpu") && l.contains_key("memory")) {
                 guaranteed = false;
             }
         }
@@ -257,29 +274,58 @@ pub fn compute_pod_qos(pod: &Pod, pod_level_enabled: bool) -> QosClass {
             .iter()
             .chain(spec.init_containers.as_deref().unwrap_or_default());
         for c in all {
-            add(&mut reqs, &positive(&requests(c)));
-            let lp = positive(&limits(c));
-            if !(lp.contains_key("cpu") && lp.contains_key("memory")) {
+            let r = c.resources.as_ref();
+            reqs.add(CpuMemory::positive(r.and_then(|r| r.requests.as_ref())));
+            let lp = CpuMemory::positive(r.and_then(|r| r.limits.as_ref()));
+            if lp.cpu.is_none() || lp.memory.is_none() {
                 guaranteed = false;
             }
-            add(&mut lims, &lp);
+            lims.add(lp);
         }
     }
-    if reqs.is_empty() && lims.is_empty() {
+    if reqs.len() == 0 && lims.len() == 0 {
         return QosClass::BestEffort;
     }
-    if guaranteed {
-        for (k, r) in &reqs {
-            if lims.get(k) != Some(r) {
-                guaranteed = false;
-                break;
-            }
-        }
-    }
+    // Every request has an equal limit, and there are as many limits as requests.
+    let matched = |r: Option<i128>, l: Option<i128>| r.is_none() || r == l;
+    guaranteed = guaranteed && matched(reqs.cpu, lims.cpu) && matched(reqs.memory, lims.memory);
     if guaranteed && reqs.len() == lims.len() {
         QosClass::Guaranteed
     } else {
         QosClass::Burstable
+    }
+}
+
+/// The cpu and memory totals `ComputePodQOS` keeps (milli), absent until something
+/// positive is added.
+#[derive(Debug, Clone, Copy, Default)]
+struct CpuMemory {
+    cpu: Option<i128>,
+    memory: Option<i128>,
+}
+
+impl CpuMemory {
+    /// The cpu and memory values of a resource list that are above zero.
+    fn positive(rl: Option<&BTreeMap<String, K8sQuantity>>) -> Self {
+        let pick = |name: &str| rl.and_then(|m| m.get(name)).map(milli).filter(|v| *v > 0);
+        Self {
+            cpu: pick("cpu"),
+            memory: pick("memory"),
+        }
+    }
+
+    fn add(&mut self, other: Self) {
+        let sum = |a: Option<i128>, b: Option<i128>| match (a, b) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.cpu = sum(self.cpu, other.cpu);
+        self.memory = sum(self.memory, other.memory);
+    }
+
+    /// How many of the two are present.
+    fn len(self) -> usize {
+        usize::from(self.cpu.is_some()) + usize::from(self.memory.is_some())
     }
 }
 
@@ -349,6 +395,127 @@ mod tests {
         assert_eq!(compute_pod_qos(&l, true), QosClass::Burstable);
     }
 
+    fn qos_resource(name: &str) -> bool {
+        name == "cpu" || name == "memory"
+    }
+
+    /// The map-based `ComputePodQOS` this module had before: the reference.
+    fn reference_qos(pod: &Pod, pod_level_enabled: bool) -> QosClass {
+        let mut reqs = MilliList::new();
+        let mut lims = MilliList::new();
+        let mut guaranteed = true;
+        let positive = |rl: &MilliList| -> MilliList {
+            rl.iter()
+                .filter(|(k, v)| qos_resource(k) && **v > 0)
+                .map(|(k, v)| (k.clone(), *v))
+                .collect()
+        };
+        let pod_resources = if pod_level_enabled {
+            pod_level(pod)
+        } else {
+            None
+        };
+        if let Some(pr) = pod_resources {
+            let r = list(pr.requests.as_ref());
+            if !r.is_empty() {
+                add(&mut reqs, &positive(&r));
+            }
+            let l = list(pr.limits.as_ref());
+            if !l.is_empty() {
+                let lp = positive(&l);
+                add(&mut lims, &lp);
+                let has_all = l.contains_key("cpu") && l.contains_key("memory");
+                if !has_all {
+                    guaranteed = false;
+                }
+            }
+        } else if let Some(spec) = pod.spec.as_ref() {
+            let all = spec
+                .containers
+                .iter()
+                .chain(spec.init_containers.as_deref().unwrap_or_default());
+            for c in all {
+                add(&mut reqs, &positive(&requests(c)));
+                let lp = positive(&limits(c));
+                if !(lp.contains_key("cpu") && lp.contains_key("memory")) {
+                    guaranteed = false;
+                }
+                add(&mut lims, &lp);
+            }
+        }
+        if reqs.is_empty() && lims.is_empty() {
+            return QosClass::BestEffort;
+        }
+        if guaranteed {
+            for (k, r) in &reqs {
+                if lims.get(k) != Some(r) {
+                    guaranteed = false;
+                    break;
+                }
+            }
+        }
+        if guaranteed && reqs.len() == lims.len() {
+            QosClass::Guaranteed
+        } else {
+            QosClass::Burstable
+        }
+    }
+
+    #[test]
+    fn qos_agrees_with_the_map_based_reference() {
+        let values = [
+            None,
+            Some("0"),
+            Some("100m"),
+            Some("1"),
+            Some("1Gi"),
+            Some("-1"),
+        ];
+        let resources = |cpu: Option<&str>, memory: Option<&str>| {
+            let mut m = serde_json::Map::new();
+            if let Some(v) = cpu {
+                m.insert("cpu".into(), v.into());
+            }
+            if let Some(v) = memory {
+                m.insert("memory".into(), v.into());
+            }
+            m.insert("ephemeral-storage".into(), "1Gi".into());
+            serde_json::Value::Object(m)
+        };
+        let mut checked = 0;
+        for (i, rc) in values.iter().enumerate() {
+            for lc in &values {
+                for (j, rm) in values.iter().enumerate() {
+                    let lm = values.get((i + j) % values.len()).copied().flatten();
+                    let c = serde_json::json!({"name": "a", "resources": {
+                        "requests": resources(*rc, *rm), "limits": resources(*lc, lm)}});
+                    let other = serde_json::json!({"name": "b", "resources": {
+                        "requests": resources(*rm, None), "limits": resources(*lc, *rm)}});
+                    for p in [
+                        pod(serde_json::json!({"spec": {"containers": [c.clone()]}})),
+                        pod(
+                            serde_json::json!({"spec": {"containers": [c.clone()], "initContainers": [other.clone()]}}),
+                        ),
+                        pod(serde_json::json!({"spec": {"containers": [other.clone()],
+                            "resources": {"requests": resources(*rc, *rm), "limits": resources(*lc, lm)}}})),
+                        pod(serde_json::json!({"spec": {"containers": [other.clone()],
+                            "resources": {"requests": resources(*rc, None)}}})),
+                    ] {
+                        for level in [true, false] {
+                            assert_eq!(
+                                compute_pod_qos(&p, level),
+                                reference_qos(&p, level),
+                                "{p:?}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000);
+    }
+
     #[test]
     fn aggregation_counts_sidecars_and_init_peaks() {
         let p = pod(serde_json::json!({"spec": {
@@ -356,7 +523,7 @@ mod tests {
                 {"name": "i", "resources": {"requests": {"memory": "500Mi"}}},
                 {"name": "s", "restartPolicy": "Always", "resources": {"requests": {"memory": "100Mi"}}}],
             "containers": [{"name": "a", "resources": {"requests": {"memory": "200Mi"}}}]}}));
-        let r = aggregate(&p, requests);
+        let r = aggregate(&p, raw_requests);
         assert_eq!(
             r.get("memory").copied().map(milli_to_value),
             Some(500 * 1024 * 1024)

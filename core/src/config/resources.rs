@@ -206,7 +206,10 @@ fn remaining_pod_mem_per_container(pod: &Pod) -> i64 {
     if n == 0 {
         return 0;
     }
-    let aggregated = milli_to_value(get(&reslist::aggregate(pod, reslist::requests), "memory"));
+    let aggregated = milli_to_value(get(
+        &reslist::aggregate(pod, reslist::raw_requests),
+        "memory",
+    ));
     (pod_mem - aggregated) / n
 }
 

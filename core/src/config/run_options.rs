@@ -2,6 +2,8 @@
 //! for one container (`GenerateRunContainerOptions`): device-plugin results, hostname,
 //! block devices, the environment and the mounts.
 
+use std::collections::BTreeMap;
+
 use k8s_openapi::api::core::v1::{Container, Pod};
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +12,6 @@ use crate::features::FeatureGates;
 
 use super::env::make_environment_variables;
 use super::errors::ConfigError;
-use super::expand::env_map;
 use super::hostname::{nodename_for_kernel, pod_hostname_and_domain};
 use super::mounts::{block_devices, make_mounts, pod_container_dir, RunMount};
 use super::node::{NameValue, NodeContext};
@@ -85,19 +86,14 @@ pub fn generate(
         env.into_iter()
             .map(|(name, value)| NameValue { name, value }),
     );
-    let env_pairs: Vec<(String, String)> = opts
+    // Borrowed, built like `env_map` (the last value of a name wins).
+    let env: BTreeMap<&str, &str> = opts
         .envs
         .iter()
-        .map(|nv| (nv.name.clone(), nv.value.clone()))
+        .map(|nv| (nv.name.as_str(), nv.value.as_str()))
         .collect();
-    opts.mounts.extend(make_mounts(
-        pod,
-        c,
-        pod_ips,
-        &env_map(&env_pairs),
-        node,
-        gates,
-    )?);
+    let mounts = make_mounts(pod, c, pod_ips, &env, node, gates)?;
+    opts.mounts.extend(mounts);
     if c.termination_message_path
         .as_deref()
         .is_some_and(|p| !p.is_empty())

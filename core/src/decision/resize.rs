@@ -40,37 +40,44 @@ pub fn resize_allowed(pod: &Pod, gates: &FeatureGates) -> bool {
 
 type List = BTreeMap<String, K8sQuantity>;
 
-fn value(list: Option<&List>, name: &str) -> i64 {
-    list.and_then(|l| l.get(name))
-        .and_then(|q| Quantity::parse(&q.0).ok())
+/// `Value()` of a quantity (zero when absent or unreadable).
+fn value_of(q: Option<&K8sQuantity>) -> i64 {
+    q.and_then(|q| Quantity::parse(&q.0).ok())
         .map_or(0, |q| q.value())
 }
 
-fn milli(list: Option<&List>, name: &str) -> i64 {
-    list.and_then(|l| l.get(name))
-        .and_then(|q| Quantity::parse(&q.0).ok())
+/// `MilliValue()` of a quantity (zero when absent or unreadable).
+fn milli_of(q: Option<&K8sQuantity>) -> i64 {
+    q.and_then(|q| Quantity::parse(&q.0).ok())
         .map_or(0, |q| q.milli_value())
+}
+
+fn value(list: Option<&List>, name: &str) -> i64 {
+    value_of(list.and_then(|l| l.get(name)))
+}
+
+fn milli(list: Option<&List>, name: &str) -> i64 {
+    milli_of(list.and_then(|l| l.get(name)))
 }
 
 /// `GetLimits`: the container's limits, with cpu/memory limits it lacks taken from the
 /// pod-level limits (gate PodLevelResources).
-fn effective_limit(
+fn effective_limit<'r>(
     gates: &FeatureGates,
-    pod: Option<&ResourceRequirements>,
-    container: Option<&ResourceRequirements>,
+    pod: Option<&'r ResourceRequirements>,
+    container: Option<&'r ResourceRequirements>,
     name: &str,
-) -> Option<K8sQuantity> {
+) -> Option<&'r K8sQuantity> {
     let own = container
         .and_then(|c| c.limits.as_ref())
         .and_then(|l| l.get(name));
-    if let Some(q) = own {
-        return Some(q.clone());
+    if own.is_some() {
+        return own;
     }
     if gates.enabled(Gate::PodLevelResources) {
         return pod
             .and_then(|p| p.limits.as_ref())
-            .and_then(|l| l.get(name))
-            .cloned();
+            .and_then(|l| l.get(name));
     }
     None
 }
@@ -82,24 +89,26 @@ pub fn container_resources(
     pod: Option<&ResourceRequirements>,
     container: Option<&ResourceRequirements>,
 ) -> ResizeResources {
-    let limits = container.and_then(|c| c.limits.as_ref());
     let requests = container.and_then(|c| c.requests.as_ref());
-    let mut r = ResizeResources {
-        memory_limit: value(limits, "memory"),
-        memory_request: value(requests, "memory"),
-        cpu_limit: milli(limits, "cpu"),
-        cpu_request: milli(requests, "cpu"),
+    let (memory_limit, cpu_limit) = if gates.enabled(Gate::InPlacePodLevelResourcesVerticalScaling)
+    {
+        (
+            effective_limit(gates, pod, container, "memory"),
+            effective_limit(gates, pod, container, "cpu"),
+        )
+    } else {
+        let limits = container.and_then(|c| c.limits.as_ref());
+        (
+            limits.and_then(|l| l.get("memory")),
+            limits.and_then(|l| l.get("cpu")),
+        )
     };
-    if gates.enabled(Gate::InPlacePodLevelResourcesVerticalScaling) {
-        let mem = effective_limit(gates, pod, container, "memory");
-        let cpu = effective_limit(gates, pod, container, "cpu");
-        r.memory_limit = value(
-            mem.map(|q| List::from([("memory".into(), q)])).as_ref(),
-            "memory",
-        );
-        r.cpu_limit = milli(cpu.map(|q| List::from([("cpu".into(), q)])).as_ref(), "cpu");
+    ResizeResources {
+        memory_limit: value_of(memory_limit),
+        memory_request: value(requests, "memory"),
+        cpu_limit: milli_of(cpu_limit),
+        cpu_request: milli(requests, "cpu"),
     }
-    r
 }
 
 /// `podResourcesFromRequirements`: pod-level values, zero when absent.
