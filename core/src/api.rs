@@ -11,7 +11,7 @@ use crate::plan::Plan;
 use crate::request::PlanRequest;
 use crate::{config, decision, steps, validate};
 
-mod unused;
+mod deny_ignored;
 
 /// Computes the plan for a typed request.
 ///
@@ -47,7 +47,7 @@ pub fn parse_request(bytes: &[u8]) -> Result<PlanRequest, PlanError> {
             ),
         ));
     }
-    match strict_from_slice::<PlanRequest>(bytes, "") {
+    match strict_from_slice::<PlanRequest>(bytes) {
         Ok(request) => Ok(request),
         Err(_) if looks_like_bare_pod(bytes) => parse_bare_pod(bytes),
         Err(err) => Err(err),
@@ -65,7 +65,7 @@ fn parse_bare_pod(bytes: &[u8]) -> Result<PlanRequest, PlanError> {
     wrapped.extend_from_slice(PREFIX);
     wrapped.extend_from_slice(bytes);
     wrapped.push(b'}');
-    strict_from_slice::<PlanRequest>(&wrapped, "")
+    strict_from_slice::<PlanRequest>(&wrapped)
         .map(|request| PlanRequest {
             api_defaults: true,
             ..request
@@ -94,19 +94,23 @@ fn looks_like_bare_pod(bytes: &[u8]) -> bool {
 }
 
 /// Reads a request from an already-parsed JSON value (e.g. converted from YAML).
+/// Errors name the JSON path; they carry no line and column, which would point into
+/// the value's JSON text rather than the caller's document.
 pub fn parse_request_value(value: serde_json::Value) -> Result<PlanRequest, PlanError> {
-    let is_bare_pod = value
-        .as_object()
-        .is_some_and(|o| !o.contains_key("pod") && o.contains_key("spec"));
-    if is_bare_pod {
-        let pod = strict_from_value(value, "pod")?;
-        return Ok(PlanRequest {
-            pod,
-            api_defaults: true,
-            ..PlanRequest::default()
-        });
+    let bytes = serde_json::to_vec(&value)
+        .map_err(|e| PlanError::invalid("", format!("the request cannot be read: {e}")))?;
+    parse_request(&bytes).map_err(|mut e| {
+        e.message = without_position(&e.message).to_string();
+        e
+    })
+}
+
+/// `"... at line N column M"` without the position.
+fn without_position(message: &str) -> &str {
+    match message.rsplit_once(" at line ") {
+        Some((head, tail)) if tail.contains(" column ") => head,
+        _ => message,
     }
-    strict_from_value(value, "")
 }
 
 /// JSON bytes in, JSON bytes out: the plan, or `{"error": {...}}`. Never panics.
@@ -176,106 +180,49 @@ pub fn version() -> VersionInfo {
     }
 }
 
-fn join_path(prefix: &str, path: &str) -> String {
-    match (prefix.is_empty(), path.is_empty() || path == ".") {
-        (_, true) => prefix.to_string(),
-        (true, false) => path.to_string(),
-        (false, false) if path.starts_with('[') => format!("{prefix}{path}"),
-        (false, false) => format!("{prefix}.{path}"),
-    }
-}
-
-/// Deserialises with exact error paths, rejecting fields the target type does not know.
-fn strict<'de, D, T>(de: D, prefix: &str) -> Result<T, PlanError>
-where
-    D: serde::Deserializer<'de, Error = serde_json::Error>,
-    T: serde::de::DeserializeOwned,
-{
-    let mut unknown: Option<String> = None;
-    let mut track = serde_path_to_error::Track::new();
-    let tracked = serde_path_to_error::Deserializer::new(de, &mut track);
-    let result: Result<T, _> = serde_ignored::deserialize(tracked, |path| {
-        if unknown.is_none() {
-            unknown = Some(render_ignored(&path));
-        }
-    });
-    match result {
-        Ok(value) => match unknown {
-            None => Ok(value),
-            Some(path) => {
-                let (parent, field) = match path.rsplit_once('.') {
-                    Some((p, f)) if !f.contains('[') => (p.to_string(), f.to_string()),
-                    _ => (String::new(), path.clone()),
-                };
-                Err(PlanError::invalid(
-                    join_path(prefix, &path),
-                    format!(
-                        "unknown field `{field}`{}",
-                        if parent.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" in {}", join_path(prefix, &parent))
-                        }
-                    ),
-                ))
-            }
-        },
-        Err(err) => {
-            let path = track.path().to_string();
-            Err(PlanError::invalid(
-                join_path(prefix, &path),
-                err.to_string(),
-            ))
-        }
-    }
-}
-
-/// Renders a `serde_ignored` path as `a.b[0].c`.
-fn render_ignored(path: &serde_ignored::Path<'_>) -> String {
-    use serde_ignored::Path;
-    match path {
-        Path::Root => String::new(),
-        Path::Seq { parent, index } => format!("{}[{index}]", render_ignored(parent)),
-        Path::Map { parent, key } => join_path(&render_ignored(parent), key),
-        Path::Some { parent }
-        | Path::NewtypeStruct { parent }
-        | Path::NewtypeVariant { parent } => render_ignored(parent),
-    }
-}
-
-/// [`strict`] on JSON bytes. Valid input takes a fast path that tracks no paths; input
-/// the fast path rejects (bad UTF-8 or JSON, a wrong type, an unknown field, trailing
-/// data) is parsed again with path tracking, which produces the error.
-fn strict_from_slice<T: serde::de::DeserializeOwned>(
-    bytes: &[u8],
-    prefix: &str,
-) -> Result<T, PlanError> {
-    if let Some(value) = fast_from_slice(bytes) {
-        return Ok(value);
-    }
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = strict(&mut de, prefix)?;
-    de.end()
-        .map_err(|e| PlanError::invalid(prefix, e.to_string()))?;
-    Ok(value)
-}
-
-/// The value, when `bytes` are valid UTF-8 holding exactly one JSON document that
-/// deserialises into `T` without ignoring anything. Parsing from `str` spares serde_json
-/// re-validating the UTF-8 of every string.
-fn fast_from_slice<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
-    let text = std::str::from_utf8(bytes).ok()?;
+/// Deserialises JSON bytes strictly: unknown fields anywhere are errors, and every
+/// error names the JSON path of the value it concerns.
+fn strict_from_slice<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, PlanError> {
+    // Parsing from `str` spares serde_json re-validating the UTF-8 of every string.
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        let err = serde_json::from_slice::<serde::de::IgnoredAny>(bytes).err();
+        let message = err.as_ref().map_or_else(
+            || "the request is not UTF-8".to_string(),
+            ToString::to_string,
+        );
+        return Err(error_at(bytes, err.as_ref(), message));
+    };
     let mut de = serde_json::Deserializer::from_str(text);
-    let (value, ignored) = unused::deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    (!ignored).then_some(value)
+    match deny_ignored::deserialize(&mut de) {
+        Ok(value) => match de.end() {
+            Ok(()) => Ok(value),
+            Err(e) => Err(error_at(bytes, Some(&e), e.to_string())),
+        },
+        Err(deny_ignored::Failure::Other(e)) => Err(error_at(bytes, Some(&e), e.to_string())),
+        Err(deny_ignored::Failure::Unknown(e)) => {
+            let mut err = error_at(bytes, Some(&e), String::new());
+            let (parent, field) = match err.path.rsplit_once('.') {
+                Some((p, f)) if !f.contains('[') => (p.to_string(), f.to_string()),
+                _ => (String::new(), err.path.clone()),
+            };
+            err.message = if parent.is_empty() {
+                format!("unknown field `{field}`")
+            } else {
+                format!("unknown field `{field}` in {parent}")
+            };
+            Err(err)
+        }
+    }
 }
 
-fn strict_from_value<T: serde::de::DeserializeOwned>(
-    value: serde_json::Value,
-    prefix: &str,
-) -> Result<T, PlanError> {
-    strict(value, prefix)
+/// An [`ErrorKind::InvalidInput`](crate::ErrorKind) error at the JSON path of the
+/// position serde_json reported.
+fn error_at(bytes: &[u8], err: Option<&serde_json::Error>, message: String) -> PlanError {
+    let path = err.map_or_else(String::new, |e| {
+        let offset = crate::json_path::offset_of(bytes, e.line(), e.column());
+        crate::json_path::path_at(bytes, offset)
+    });
+    PlanError::invalid(path, message)
 }
 
 #[cfg(test)]

@@ -1,28 +1,42 @@
-//! The fast path of strict parsing: deserialise and only note *whether* some input was
-//! ignored (a field the target type does not know), without tracking where.
+//! Strict deserialisation without path tracking: input that the target type would
+//! silently ignore (a field a Kubernetes type does not know) becomes an error at the
+//! place it is read.
 //!
-//! The wrapper hooks the same places as `serde_ignored` (every value deserialiser reached
+//! The wrapper hooks the places `serde_ignored` hooks (every value deserialiser reached
 //! through a sequence element, map value, `Some`, newtype or enum variant, and the root)
-//! and raises its flag where `serde_ignored` would call its callback: in
-//! `deserialize_ignored_any`. So on success it flags exactly the inputs `serde_ignored`
-//! reports, but it neither captures map keys (an allocation per key) nor builds paths.
-//! When the flag is raised or deserialisation fails, the caller re-parses with full path
-//! tracking to report the error.
+//! and fails in `deserialize_ignored_any`, which is where a type skips what it does not
+//! know. serde_json then stamps the error with the position of the offending key, and
+//! [`crate::json_path`] turns that position into a JSON path. One thin wrapper keeps
+//! valid requests fast and the wasm module small: no per-key allocations, no path
+//! bookkeeping, no second family of deserialisers.
 
 use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 
-/// Deserialises `T`; the flag says whether any input was ignored.
-pub(super) fn deserialize<'de, D, T>(deserializer: D) -> Result<(T, bool), D::Error>
+/// Why a strict deserialisation failed.
+pub(super) enum Failure<E> {
+    /// The input has a field the target type does not know; the error carries where.
+    Unknown(E),
+    /// Any other deserialisation error.
+    Other(E),
+}
+
+/// Deserialises `T`, failing on the first input the type would ignore.
+pub(super) fn deserialize<'de, D, T>(deserializer: D) -> Result<T, Failure<D::Error>>
 where
     D: Deserializer<'de>,
     T: de::Deserialize<'de>,
 {
     let ignored = Cell::new(false);
-    let value = T::deserialize(Watch::new(deserializer, &ignored))?;
-    Ok((value, ignored.get()))
+    T::deserialize(Watch::new(deserializer, &ignored)).map_err(|e| {
+        if ignored.get() {
+            Failure::Unknown(e)
+        } else {
+            Failure::Other(e)
+        }
+    })
 }
 
 /// Wraps a deserialiser, visitor, seed or access object so that every nested value
@@ -64,9 +78,9 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Watch<'_, D> {
         deserialize_identifier(),
     }
 
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, D::Error> {
         self.ignored.set(true);
-        self.inner.deserialize_ignored_any(visitor)
+        Err(de::Error::custom("unknown field"))
     }
 
     fn is_human_readable(&self) -> bool {
@@ -153,7 +167,7 @@ impl<'de, X: de::SeqAccess<'de>> de::SeqAccess<'de> for Watch<'_, X> {
 impl<'de, X: de::MapAccess<'de>> de::MapAccess<'de> for Watch<'_, X> {
     type Error = X::Error;
 
-    /// Keys are not values: like `serde_ignored`, never flag inside a key.
+    /// Keys are not values: like `serde_ignored`, never fail inside a key.
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -239,21 +253,17 @@ mod tests {
         choice: Option<Choice>,
     }
 
-    /// The flag of the fast path and whether `serde_ignored` reports anything.
-    fn both(json: &str) -> (Option<bool>, Option<bool>) {
-        let fast = deserialize::<_, Outer>(&mut serde_json::Deserializer::from_str(json))
-            .ok()
-            .map(|(_, flag)| flag);
-        let mut reported = false;
-        let slow: Result<Outer, _> =
-            serde_ignored::deserialize(&mut serde_json::Deserializer::from_str(json), |_| {
-                reported = true;
-            });
-        (fast, slow.ok().map(|_| reported))
+    /// Whether strict deserialisation fails for an unknown field (None: other failure).
+    fn unknown(json: &str) -> Option<bool> {
+        match deserialize::<_, Outer>(&mut serde_json::Deserializer::from_str(json)) {
+            Ok(_) => Some(false),
+            Err(Failure::Unknown(_)) => Some(true),
+            Err(Failure::Other(_)) => None,
+        }
     }
 
     #[test]
-    fn flags_exactly_what_serde_ignored_reports() {
+    fn fails_on_every_input_a_type_would_ignore() {
         let base = r#""list":[{"a":1}],"map":{"k":{"a":2}},"maybe":{"a":3}"#;
         for (json, expect) in [
             (format!("{{{base},\"choice\":\"Unit\"}}"), false),
@@ -283,16 +293,14 @@ mod tests {
                 false,
             ),
         ] {
-            assert_eq!(both(&json), (Some(expect), Some(expect)), "{json}");
+            assert_eq!(unknown(&json), Some(expect), "{json}");
         }
     }
 
     #[test]
     fn values_are_those_of_a_plain_parse() {
         let json = r#"{"list":[{"a":1}],"map":{"k":{"a":2}},"maybe":null,"choice":{"Fields":{"inner":{"a":4}}}}"#;
-        let fast = deserialize::<_, Outer>(&mut serde_json::Deserializer::from_str(json))
-            .ok()
-            .map(|(v, _)| v);
+        let fast = deserialize::<_, Outer>(&mut serde_json::Deserializer::from_str(json)).ok();
         assert_eq!(fast, serde_json::from_str::<Outer>(json).ok());
     }
 }
