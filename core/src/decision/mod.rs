@@ -24,6 +24,8 @@ pub mod restart_all;
 pub mod sandbox;
 pub mod status;
 
+use std::borrow::Cow;
+
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
 use crate::features::{FeatureGates, Gate};
@@ -99,15 +101,15 @@ impl<'a> Ctx<'a> {
 /// Records one decision.
 pub(crate) fn note(
     plan: &mut Plan,
-    action: &str,
+    action: &'static str,
     container: Option<&str>,
-    reason: &str,
+    reason: &'static str,
     message: String,
 ) {
     plan.decisions.push(Decision {
-        action: action.to_string(),
+        action: Cow::Borrowed(action),
         container: container.map(str::to_string),
-        reason: reason.to_string(),
+        reason: Cow::Borrowed(reason),
         message,
     });
 }
