@@ -45,6 +45,103 @@ pub fn container_hash(name: &str, image: &str) -> u64 {
     u64::from(h.finish())
 }
 
+/// How many containers [`hash_lanes`] hashes side by side.
+pub const LANES: usize = 4;
+
+/// [`container_hash`] of several `(name, image)` pairs, in order (see [`hash_lanes`]).
+///
+/// ```
+/// use podplan_core::hash::{container_hash, container_hashes};
+/// let pairs = [("app", "nginx"), ("sidecar", "envoy:v1"), ("a<b", "x")];
+/// let one_by_one: Vec<u64> = pairs.iter().map(|(n, i)| container_hash(n, i)).collect();
+/// assert_eq!(container_hashes(&pairs), one_by_one);
+/// ```
+#[must_use]
+pub fn container_hashes(containers: &[(&str, &str)]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(containers.len());
+    for chunk in containers.chunks(LANES) {
+        let hashes = hash_lanes(chunk);
+        out.extend(hashes.iter().take(chunk.len()));
+    }
+    out
+}
+
+/// [`container_hash`] of up to [`LANES`] `(name, image)` pairs (slots past the input
+/// are 0). The hash is one long chain of dependent multiplications, which leaves the
+/// processor mostly waiting; the chains of these containers are interleaved so that they
+/// run side by side. Pairs that need JSON escaping (rare) are hashed one by one.
+#[must_use]
+pub fn hash_lanes(chunk: &[(&str, &str)]) -> [u64; LANES] {
+    let mut out = [0; LANES];
+    let plain = chunk.len() <= LANES
+        && chunk
+            .iter()
+            .all(|(name, image)| is_plain_go_json(name) && is_plain_go_json(image));
+    if !plain {
+        for (slot, (name, image)) in out.iter_mut().zip(chunk) {
+            *slot = container_hash(name, image);
+        }
+        return out;
+    }
+    // The hashed JSON texts, one after another; `spans` are their byte ranges.
+    let mut text: Vec<u8> = Vec::with_capacity(
+        chunk
+            .iter()
+            .map(|(name, image)| name.len() + image.len() + 22)
+            .sum(),
+    );
+    let mut spans = [(0usize, 0usize); LANES];
+    for (span, (name, image)) in spans.iter_mut().zip(chunk) {
+        let start = text.len();
+        for part in ["{\"image\":\"", image, "\",\"name\":\"", name, "\"}"] {
+            text.extend_from_slice(part.as_bytes());
+        }
+        *span = (start, text.len());
+    }
+    // Every text starts with `{`, rendered without a leading space.
+    let mut first = SpewHasher::new();
+    first.write(b"{");
+    let mut lanes = [first.h; LANES];
+    let longest = spans
+        .iter()
+        .map(|(start, end)| end - start)
+        .max()
+        .unwrap_or(0);
+    for offset in 1..longest {
+        for (h, (start, end)) in lanes.iter_mut().zip(&spans) {
+            let at = start + offset;
+            if let Some(byte) = text.get(at).filter(|_| at < *end) {
+                *h = spaced_decimal(*h, *byte);
+            }
+        }
+    }
+    for (slot, h) in out.iter_mut().zip(lanes).take(chunk.len()) {
+        *slot = u64::from(step(h, b']'));
+    }
+    out
+}
+
+/// One FNV-1a step.
+fn step(h: u32, c: u8) -> u32 {
+    (h ^ u32::from(c)).wrapping_mul(FNV_PRIME)
+}
+
+/// FNV-1a over ` <decimal of byte>` (1 to 3 digits), without branching on the number
+/// of digits (steps for absent digits are computed and discarded), so that
+/// interleaved chains never stall on a mispredicted branch.
+fn spaced_decimal(h: u32, byte: u8) -> u32 {
+    let ([d0, d1, d2], len) = DECIMAL.get(usize::from(byte)).copied().unwrap_or_default();
+    let h = step(step(h, b' '), d0);
+    let two = step(h, d1);
+    let h = if len >= 2 { two } else { h };
+    let three = step(h, d2);
+    if len >= 3 {
+        three
+    } else {
+        h
+    }
+}
+
 /// The decimal digits of every byte value, as go-spew prints them: `(digits, len)`.
 const DECIMAL: [([u8; 3], u8); 256] = decimal_table();
 
@@ -155,6 +252,27 @@ mod tests {
         text.bytes().fold(FNV_OFFSET, |h, b| {
             (h ^ u32::from(b)).wrapping_mul(FNV_PRIME)
         })
+    }
+
+    #[test]
+    fn batched_hashes_equal_single_hashes() {
+        let long = "registry.example.com/team/a-very-long-image-name:1.2.3-with-a-tag";
+        let pairs = [
+            ("app", "nginx"),
+            ("", ""),
+            ("worker", long),
+            ("c", "x\"y"),
+            ("sidecar", "envoyproxy/envoy:v1.31"),
+            ("é", "ü:1"),
+            ("x", ""),
+            ("mesh-proxy", "a"),
+            ("last", long),
+        ];
+        for n in 0..=pairs.len() {
+            let some = pairs.get(..n).unwrap_or_default();
+            let single: Vec<u64> = some.iter().map(|(a, b)| container_hash(a, b)).collect();
+            assert_eq!(container_hashes(some), single, "{n}");
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The plan: `podActions` plus the CRI requests, ordered steps, events and reasons.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -161,12 +162,12 @@ pub struct Decision {
     /// The action: `killPod`, `createSandbox`, `startInitContainer`, `startContainer`,
     /// `startEphemeralContainer`, `killContainer`, `updateResources`, `resetContainer`,
     /// `keepContainer`, `wait`.
-    pub action: String,
+    pub action: Cow<'static, str>,
     /// The container concerned, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container: Option<String>,
     /// Machine-readable reason, e.g. `LivenessProbeFailed`.
-    pub reason: String,
+    pub reason: Cow<'static, str>,
     /// Human explanation naming the rule that fired.
     pub message: String,
 }

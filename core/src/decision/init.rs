@@ -28,7 +28,7 @@ fn kill(plan: &mut Plan, id: &str, name: &str, message: String, reason: KillReas
     );
 }
 
-fn restarted(plan: &mut Plan, name: &str, reason: &str) {
+fn restarted(plan: &mut Plan, name: &str, reason: &'static str) {
     note(
         plan,
         "startInitContainer",

@@ -24,13 +24,15 @@ pub mod restart_all;
 pub mod sandbox;
 pub mod status;
 
+use std::borrow::Cow;
+
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
 use crate::features::{FeatureGates, Gate};
-use crate::hash::container_hash;
+use crate::hash::{container_hash, hash_lanes, LANES};
 use crate::plan::{Decision, Plan, Warning};
 use crate::request::PlanRequest;
-use crate::runtime::ContainerStatus;
+use crate::runtime::{ContainerState, ContainerStatus};
 use sandbox::SandboxChangeReason;
 use status::StatusView;
 
@@ -49,6 +51,58 @@ pub struct Ctx<'a> {
     pub status: StatusView<'a>,
     /// `IsInPlacePodVerticalScalingAllowed`.
     pub resize_allowed: bool,
+    /// Container hashes computed ahead (see [`SpecHashes`]); others are computed on use.
+    pub hashes: Option<&'a SpecHashes<'a>>,
+}
+
+/// `HashContainer` of the spec containers that have a running instance (the ones whose
+/// hash a sync compares), computed together: [`hash_lanes`] runs their hash chains side
+/// by side.
+#[derive(Debug, Clone, Default)]
+pub struct SpecHashes<'a> {
+    entries: Vec<(&'a Container, u64)>,
+}
+
+impl<'a> SpecHashes<'a> {
+    /// Hashes the init and regular containers of `spec` that `status` reports running.
+    #[must_use]
+    pub fn of_running(spec: &'a PodSpec, status: &StatusView<'_>) -> Self {
+        let running = |c: &&Container| {
+            status
+                .containers()
+                .iter()
+                .any(|s| s.state == ContainerState::Running && s.name == c.name)
+        };
+        let mut entries: Vec<(&Container, u64)> = spec
+            .init_containers
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .chain(&spec.containers)
+            .filter(running)
+            .map(|c| (c, 0))
+            .collect();
+        for chunk in entries.chunks_mut(LANES) {
+            let mut pairs = [("", ""); LANES];
+            for (pair, (c, _)) in pairs.iter_mut().zip(chunk.iter()) {
+                *pair = (c.name.as_str(), c.image.as_deref().unwrap_or(""));
+            }
+            let hashes = hash_lanes(pairs.get(..chunk.len()).unwrap_or_default());
+            for ((_, h), value) in chunk.iter_mut().zip(hashes) {
+                *h = value;
+            }
+        }
+        Self { entries }
+    }
+
+    /// The hash of this very container (the same spec entry), if computed.
+    #[must_use]
+    pub fn get(&self, c: &Container) -> Option<u64> {
+        self.entries
+            .iter()
+            .find(|(e, _)| std::ptr::eq(*e, c))
+            .map(|(_, h)| *h)
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -63,13 +117,16 @@ impl<'a> Ctx<'a> {
             gates,
             status: StatusView::new(request),
             resize_allowed: resize::resize_allowed(&request.pod, gates),
+            hashes: None,
         })
     }
 
     /// `HashContainer(c)`.
     #[must_use]
     pub fn hash(&self, c: &Container) -> u64 {
-        container_hash(&c.name, c.image.as_deref().unwrap_or(""))
+        self.hashes
+            .and_then(|h| h.get(c))
+            .unwrap_or_else(|| container_hash(&c.name, c.image.as_deref().unwrap_or("")))
     }
 
     /// `containerChanged`: the stored hash differs from the spec's.
@@ -99,15 +156,15 @@ impl<'a> Ctx<'a> {
 /// Records one decision.
 pub(crate) fn note(
     plan: &mut Plan,
-    action: &str,
+    action: &'static str,
     container: Option<&str>,
-    reason: &str,
+    reason: &'static str,
     message: String,
 ) {
     plan.decisions.push(Decision {
-        action: action.to_string(),
+        action: Cow::Borrowed(action),
         container: container.map(str::to_string),
-        reason: reason.to_string(),
+        reason: Cow::Borrowed(reason),
         message,
     });
 }
@@ -123,9 +180,11 @@ pub(crate) fn note(
 /// ```
 pub fn decide(request: &PlanRequest, gates: &FeatureGates) -> Plan {
     let mut plan = Plan::default();
-    let Some(ctx) = Ctx::new(request, gates) else {
+    let Some(mut ctx) = Ctx::new(request, gates) else {
         return plan;
     };
+    let hashes = SpecHashes::of_running(ctx.spec, &ctx.status);
+    ctx.hashes = Some(&hashes);
     if !gates.enabled(Gate::SidecarContainers) {
         plan.warnings.push(Warning {
             path: "featureGates.SidecarContainers".into(),

@@ -149,15 +149,29 @@ impl Ctx<'_> {
         )
     }
 
+    /// The checkpoint's record for a container, if any.
+    fn actuated_record(&self, name: &str) -> Option<&ResourceRequirements> {
+        self.request
+            .actuated_resources
+            .as_ref()
+            .and_then(|a| a.containers.get(name))
+    }
+
     /// What the checkpoint says was last applied to a container (zero if no record).
     #[must_use]
     pub fn actuated_resources(&self, name: &str) -> ResizeResources {
-        let record = self
-            .request
-            .actuated_resources
-            .as_ref()
-            .and_then(|a| a.containers.get(name));
-        container_resources(self.gates, self.actuated_pod(), record)
+        container_resources(self.gates, self.actuated_pod(), self.actuated_record(name))
+    }
+
+    /// Whether the desired and actuated resources of a container differ.
+    /// [`container_resources`] is a pure function of its inputs, so when the spec's
+    /// requirements are the checkpoint's (container and pod level alike) the values are
+    /// equal without reading a quantity: the common case of a container at rest.
+    #[must_use]
+    pub fn resources_changed(&self, c: &Container) -> bool {
+        let same_inputs = c.resources.as_ref() == self.actuated_record(&c.name)
+            && self.spec.resources.as_ref() == self.actuated_pod();
+        !same_inputs && self.desired_resources(c) != self.actuated_resources(&c.name)
     }
 }
 
@@ -174,11 +188,11 @@ pub fn compute_pod_resize_action(
     if !ctx.resize_allowed || status.state != ContainerState::Running {
         return true;
     }
-    let desired = ctx.desired_resources(c);
-    let current = ctx.actuated_resources(&c.name);
-    if desired == current {
+    if !ctx.resources_changed(c) {
         return true;
     }
+    let desired = ctx.desired_resources(c);
+    let current = ctx.actuated_resources(&c.name);
     let restart_policy = |resource: &str| {
         c.resize_policy
             .as_deref()
@@ -332,7 +346,7 @@ pub fn starting_resized_container<'c>(
     indices
         .iter()
         .filter_map(|i| containers.get(*i))
-        .find(|c| ctx.desired_resources(c) != ctx.actuated_resources(&c.name))
+        .find(|c| ctx.resources_changed(c))
 }
 
 #[cfg(test)]
