@@ -138,7 +138,7 @@ pub fn plan_value(value: serde_json::Value) -> serde_json::Value {
 #[must_use]
 pub fn answer_bytes(result: Result<Plan, PlanError>) -> Vec<u8> {
     let serialized = match &result {
-        Ok(plan) => serde_json::to_vec(plan),
+        Ok(plan) => to_vec_sized(plan),
         Err(error) => serde_json::to_vec(&ErrorEnvelope {
             error: error.clone(),
         }),
@@ -150,6 +150,15 @@ pub fn answer_bytes(result: Result<Plan, PlanError>) -> Vec<u8> {
         };
         serde_json::to_vec(&fallback).unwrap_or_default()
     })
+}
+
+/// A plan's JSON, written into a buffer sized for a typical plan rather than grown from
+/// 128 bytes by doubling.
+fn to_vec_sized(plan: &Plan) -> serde_json::Result<Vec<u8>> {
+    const TYPICAL_PLAN_BYTES: usize = 4096;
+    let mut out = Vec::with_capacity(TYPICAL_PLAN_BYTES);
+    serde_json::to_writer(&mut out, plan)?;
+    Ok(out)
 }
 
 fn to_value_or_error<T: Serialize>(value: &T) -> serde_json::Value {

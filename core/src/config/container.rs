@@ -14,7 +14,7 @@ use crate::runtime::{ContainerState, RuntimeStatus};
 use super::errors::ConfigError;
 use super::expand::expand_command_and_args_with;
 use super::labels::{container_annotations, container_labels};
-use super::mounts::cri_mounts;
+use super::mounts::cri_mounts_from;
 use super::node::NodeContext;
 use super::paths::join_all;
 use super::resources::container_resources;
@@ -201,6 +201,18 @@ pub fn generate_container_config(
     node: &NodeContext,
     gates: &FeatureGates,
 ) -> Result<ContainerConfig, ConfigError> {
+    generate_container_config_from(pod, input, opts.clone(), node, gates)
+}
+
+/// [`generate_container_config`] consuming the options: their environment, mounts and
+/// devices move into the config instead of being copied.
+pub fn generate_container_config_from(
+    pod: &Pod,
+    input: &ContainerInputs<'_>,
+    opts: RunContainerOptions,
+    node: &NodeContext,
+    gates: &FeatureGates,
+) -> Result<ContainerConfig, ConfigError> {
     let c = input.container;
     verify_run_as_non_root(pod, c, &input.image_user)?;
     let (command, args) = expand_command_and_args_with(
@@ -225,19 +237,19 @@ pub fn generate_container_config(
         working_dir: c.working_dir.clone().unwrap_or_default(),
         labels: container_labels(pod, c),
         annotations: container_annotations(pod, c, input.restart_count, &opts.annotations),
-        devices: opts.devices.clone(),
-        cdi_devices: opts
-            .cdi_devices
-            .iter()
-            .map(|name| CdiDevice { name: name.clone() })
-            .collect(),
-        mounts: cri_mounts(
-            &opts.mounts,
+        mounts: cri_mounts_from(
+            opts.mounts,
             c,
             &opts.pod_container_dir,
             &input.termination_log_id,
             node.selinux(),
         ),
+        devices: opts.devices,
+        cdi_devices: opts
+            .cdi_devices
+            .into_iter()
+            .map(|name| CdiDevice { name })
+            .collect(),
         log_path: join_all(&[&c.name, &format!("{}.log", input.restart_count)]),
         stdin: c.stdin.unwrap_or(false),
         stdin_once: c.stdin_once.unwrap_or(false),
@@ -281,10 +293,10 @@ pub fn generate_container_config(
     });
     config.envs = opts
         .envs
-        .iter()
+        .into_iter()
         .map(|nv| KeyValue {
-            key: nv.name.clone(),
-            value: nv.value.clone(),
+            key: nv.name,
+            value: nv.value,
         })
         .collect();
     Ok(config)

@@ -99,7 +99,7 @@ pub fn generate_for(
         userns: security::user_namespace(pod, node, gates).map_err(fail)?,
     };
     let config =
-        container::generate_container_config(pod, &inputs, &opts, node, gates).map_err(fail)?;
+        container::generate_container_config_from(pod, &inputs, opts, node, gates).map_err(fail)?;
     Ok(ContainerConfigEntry {
         name: c.name.clone(),
         kind: kind.as_str().to_string(),

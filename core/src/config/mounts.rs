@@ -1,6 +1,8 @@
 //! Mounts and devices (spec §6): volume mounts with subPath, propagation and recursive
 //! read-only; `/etc/hosts`; the termination-message mount; block volumes; CRI conversion.
 
+use std::cell::OnceCell;
+
 use k8s_openapi::api::core::v1::{Container, Pod, Volume, VolumeMount};
 use serde::{Deserialize, Serialize};
 
@@ -76,61 +78,87 @@ fn plugin_dir(v: &Volume) -> Option<&'static str> {
 /// location for a volume the pod declares (`None` when the pod has no such volume).
 #[must_use]
 pub fn volume_info(pod: &Pod, name: &str, node: &NodeContext) -> Option<VolumeInfo> {
-    if let Some(v) = node.volumes.get(name) {
-        return Some(v.clone());
+    VolumeLookup::new(pod, node).info(name)
+}
+
+/// [`volume_info`] for several volumes of one pod: the pod directory is built once.
+pub struct VolumeLookup<'a> {
+    pod: &'a Pod,
+    node: &'a NodeContext,
+    pod_dir: OnceCell<String>,
+}
+
+impl<'a> VolumeLookup<'a> {
+    /// Lookups for `pod` on `node`.
+    #[must_use]
+    pub fn new(pod: &'a Pod, node: &'a NodeContext) -> Self {
+        Self {
+            pod,
+            node,
+            pod_dir: OnceCell::new(),
+        }
     }
-    let vol = pod
-        .spec
-        .as_ref()?
-        .volumes
-        .as_ref()?
-        .iter()
-        .find(|v| v.name == name)?;
-    if let Some(img) = &vol.image {
-        return Some(VolumeInfo {
-            image: Some(img.reference.clone().unwrap_or_default()),
-            read_only: true,
-            ..VolumeInfo::default()
-        });
+
+    fn pod_dir(&self) -> &str {
+        self.pod_dir.get_or_init(|| pod_dir(self.pod, self.node))
     }
-    if let Some(hp) = &vol.host_path {
-        return Some(VolumeInfo {
-            host_path: hp.path.clone(),
-            ..VolumeInfo::default()
-        });
+
+    /// [`volume_info`] of the volume `name`.
+    #[must_use]
+    pub fn info(&self, name: &str) -> Option<VolumeInfo> {
+        if let Some(v) = self.node.volumes.get(name) {
+            return Some(v.clone());
+        }
+        let vol = self
+            .pod
+            .spec
+            .as_ref()?
+            .volumes
+            .as_ref()?
+            .iter()
+            .find(|v| v.name == name)?;
+        if let Some(img) = &vol.image {
+            return Some(VolumeInfo {
+                image: Some(img.reference.clone().unwrap_or_default()),
+                read_only: true,
+                ..VolumeInfo::default()
+            });
+        }
+        if let Some(hp) = &vol.host_path {
+            return Some(VolumeInfo {
+                host_path: hp.path.clone(),
+                ..VolumeInfo::default()
+            });
+        }
+        let plugin = plugin_dir(vol)?;
+        let managed_ro = vol.config_map.is_some()
+            || vol.secret.is_some()
+            || vol.projected.is_some()
+            || vol.downward_api.is_some();
+        let relabel = managed_ro || vol.empty_dir.is_some();
+        let base = join_all(&[self.pod_dir(), "volumes", plugin, name]);
+        let host_path = if plugin == "kubernetes.io~csi" {
+            join_all(&[&base, "mount"])
+        } else {
+            base
+        };
+        let pvc_ro = vol
+            .persistent_volume_claim
+            .as_ref()
+            .and_then(|p| p.read_only)
+            == Some(true);
+        let block_device_path = vol
+            .persistent_volume_claim
+            .as_ref()
+            .map(|_| join_all(&[self.pod_dir(), "volumeDevices", "kubernetes.io~csi", name]));
+        Some(VolumeInfo {
+            host_path,
+            read_only: managed_ro || pvc_ro,
+            selinux_relabel: relabel,
+            block_device_path,
+            image: None,
+        })
     }
-    let plugin = plugin_dir(vol)?;
-    let managed_ro = vol.config_map.is_some()
-        || vol.secret.is_some()
-        || vol.projected.is_some()
-        || vol.downward_api.is_some();
-    let relabel = managed_ro || vol.empty_dir.is_some();
-    let base = join_all(&[&pod_dir(pod, node), "volumes", plugin, name]);
-    let host_path = if plugin == "kubernetes.io~csi" {
-        join_all(&[&base, "mount"])
-    } else {
-        base
-    };
-    let pvc_ro = vol
-        .persistent_volume_claim
-        .as_ref()
-        .and_then(|p| p.read_only)
-        == Some(true);
-    let block_device_path = vol.persistent_volume_claim.as_ref().map(|_| {
-        join_all(&[
-            &pod_dir(pod, node),
-            "volumeDevices",
-            "kubernetes.io~csi",
-            name,
-        ])
-    });
-    Some(VolumeInfo {
-        host_path,
-        read_only: managed_ro || pvc_ro,
-        selinux_relabel: relabel,
-        block_device_path,
-        image: None,
-    })
 }
 
 fn translate_propagation(mode: Option<&str>) -> Result<MountPropagation, ConfigError> {
@@ -193,13 +221,14 @@ pub fn make_mounts(
     let mut mount_hosts = should_mount_hosts_file(pod, pod_ips);
     let supports_rro = node.handler_features().recursive_read_only_mounts;
     let mut out = Vec::new();
+    let volumes = VolumeLookup::new(pod, node);
     for (i, m) in c.volume_mounts.iter().flatten().enumerate() {
         mount_hosts = mount_hosts && m.mount_path != ETC_HOSTS_PATH;
         let not_found = || ConfigError::VolumeNotFound {
             volume: m.name.clone(),
             container: c.name.clone(),
         };
-        let vol = volume_info(pod, &m.name, node).ok_or_else(not_found)?;
+        let vol = volumes.info(&m.name).ok_or_else(not_found)?;
         if let Some(image) = vol
             .image
             .as_ref()
@@ -322,19 +351,36 @@ pub fn cri_mounts(
     termination_log_id: &str,
     selinux_enabled: bool,
 ) -> Vec<Mount> {
+    cri_mounts_from(
+        mounts.to_vec(),
+        c,
+        pod_container_dir,
+        termination_log_id,
+        selinux_enabled,
+    )
+}
+
+/// [`cri_mounts`] consuming the run mounts (their paths move into the CRI mounts).
+pub fn cri_mounts_from(
+    mounts: Vec<RunMount>,
+    c: &Container,
+    pod_container_dir: &str,
+    termination_log_id: &str,
+    selinux_enabled: bool,
+) -> Vec<Mount> {
     let mut out: Vec<Mount> = mounts
-        .iter()
+        .into_iter()
         .map(|m| Mount {
-            container_path: m.container_path.clone(),
-            host_path: m.host_path.clone(),
+            container_path: m.container_path,
+            host_path: m.host_path,
             readonly: m.read_only,
             selinux_relabel: m.selinux_relabel && selinux_enabled,
             propagation: m.propagation,
             uid_mappings: Vec::new(),
             gid_mappings: Vec::new(),
             recursive_read_only: m.recursive_read_only,
-            image: m.image.clone(),
-            image_sub_path: m.image_sub_path.clone(),
+            image: m.image,
+            image_sub_path: m.image_sub_path,
         })
         .collect();
     let path = c.termination_message_path.as_deref().unwrap_or_default();

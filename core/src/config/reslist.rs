@@ -82,6 +82,12 @@ pub fn raw_limits(c: &Container) -> Option<&ResourceList> {
     c.resources.as_ref().and_then(|r| r.limits.as_ref())
 }
 
+/// `MilliValue()` of one resource of a raw list, if the list has it.
+#[must_use]
+pub fn milli_in(rl: Option<&ResourceList>, name: &str) -> Option<i128> {
+    rl.and_then(|m| m.get(name)).map(milli)
+}
+
 /// A resource list being summed, keyed by names borrowed from the pod.
 type Sums<'a> = BTreeMap<&'a str, i128>;
 

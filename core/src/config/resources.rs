@@ -121,23 +121,22 @@ fn get(list: &reslist::MilliList, key: &str) -> i128 {
 /// pod-level limits where the container has none (PodLevelResources).
 #[must_use]
 pub fn container_cpu_memory(pod: &Pod, c: &Container, gates: &FeatureGates) -> CpuMemory {
-    let reqs = reslist::requests(c);
-    let lims = reslist::limits(c);
+    let lims = reslist::raw_limits(c);
     let pod_lims = if gates.enabled(Gate::PodLevelResources) && pod_level_set(pod) {
-        reslist::list(pod_level(pod).and_then(|r| r.limits.as_ref()))
+        pod_level(pod).and_then(|r| r.limits.as_ref())
     } else {
-        reslist::MilliList::new()
+        None
     };
     let pick = |key: &str| {
-        let own = get(&lims, key);
+        let own = reslist::milli_in(lims, key).unwrap_or(0);
         if own == 0 {
-            get(&pod_lims, key)
+            reslist::milli_in(pod_lims, key).unwrap_or(0)
         } else {
             own
         }
     };
     CpuMemory {
-        cpu_request_milli: reqs.get("cpu").map(|m| reslist::to_i64(*m)),
+        cpu_request_milli: reslist::milli_in(reslist::raw_requests(c), "cpu").map(reslist::to_i64),
         cpu_limit_milli: reslist::to_i64(pick("cpu")),
         memory_limit: milli_to_value(pick("memory")),
     }
@@ -214,7 +213,11 @@ fn remaining_pod_mem_per_container(pod: &Pod) -> i64 {
 }
 
 fn container_memory_request(c: &Container) -> i64 {
-    milli_to_value(get(&reslist::requests(c), "memory"))
+    milli_to_value(reslist::milli_in(reslist::raw_requests(c), "memory").unwrap_or(0))
+}
+
+fn container_memory_limit(c: &Container) -> i64 {
+    milli_to_value(reslist::milli_in(reslist::raw_limits(c), "memory").unwrap_or(0))
 }
 
 fn is_sidecar(pod: &Pod, c: &Container) -> bool {
@@ -290,8 +293,8 @@ pub fn container_swap_behavior(
         return SwapBehavior::NoSwap;
     }
     let qos = reslist::pod_qos(pod, gates.enabled(Gate::PodLevelResources));
-    let req = get(&reslist::requests(c), "memory");
-    let lim = get(&reslist::limits(c), "memory");
+    let req = reslist::milli_in(reslist::raw_requests(c), "memory").unwrap_or(0);
+    let lim = reslist::milli_in(reslist::raw_limits(c), "memory").unwrap_or(0);
     if qos != QosClass::Burstable || (req == 0 && lim == 0) || req == lim {
         return SwapBehavior::NoSwap;
     }
@@ -358,7 +361,7 @@ pub fn apply_memory_qos(
     gates: &FeatureGates,
 ) {
     let request = container_memory_request(c);
-    let limit = milli_to_value(get(&reslist::limits(c), "memory"));
+    let limit = container_memory_limit(c);
     if node.memory_reservation_policy() == "TieredReservation" && request != 0 {
         match reslist::pod_qos(pod, gates.enabled(Gate::PodLevelResources)) {
             QosClass::Guaranteed => {

@@ -342,27 +342,32 @@ pub fn verify_run_as_non_root(
     if eff.run_as_non_root != Some(true) {
         return Ok(());
     }
-    let who = format!("(pod: {:?}, container: {})", format_pod(pod), c.name);
+    // Formatted only for an error.
+    let who = || format!("(pod: {:?}, container: {})", format_pod(pod), c.name);
     if let Some(user) = eff.run_as_user {
         if user == 0 {
             return Err(ConfigError::NonRoot(format!(
-                "container's runAsUser breaks non-root policy {who}"
+                "container's runAsUser breaks non-root policy {}",
+                who()
             )));
         }
         return Ok(());
     }
     match image_user.uid {
         None if !image_user.username.is_empty() => Err(ConfigError::NonRoot(format!(
-            "container has runAsNonRoot and image has non-numeric user ({}), cannot verify user is non-root {who}",
-            image_user.username
+            "container has runAsNonRoot and image has non-numeric user ({}), cannot verify user is non-root {}",
+            image_user.username,
+            who()
         ))),
         Some(0) => Err(ConfigError::NonRoot(format!(
-            "container has runAsNonRoot and image will run as root {who}"
+            "container has runAsNonRoot and image will run as root {}",
+            who()
         ))),
         Some(uid) if !(0..=i64::from(i32::MAX)).contains(&uid) => Err(ConfigError::NonRoot(format!(
-            "container has runAsNonRoot and image has an invalid user id ({uid}). (Must be 1-({})): must be between 0 and {}, inclusive {who}",
+            "container has runAsNonRoot and image has an invalid user id ({uid}). (Must be 1-({})): must be between 0 and {}, inclusive {}",
             i32::MAX,
-            i32::MAX
+            i32::MAX,
+            who()
         ))),
         _ => Ok(()),
     }
