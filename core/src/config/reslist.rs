@@ -182,37 +182,49 @@ pub fn pod_level_set(pod: &Pod) -> bool {
 /// `PodRequests(pod, {ExcludeOverhead, SkipPodLevelResources: !podLevel})`.
 #[must_use]
 pub fn pod_requests(pod: &Pod, pod_level_enabled: bool, exclude_overhead: bool) -> MilliList {
-    let mut reqs = aggregate(pod, raw_requests);
-    if pod_level_enabled && pod_level_requests_set(pod) {
-        let pl = list(pod_level(pod).and_then(|r| r.requests.as_ref()));
-        for (k, v) in pl {
-            if is_supported_pod_level(&k) {
-                reqs.insert(k, v);
-            }
-        }
-    }
-    if !exclude_overhead {
-        add(&mut reqs, &overhead(pod));
-    }
-    reqs
+    pod_totals(
+        pod,
+        raw_requests,
+        |r| r.requests.as_ref(),
+        pod_level_enabled,
+        exclude_overhead,
+    )
 }
 
 /// `PodLimits(pod, {ExcludeOverhead, SkipPodLevelResources: !podLevel})`.
 #[must_use]
 pub fn pod_limits(pod: &Pod, pod_level_enabled: bool, exclude_overhead: bool) -> MilliList {
-    let mut lims = aggregate(pod, raw_limits);
-    if pod_level_enabled && pod_level_limits_set(pod) {
-        let pl = list(pod_level(pod).and_then(|r| r.limits.as_ref()));
-        for (k, v) in pl {
+    pod_totals(
+        pod,
+        raw_limits,
+        |r| r.limits.as_ref(),
+        pod_level_enabled,
+        exclude_overhead,
+    )
+}
+
+/// The containers' aggregate of one side (requests or limits), overridden by the
+/// supported pod-level values when pod-level resources are on and set, plus overhead.
+fn pod_totals(
+    pod: &Pod,
+    per_container: fn(&Container) -> Option<&ResourceList>,
+    pod_side: fn(&ResourceRequirements) -> Option<&ResourceList>,
+    pod_level_enabled: bool,
+    exclude_overhead: bool,
+) -> MilliList {
+    let mut totals = aggregate(pod, per_container);
+    let pod_level_values = pod_level(pod).and_then(pod_side);
+    if pod_level_enabled && has_supported(pod_level_values) {
+        for (k, v) in list(pod_level_values) {
             if is_supported_pod_level(&k) {
-                lims.insert(k, v);
+                totals.insert(k, v);
             }
         }
     }
     if !exclude_overhead {
-        add(&mut lims, &overhead(pod));
+        add(&mut totals, &overhead(pod));
     }
-    lims
+    totals
 }
 
 /// `spec.overhead`.
