@@ -46,6 +46,9 @@ use crate::runtime::{
 };
 use crate::steps::{ContainerKind, Step, StepOp};
 
+pub mod event;
+pub use event::{apply_event, Event, ProbeKind};
+
 /// Exit code the model reports for a container it stopped (SIGKILL).
 pub const KILLED_EXIT_CODE: i32 = 137;
 
