@@ -20,6 +20,8 @@
 
 #[cfg(all(target_arch = "wasm32", not(feature = "js")))]
 mod abi;
+#[cfg(any(feature = "js", test))]
+pub mod calls;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod corpus;
 #[cfg(feature = "js")]
