@@ -294,13 +294,23 @@ impl Applier<'_> {
         };
         let uid = pod_uid(&self.request.pod);
         let created = plus_nanos(self.now, self.seq);
-        let digest = fnv64(&[
-            uid.as_bytes(),
-            name.as_bytes(),
-            &created.as_nanosecond().to_le_bytes(),
-        ]);
+        // Derived from the pod, the name and the creation time; an instance created at the
+        // same instant as an earlier one of the same name (no time passed between syncs)
+        // gets a salted id, so that ids stay unique.
+        let mut salt: u32 = 0;
+        let id = loop {
+            let created_bytes = created.as_nanosecond().to_le_bytes();
+            let salt_bytes = salt.to_le_bytes();
+            let parts: &[&[u8]] = &[uid.as_bytes(), name.as_bytes(), &created_bytes, &salt_bytes];
+            let digest = fnv64(parts.get(..if salt == 0 { 3 } else { 4 }).unwrap_or(parts));
+            let id = format!("sim://{name}-{:08x}", digest & 0xffff_ffff);
+            if salt == u32::MAX || !self.status.container_statuses.iter().any(|s| s.id == id) {
+                break id;
+            }
+            salt += 1;
+        };
         let status = ContainerStatus {
-            id: format!("sim://{name}-{:08x}", digest & 0xffff_ffff),
+            id,
             name: name.clone(),
             pod_sandbox_id: Some(self.sandbox_id.clone()),
             state: ContainerState::Created,
@@ -736,6 +746,34 @@ mod tests {
         assert_eq!(a.map(|s| s.state), Some(ContainerState::Running));
         // Deterministic.
         assert_eq!(apply(&request, &plan, t0()), out);
+    }
+
+    #[test]
+    fn instances_created_at_the_same_instant_get_distinct_ids() {
+        let Ok(mut request) = parse_request(
+            br#"{"pod": {"metadata": {"name": "p", "uid": "u"},
+                 "spec": {"enableServiceLinks": true, "restartPolicy": "Always",
+                          "containers": [{"name": "a", "image": "x"}]}}}"#,
+        ) else {
+            panic!("bad request");
+        };
+        // Exit and restart without the clock moving between syncs.
+        for _ in 0..3 {
+            let Ok(plan) = crate::plan(&request) else {
+                panic!("no plan");
+            };
+            request = next_request(&request, &plan, t0());
+            script::exit_container(&mut request, "a", 1, t0());
+        }
+        let ids: Vec<&str> = request
+            .runtime_status
+            .iter()
+            .flat_map(|s| s.container_statuses.iter().map(|c| c.id.as_str()))
+            .collect();
+        let unique: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
+        assert!(ids.len() >= 2, "{ids:?}");
+        assert_eq!(unique.len(), ids.len(), "{ids:?}");
+        assert!(crate::plan(&request).is_ok());
     }
 
     #[test]
