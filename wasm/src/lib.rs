@@ -5,7 +5,7 @@
 //!
 //! - **JS build** (cargo feature `js`): wasm-bindgen exports `plan(request)` (a JS object
 //!   in, a JS object out), `planJson(string)` and `version()`, for browsers and Node, and
-//!   the runtime-model and crictl calls of [`calls`] (`simApply`, `simEvent`, `crictl`,
+//!   the runtime-model and crictl calls of `calls` (`simApply`, `simEvent`, `crictl`,
 //!   each also as `…Json` on text).
 //! - **Plain ABI build** (no feature): a module with no imports at all, for wasmtime and
 //!   any other host; the exports are described in `ABI.md`.

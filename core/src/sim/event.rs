@@ -2,7 +2,7 @@
 //!
 //! The demo's script, the playground's drive controls and tests name the same events
 //! ([`Event`], JSON `{"type": "exit", "container": "app", "code": 1}`); [`apply_event`]
-//! carries one out on a request with the [`script`](super::script) helpers, at the
+//! carries one out on a request with the [`script`] helpers, at the
 //! request's `now`. An event that cannot happen as described (the container is not
 //! running, there is no sandbox) changes nothing and answers a note saying why.
 
