@@ -478,11 +478,14 @@ fn the_vendored_vectors_run_to_a_final_count() {
         .and_then(|(p, rest)| {
             Some((
                 p.parse::<usize>().ok()?,
-                rest.strip_suffix(" failed")?.parse::<usize>().ok()?,
+                rest.split(" failed").next()?.parse::<usize>().ok()?,
             ))
         })
         .unwrap_or_else(|| panic!("last line {last:?}"));
     assert!(passed + failed > 100, "{last}");
+    // Vectors of functions not implemented yet are counted apart, never as passed.
+    let pending = stdout(&out).matches(" pending (not implemented yet)").count();
+    assert_eq!(last.ends_with(" skipped"), pending > 0, "{last}");
     assert_eq!(code(&out) == 0, failed == 0);
 }
 
