@@ -484,7 +484,9 @@ fn the_vendored_vectors_run_to_a_final_count() {
         .unwrap_or_else(|| panic!("last line {last:?}"));
     assert!(passed + failed > 100, "{last}");
     // Vectors of functions not implemented yet are counted apart, never as passed.
-    let pending = stdout(&out).matches(" pending (not implemented yet)").count();
+    let pending = stdout(&out)
+        .matches(" pending (not implemented yet)")
+        .count();
     assert_eq!(last.ends_with(" skipped"), pending > 0, "{last}");
     assert_eq!(code(&out) == 0, failed == 0);
 }
