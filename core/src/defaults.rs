@@ -117,7 +117,11 @@ fn pull_policy(image: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    #![expect(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        reason = "tests fail by panicking"
+    )]
     use super::*;
 
     #[test]

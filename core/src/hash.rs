@@ -2,7 +2,19 @@
 //!
 //! FNV-1a 32 over go-spew's `%#v` rendering of the JSON `{"image":..,"name":..}`.
 
-use crate::config::gojson::{go_json_string, is_plain_go_json};
+use crate::config::go_encoding::{go_json_string, is_plain_go_json};
+
+/// FNV-64 offset basis.
+pub const FNV64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV64_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a (64 bit) of `bytes`, continuing from `h` (start with [`FNV64_OFFSET`]).
+#[must_use]
+pub fn fnv64a_extend(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(FNV64_PRIME))
+}
 
 const FNV_OFFSET: u32 = 0x811c_9dc5;
 const FNV_PRIME: u32 = 0x0100_0193;
@@ -146,12 +158,14 @@ fn spaced_decimal(h: u32, byte: u8) -> u32 {
 const DECIMAL: [([u8; 3], u8); 256] = decimal_table();
 
 // Evaluated at compile time: an out-of-range index would fail the build, not panic.
-#[allow(clippy::indexing_slicing)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "const evaluation: an out-of-range index fails the build"
+)]
 const fn decimal_table() -> [([u8; 3], u8); 256] {
     let mut table = [([0u8; 3], 0u8); 256];
     let mut n = 0;
     while n < 256 {
-        #[allow(clippy::cast_possible_truncation)]
         let (d0, d1, d2) = ((n / 100) as u8, (n / 10 % 10) as u8, (n % 10) as u8);
         table[n] = if n >= 100 {
             ([b'0' + d0, b'0' + d1, b'0' + d2], 3)

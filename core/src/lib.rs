@@ -38,6 +38,7 @@ pub mod hash;
 pub mod json_path;
 pub mod limits;
 pub mod plan;
+pub mod pod;
 pub mod quantity;
 pub mod request;
 pub mod runtime;
@@ -45,13 +46,9 @@ pub mod sim;
 pub mod steps;
 pub mod validate;
 
-pub use api::{plan, plan_json, plan_value, version, VersionInfo};
+pub use api::{
+    plan, plan_json, plan_value, version, VersionInfo, CONTRACT_VERSION, KUBERNETES_TARGET,
+};
 pub use error::{ErrorKind, PlanError};
 pub use plan::{Plan, PodActions};
 pub use request::PlanRequest;
-
-/// The Kubernetes release whose kubelet this engine re-implements.
-pub const KUBERNETES_TARGET: &str = "1.37";
-
-/// Version of the JSON plan contract spoken by [`plan_json`] (see `docs/contract.md`).
-pub const CONTRACT_VERSION: &str = "1";

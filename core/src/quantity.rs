@@ -34,7 +34,10 @@ const fn pow10_table() -> [u128; 39] {
     let mut n = 1;
     while n < 39 {
         // Evaluated at compile time: an out-of-range index would fail the build.
-        #[allow(clippy::indexing_slicing)]
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "const evaluation: an out-of-range index fails the build"
+        )]
         {
             table[n] = table[n - 1] * 10;
         }

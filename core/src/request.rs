@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Pod, ResourceRequirements};
 use serde::{Deserialize, Serialize};
 
-use crate::backoff::BackoffRecord;
-use crate::config::NodeContext;
+use crate::config::node::NodeContext;
+use crate::plan::BackoffRecord;
 use crate::runtime::RuntimeStatus;
 
 /// One request: everything the kubelet knows about a pod at the start of a sync.

@@ -2,11 +2,11 @@
 //! round-trip through JSON, and structural invariants of plans hold.
 
 // serde_json `Value` indexing builds test inputs; a wrong shape is a test bug.
-#![allow(clippy::indexing_slicing)]
+#![expect(clippy::indexing_slicing, reason = "tests fail by panicking")]
 
 use std::collections::BTreeSet;
 
-use podplan_core::steps::StepOp;
+use podplan_core::plan::StepOp;
 use podplan_core::{plan, plan_json, Plan};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -325,7 +325,7 @@ fn typed(value: &Value) -> podplan_core::PlanRequest {
                     .flatten()
                     .chain(s.containers.iter())
             })
-            .map(|c| podplan_core::backoff::BackoffRecord {
+            .map(|c| podplan_core::plan::BackoffRecord {
                 key: podplan_core::backoff::backoff_key(
                     &pod,
                     &c.name,
