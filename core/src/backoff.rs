@@ -10,16 +10,6 @@
 //! * `IsInBackOffSince(key, finishedAt)`: an unexpired entry exists and
 //!   `now - finishedAt < delay`. The start is then held back until `finishedAt + delay`.
 //! * Otherwise `Next(key, finishedAt)` doubles (or resets) the delay and records `now`.
-//!
-//! ```
-//! use podplan_core::backoff::{Backoff, BackoffPolicy};
-//! let t0: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
-//! let mut b = Backoff::new(BackoffPolicy::default(), t0, &[]);
-//! assert!(b.in_backoff_since("k", t0).is_none()); // no entry yet
-//! b.next("k", "app", t0);                          // first failure: 10 s
-//! assert_eq!(b.delay_seconds("k"), Some(10));
-//! assert!(b.in_backoff_since("k", t0).is_some());  // still inside the 10 s window
-//! ```
 
 use std::collections::BTreeMap;
 
@@ -199,10 +189,10 @@ fn resources_string(r: Option<&ResourceRequirements>) -> String {
 ///
 /// ```
 /// let pod = k8s_openapi::api::core::v1::Pod::default();
-/// let a = podplan_core::backoff::backoff_key(&pod, "app", "nginx:1", None);
-/// let b = podplan_core::backoff::backoff_key(&pod, "app", "nginx:2", None);
+/// let a = podplan_core::generators::backoff_key(&pod, "app", "nginx:1", None);
+/// let b = podplan_core::generators::backoff_key(&pod, "app", "nginx:2", None);
 /// assert_ne!(a, b);
-/// assert_eq!(a, podplan_core::backoff::backoff_key(&pod, "app", "nginx:1", None));
+/// assert_eq!(a, podplan_core::generators::backoff_key(&pod, "app", "nginx:1", None));
 /// ```
 #[must_use]
 pub fn backoff_key(
@@ -312,5 +302,17 @@ mod tests {
         assert!(Backoff::new(BackoffPolicy::default(), t(601), &records)
             .into_records()
             .is_empty());
+    }
+
+    #[test]
+    #[expect(clippy::unwrap_used, reason = "tests fail by panicking")]
+    fn module_example() {
+        use crate::backoff::{Backoff, BackoffPolicy};
+        let t0: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
+        let mut b = Backoff::new(BackoffPolicy::default(), t0, &[]);
+        assert!(b.in_backoff_since("k", t0).is_none()); // no entry yet
+        b.next("k", "app", t0); // first failure: 10 s
+        assert_eq!(b.delay_seconds("k"), Some(10));
+        assert!(b.in_backoff_since("k", t0).is_some()); // still inside the 10 s window
     }
 }

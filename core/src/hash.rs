@@ -42,7 +42,7 @@ pub fn deep_hash_bytes(bytes: &[u8]) -> u32 {
 /// `HashContainer(c)`: the hash stored with a container and compared on every sync.
 ///
 /// ```
-/// assert_eq!(podplan_core::hash::container_hash("test_container", "foo/image:v1"), 0x8e45cbd0);
+/// assert_eq!(podplan_core::generators::container_hash("test_container", "foo/image:v1"), 0x8e45cbd0);
 /// ```
 #[must_use]
 pub fn container_hash(name: &str, image: &str) -> u64 {
@@ -60,10 +60,10 @@ pub fn container_hash(name: &str, image: &str) -> u64 {
 /// How many containers [`hash_lanes`] hashes side by side.
 pub const LANES: usize = 4;
 
-/// [`container_hash`] of several `(name, image)` pairs, in order (see [`hash_lanes`]).
+/// [`container_hash`] of several `(name, image)` pairs, in order (see `hash_lanes`).
 ///
 /// ```
-/// use podplan_core::hash::{container_hash, container_hashes};
+/// use podplan_core::generators::{container_hash, container_hashes};
 /// let pairs = [("app", "nginx"), ("sidecar", "envoy:v1"), ("a<b", "x")];
 /// let one_by_one: Vec<u64> = pairs.iter().map(|(n, i)| container_hash(n, i)).collect();
 /// assert_eq!(container_hashes(&pairs), one_by_one);

@@ -8,7 +8,7 @@
 //! `CreateContainer` + `StartContainer` for ephemeral, init and regular containers.
 //!
 //! Starts are done container by container, as `SyncPod`'s `startContainer` does: the
-//! crash-loop back-off check (`doBackOff`, see [`crate::backoff`]; only with
+//! crash-loop back-off check (`doBackOff`, see `backoff`; only with
 //! `request.now`), then config generation (`generateContainerConfig`, see
 //! [`crate::config`]), then `CreateContainer` + `StartContainer`, or the error. A held-back
 //! or failing classic init container stops the remaining starts, as `SyncPod` does;
@@ -46,9 +46,9 @@ pub fn build(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan) {
     }
 }
 
-/// [`build`] with a context already built (by [`crate::decision::decide_in`]) and explicit
+/// [`build`] with a context already built (by `decision::decide_in`) and explicit
 /// options.
-pub fn build_in(ctx: &Ctx<'_>, plan: &mut Plan, options: BuildOptions) {
+pub(crate) fn build_in(ctx: &Ctx<'_>, plan: &mut Plan, options: BuildOptions) {
     let (request, gates) = (ctx.request, ctx.gates);
     let mut b = Builder {
         ctx: *ctx,

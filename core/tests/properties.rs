@@ -169,7 +169,7 @@ fn status(i: usize) -> BoxedStrategy<Value> {
         .prop_map(move |(name, state, exit, hash_kind, sb, oom, finished)| {
             let hash = match hash_kind {
                 0 => 0,
-                k => podplan_core::hash::container_hash(
+                k => podplan_core::generators::container_hash(
                     name,
                     IMAGES.get(k - 1).copied().unwrap_or(""),
                 ),
@@ -326,7 +326,7 @@ fn typed(value: &Value) -> podplan_core::PlanRequest {
                     .chain(s.containers.iter())
             })
             .map(|c| podplan_core::plan::BackoffRecord {
-                key: podplan_core::backoff::backoff_key(
+                key: podplan_core::generators::backoff_key(
                     &pod,
                     &c.name,
                     c.image.as_deref().unwrap_or(""),

@@ -36,7 +36,7 @@ pub use ctx::{Ctx, SpecHashes};
 ///
 /// ```
 /// let request = podplan_core::api::parse_request(br#"{"pod": {"spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#).unwrap();
-/// let plan = podplan_core::decision::decide(&request, &Default::default());
+/// let plan = podplan_core::generators::decide(&request, &Default::default());
 /// assert!(plan.actions.create_sandbox && plan.actions.kill_pod);
 /// assert_eq!(plan.actions.containers_to_start, vec![0]);
 /// assert_eq!(plan.decisions[0].reason, "NoSandbox");

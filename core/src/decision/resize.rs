@@ -16,7 +16,6 @@ use super::ctx::{note, Ctx};
 use crate::features::{FeatureGates, Gate};
 use crate::plan::ContainerKind;
 use crate::plan::{Action, ContainerToKill, ContainerToUpdate, KillReason, Plan, ResizeResources};
-pub use crate::pod::resize_allowed;
 use crate::quantity::Quantity;
 use crate::runtime::{ContainerState, ContainerStatus};
 
@@ -334,7 +333,7 @@ pub fn starting_resized_container<'c>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pod::CONFIG_SOURCE_ANNOTATION;
+    use crate::pod::{resize_allowed, CONFIG_SOURCE_ANNOTATION};
     use k8s_openapi::api::core::v1::Pod;
 
     fn rr(limits: &[(&str, &str)], requests: &[(&str, &str)]) -> ResourceRequirements {

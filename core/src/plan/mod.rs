@@ -15,7 +15,7 @@ mod step;
 use serde::{Deserialize, Serialize};
 
 use crate::cri::PodSandboxConfig;
-use crate::events::Event;
+pub use crate::events::Event;
 
 pub use actions::{
     ContainerToKill, ContainerToReset, ContainerToUpdate, KillReason, PodActions, ResizeResources,
