@@ -20,8 +20,6 @@
 
 #[cfg(all(target_arch = "wasm32", not(feature = "js")))]
 mod abi;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod corpus;
 #[cfg(feature = "js")]
 mod js;
 

@@ -1,21 +1,13 @@
 //! Hot swap: candidates are checked before they go live, failed candidates leave the
 //! live module serving, swaps under load lose no call, rollback, shadow runs.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod wasm_support;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::{abi_module, cache, engine, fixed_answer_body, module, variant};
 use podplan_host::wasm::{embedded, HostError, ModuleSlot, ShadowPolicy, SlotConfig};
-use wasm_support::{abi_module, cache, engine, fixed_answer_body, module, variant};
 
 fn slot(bytes: &[u8], config: SlotConfig, deadline: Duration) -> ModuleSlot {
     ModuleSlot::new(engine(deadline), Some(cache()), config, bytes, "embedded").unwrap()
@@ -273,7 +265,7 @@ fn serve_answers_each_line_like_the_native_core() {
     }
     input.extend_from_slice(b"not json\n");
     let mut output = Vec::new();
-    podplan_host::cli_serve_module::serve(&slot, &input[..], &mut output).unwrap();
+    podplan_host::wasm::serve_json_lines(&slot, &input[..], &mut output).unwrap();
     let lines: Vec<&[u8]> = output
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())

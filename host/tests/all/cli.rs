@@ -2,14 +2,6 @@
 //! prints and its exit codes. Expectations about plans are computed with the core
 //! library itself, so these tests hold whatever the engine decides.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
-)]
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
