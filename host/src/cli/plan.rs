@@ -62,7 +62,7 @@ pub struct PlanArgs {
     pub jsonl: bool,
 
     /// Also write the plan's CRI configs into DIR for crictl: pod-config.json and
-    /// container-<name>.json per container the plan creates.
+    /// container-NAME.json per container the plan creates.
     #[arg(long, value_name = "DIR")]
     pub emit_crictl: Option<PathBuf>,
 
