@@ -275,7 +275,6 @@ pub fn config_heavy_pod() -> Value {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
     use super::*;
 
     #[test]

@@ -4,7 +4,14 @@
 //!
 //! `cargo bench -p podplan-benches` (add `-- --quick` for a fast run).
 
-#![allow(missing_docs, clippy::expect_used)]
+#![expect(
+    missing_docs,
+    reason = "criterion_main! generates an undocumented `main`"
+)]
+#![expect(
+    clippy::expect_used,
+    reason = "a fixture that is not a valid request is a broken benchmark: stop loudly"
+)]
 
 use std::hint::black_box;
 

@@ -8,12 +8,16 @@
 //!
 //! Needs the embedded module (`scripts/build-wasm` before building the benches).
 //! Quick run: `cargo bench -p podplan-benches --bench wasm -- --quick`.
-#![allow(
+
+#![expect(
     missing_docs,
+    reason = "criterion_main! generates an undocumented `main`"
+)]
+#![expect(
     clippy::unwrap_used,
-    clippy::expect_used,
     clippy::panic,
-    clippy::indexing_slicing
+    clippy::indexing_slicing,
+    reason = "a benchmark whose setup fails (no module, a bad fixture) is broken: stop loudly"
 )]
 
 use std::time::Duration;

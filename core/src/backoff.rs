@@ -305,7 +305,6 @@ mod tests {
     }
 
     #[test]
-    #[expect(clippy::unwrap_used, reason = "tests fail by panicking")]
     fn module_example() {
         use crate::backoff::{Backoff, BackoffPolicy};
         let t0: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();

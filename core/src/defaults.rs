@@ -107,11 +107,6 @@ fn pull_policy(image: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    #![expect(
-        clippy::unwrap_used,
-        clippy::indexing_slicing,
-        reason = "tests fail by panicking"
-    )]
     use super::*;
 
     #[test]
@@ -147,7 +142,6 @@ mod tests {
     }
 
     #[test]
-    #[expect(clippy::unwrap_used, reason = "tests fail by panicking")]
     fn apply_api_defaults_example() {
         use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
         let mut pod = Pod {

@@ -147,7 +147,6 @@ mod tests {
     }
 
     #[test]
-    #[expect(clippy::unwrap_used, reason = "tests fail by panicking")]
     fn path_at_example() {
         use crate::json_path::path_at;
         let doc = br#"{"pod": {"spec": {"containers": [{"name": "a"}, {"name": 5}]}}}"#;

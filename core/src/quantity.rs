@@ -341,7 +341,6 @@ mod tests {
     }
 
     #[test]
-    #[expect(clippy::unwrap_used, reason = "tests fail by panicking")]
     fn parse_example() {
         use crate::quantity::Quantity;
         assert_eq!(Quantity::parse("100m").unwrap().milli_value(), 100);

@@ -1,6 +1,6 @@
 //! The plan request: the pod, what the runtime reports, and the kubelet's other inputs.
 //!
-//! Field names follow the plan contract (`shared/contract/README.md`, extensions in
+//! Field names follow the plan contract (`docs/contract-base.md`, extensions in
 //! `docs/contract.md`). Unknown fields are rejected (see [`crate::api`]).
 
 use std::collections::BTreeMap;

@@ -697,7 +697,6 @@ pub mod script {
 }
 
 #[cfg(test)]
-#[expect(clippy::panic, reason = "tests fail by panicking")]
 mod tests {
     use super::*;
     use crate::api::parse_request;

@@ -3,9 +3,8 @@
 //! init container.
 
 #![expect(
-    clippy::indexing_slicing,
     clippy::panic,
-    reason = "tests fail by panicking"
+    reason = "helpers outside #[test] fns fail by panicking"
 )]
 
 use podplan_core::api::parse_request_value;

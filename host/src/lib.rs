@@ -1,10 +1,10 @@
-//! podplan-host: the `podplan` CLI, the wasmtime embedding and the node agent.
+//! podplan-host: the wasmtime embedding and the playground server behind the `podplan`
+//! CLI (whose command line lives in the binary, `src/cli/`).
 //!
 //! - [`wasm`]: runs podplan's wasm module under wasmtime, with limits, a compiled-module
-//!   cache and hot swap; [`wasm::Planner`] is the CLI's `--engine native|wasm` switch.
-//! - [`cli_serve_module`]: the `podplan serve-module --watch FILE` command.
-//! - [`playground`]: `podplan playground`, the embedded browser playground.
+//!   cache and hot swap; [`wasm::Planner`] is the one engine choice (native core or a
+//!   module), [`wasm::ModuleWatcher`] feeds a module file to a [`wasm::ModuleSlot`].
+//! - [`playground`]: the server of `podplan playground`, the embedded browser playground.
 
-pub mod cli_serve_module;
 pub mod playground;
 pub mod wasm;

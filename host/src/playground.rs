@@ -13,16 +13,8 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/playground_assets.rs"));
 }
 
-/// Options of `podplan playground`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct Args {
-    /// Port to listen on (0 picks a free one).
-    #[arg(long, short, default_value_t = 8137)]
-    pub port: u16,
-    /// Address to listen on. The default keeps the playground on this machine.
-    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
-    pub address: IpAddr,
-}
+/// Where `podplan playground` listens unless told otherwise: this machine only.
+pub const DEFAULT_ADDR: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 8137);
 
 /// Why the playground could not be served.
 #[derive(Debug, thiserror::Error)]
@@ -174,9 +166,12 @@ pub struct Playground {
 }
 
 impl Playground {
-    /// Binds the address of `args`.
-    pub fn bind(args: &Args) -> Result<Self, PlaygroundError> {
-        let wanted = SocketAddr::new(args.address, args.port);
+    /// Binds `wanted` (port 0 picks a free port).
+    ///
+    /// # Errors
+    ///
+    /// [`PlaygroundError::Bind`] when the address cannot be bound.
+    pub fn bind(wanted: SocketAddr) -> Result<Self, PlaygroundError> {
         let server = Server::http(wanted).map_err(|e| PlaygroundError::Bind {
             addr: wanted,
             reason: e.to_string(),
@@ -214,9 +209,13 @@ impl Playground {
     }
 }
 
-/// `podplan playground`: bind, print the address, serve.
-pub fn run(args: &Args) -> Result<(), PlaygroundError> {
-    let playground = Playground::bind(args)?;
+/// `podplan playground`: bind `addr`, print the page's address, serve.
+///
+/// # Errors
+///
+/// The address cannot be bound, or receiving requests fails.
+pub fn run(addr: SocketAddr) -> Result<(), PlaygroundError> {
+    let playground = Playground::bind(addr)?;
     let mut out = io::stdout().lock();
     writeln!(out, "podplan playground: {}", playground.url())?;
     if !site_built() {
@@ -232,11 +231,14 @@ pub fn run(args: &Args) -> Result<(), PlaygroundError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use std::io::Read;
     use std::net::TcpStream;
+
+    fn any_port() -> SocketAddr {
+        SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0)
+    }
 
     fn get(addr: SocketAddr, raw: &str) -> String {
         let mut stream = TcpStream::connect(addr).unwrap();
@@ -247,11 +249,7 @@ mod tests {
     }
 
     fn serve(raw: &'static str) -> String {
-        let pg = Playground::bind(&Args {
-            port: 0,
-            address: IpAddr::V4(Ipv4Addr::LOCALHOST),
-        })
-        .unwrap();
+        let pg = Playground::bind(any_port()).unwrap();
         let addr = pg.addr();
         assert_ne!(addr.port(), 0);
         assert!(pg.url().starts_with("http://127.0.0.1:"));
@@ -316,17 +314,8 @@ mod tests {
 
     #[test]
     fn a_taken_port_is_a_clear_error() {
-        let first = Playground::bind(&Args {
-            port: 0,
-            address: IpAddr::V4(Ipv4Addr::LOCALHOST),
-        })
-        .unwrap();
-        let err = Playground::bind(&Args {
-            port: first.addr().port(),
-            address: IpAddr::V4(Ipv4Addr::LOCALHOST),
-        })
-        .err()
-        .unwrap();
+        let first = Playground::bind(any_port()).unwrap();
+        let err = Playground::bind(first.addr()).err().unwrap();
         assert!(err.to_string().contains("--port 0"), "{err}");
     }
 }

@@ -1,5 +1,5 @@
 //! Writes the native core's answer for every request of the corpus
-//! (`podplan_wasm::corpus`) as JSON lines `{"name", "request", "answer"}` (request and
+//! (`podplan_testsupport::corpus`) as JSON lines `{"name", "request", "answer"}` (request and
 //! answer as text), after a first line `{"version": {...}}`, to stdout, or to the file given as the first argument. The Node test
 //! (`wasm/test/*.test.mjs`) compares the JS build's answers with these.
 //!
@@ -8,7 +8,7 @@
 use std::io::Write;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cases = podplan_wasm::corpus::load(&podplan_wasm::corpus::repo_root())?;
+    let cases = podplan_testsupport::corpus::load(&podplan_testsupport::corpus::repo_root())?;
     let mut out: Box<dyn Write> = match std::env::args_os().nth(1) {
         Some(path) => Box::new(std::fs::File::create(path)?),
         None => Box::new(std::io::stdout().lock()),

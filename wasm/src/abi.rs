@@ -4,10 +4,13 @@
 //! linear memory. Buffers are byte arrays (alignment 1); a zero length never allocates.
 //! Everything else is `podplan_core::plan_json`.
 
-// `unsafe` is allowed here, and only here, in the whole workspace: exporting a raw
-// memory interface means building slices from pointers the host passes in and
-// allocating/freeing on its behalf. Each block states what it relies on.
-#![allow(unsafe_code)]
+// One of the two places in the workspace that use `unsafe` (see the root Cargo.toml):
+// exporting a raw memory interface means building slices from pointers the host passes
+// in and allocating/freeing on its behalf. Each block states what it relies on.
+#![expect(
+    unsafe_code,
+    reason = "the plain ABI hands raw pointers across the wasm boundary"
+)]
 
 use std::alloc::{alloc, dealloc, Layout};
 

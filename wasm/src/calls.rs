@@ -159,7 +159,6 @@ fn answer(result: Result<Value, PlanError>) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     fn parse(text: &str) -> Value {

@@ -25,8 +25,6 @@
 mod abi;
 #[cfg(any(feature = "js", test))]
 pub mod calls;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod corpus;
 #[cfg(feature = "js")]
 mod js;
 

@@ -1,5 +1,5 @@
 // Runs the whole request corpus (every action vector, vendored and the project's own,
-// plus edge cases; see wasm/src/corpus.rs) through the Node and web builds of the JS module and checks
+// plus edge cases; see testsupport/src/corpus.rs) through the Node and web builds of the JS module and checks
 // that every answer is exactly the native core's.
 //
 // Native answers come from `$PODPLAN_NATIVE_PLANS` (a file written by

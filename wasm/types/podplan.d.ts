@@ -1,6 +1,6 @@
 // Type declarations for podplan-wasm: the plan contract (wire format v1) and the
 // module's functions. Hand-written to match the contract
-// (shared/contract/README.md, docs/contract.md) and the Rust types in core/src
+// (docs/contract-base.md, docs/contract.md) and the Rust types in core/src
 // (request.rs, runtime.rs, plan.rs, error.rs). Kubernetes objects follow the
 // API server's JSON (k8s-openapi, v1_37); only the fields the kubelet reads are spelled
 // out, the rest are typed as plain JSON.

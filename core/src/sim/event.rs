@@ -201,7 +201,6 @@ fn restart_all_rule_matches(request: &PlanRequest, name: &str, code: i32) -> boo
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
     use crate::api::parse_request;
     use crate::runtime::SandboxState;

@@ -79,7 +79,6 @@ pub fn emit(plan: &Plan, dir: &Path) -> Result<Vec<PathBuf>, CliError> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     #[test]

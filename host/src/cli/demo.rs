@@ -274,7 +274,6 @@ fn render(record: &StepRecord<'_>, total: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     #[test]

@@ -244,7 +244,6 @@ pub fn read_line<R: BufRead + ?Sized>(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn lines(input: &[u8], max: usize) -> Vec<(Option<Line>, Vec<u8>)> {

@@ -9,6 +9,8 @@ mod exit;
 mod input;
 mod output;
 mod plan;
+mod playground;
+mod serve_module;
 mod version;
 
 use std::process::ExitCode;
@@ -68,9 +70,9 @@ pub enum Command {
     Version(version::VersionArgs),
     /// Serve plans (JSON lines on stdin → stdout) from a wasm module that is swapped
     /// in whenever the watched file changes.
-    ServeModule(podplan_host::cli_serve_module::ServeModuleArgs),
+    ServeModule(serve_module::ServeModuleArgs),
     /// Serve the browser playground (embedded web/dist) on 127.0.0.1 and print its address.
-    Playground(podplan_host::playground::Args),
+    Playground(playground::PlaygroundArgs),
 }
 
 /// Parses the command line, runs the command and returns the exit code.
@@ -99,12 +101,8 @@ fn run(command: &Command) -> Result<Status, CliError> {
         Command::Conformance(args) => conformance::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Version(args) => version::run(args),
-        Command::ServeModule(args) => podplan_host::cli_serve_module::run(args)
-            .map(|()| Status::Success)
-            .map_err(|e| CliError::usage(e.to_string())),
-        Command::Playground(args) => podplan_host::playground::run(args)
-            .map(|()| Status::Success)
-            .map_err(|err| CliError::usage(err.to_string())),
+        Command::ServeModule(args) => serve_module::run(args),
+        Command::Playground(args) => playground::run(args),
     }
 }
 

@@ -114,7 +114,6 @@ pub fn one_line(error: &PlanError) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

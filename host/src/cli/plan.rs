@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use clap::Args;
 use podplan_core::limits::MAX_REQUEST_BYTES;
 use podplan_core::PlanError;
+use podplan_host::wasm::Planner;
 
 use super::crictl;
-use super::engine::{Engine, EngineKind};
+use super::engine::{self, EngineFlag};
 use super::exit::{CliError, Status};
 use super::input::{self, InputFormat, Line, Source};
 use super::output::{self, Output, OutputFormat};
@@ -61,13 +62,13 @@ pub struct PlanArgs {
     pub jsonl: bool,
 
     /// Also write the plan's CRI configs into DIR for crictl: pod-config.json and
-    /// container-<name>.json per container the plan creates.
+    /// container-NAME.json per container the plan creates.
     #[arg(long, value_name = "DIR")]
     pub emit_crictl: Option<PathBuf>,
 
     /// The engine that computes the plan.
-    #[arg(long, value_enum, default_value_t = EngineKind::Native)]
-    pub engine: EngineKind,
+    #[arg(long, value_enum, default_value_t = EngineFlag::Native)]
+    pub engine: EngineFlag,
 
     /// The podplan wasm module, for --engine wasm.
     #[arg(long, value_name = "FILE")]
@@ -76,7 +77,7 @@ pub struct PlanArgs {
 
 /// Runs `podplan plan`.
 pub fn run(args: &PlanArgs) -> Result<Status, CliError> {
-    let engine = Engine::select(args.engine, args.module.as_deref())?;
+    let planner = engine::planner(args.engine, args.module.as_deref())?;
     let source = Source::from_arg(&args.input);
     if args.jsonl {
         if args.output != OutputFormat::Json {
@@ -87,14 +88,14 @@ pub fn run(args: &PlanArgs) -> Result<Status, CliError> {
                 "--jsonl reads JSON lines; YAML is not line-based",
             ));
         }
-        return run_jsonl(engine, &source);
+        return run_jsonl(&planner, &source);
     }
 
     let output = Output::new(args.output, args.pretty);
     let bytes = source.read_document()?;
     tracing::debug!(bytes = bytes.len(), source = %source.describe(), "read the request");
     let result = input::parse_document(&bytes, args.input_format, source.path())
-        .and_then(|request| engine.plan(&request));
+        .and_then(|request| planner.plan_or_limit(&request));
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match result {
@@ -118,7 +119,7 @@ pub fn run(args: &PlanArgs) -> Result<Status, CliError> {
 }
 
 /// One request per line in, one answer per line out, flushed line by line.
-fn run_jsonl(engine: Engine, source: &Source) -> Result<Status, CliError> {
+fn run_jsonl(planner: &Planner, source: &Source) -> Result<Status, CliError> {
     let mut reader = source.open()?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -136,7 +137,9 @@ fn run_jsonl(engine: Engine, source: &Source) -> Result<Status, CliError> {
                 format!("the line is longer than the request limit of {MAX_REQUEST_BYTES} bytes"),
             )),
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
-            Line::Complete => input::parse_line(&buf).and_then(|request| engine.plan(&request)),
+            Line::Complete => {
+                input::parse_line(&buf).and_then(|request| planner.plan_or_limit(&request))
+            }
         };
         if let Err(error) = &result {
             rejected += 1;

@@ -67,6 +67,18 @@ impl ModuleCache {
         Some(base.join("podplan").join("modules"))
     }
 
+    /// The cache in `dir`, or in [`ModuleCache::default_dir`] when `dir` is `None`.
+    /// A cache that cannot be used is not an error: it is logged and `None` is
+    /// returned, and modules are then compiled on every load.
+    #[must_use]
+    pub fn open_or_default(dir: Option<PathBuf>) -> Option<Self> {
+        dir.or_else(Self::default_dir).and_then(|dir| {
+            Self::new(dir)
+                .inspect_err(|e| tracing::warn!("module cache disabled: {e}"))
+                .ok()
+        })
+    }
+
     /// The cache directory.
     #[must_use]
     pub fn dir(&self) -> &Path {
@@ -160,7 +172,10 @@ fn load_entry(engine: &HostEngine, entry: &[u8]) -> Result<Module, String> {
     // its name binds it to the module bytes and the engine configuration, and its
     // checksum has just been verified, so truncation and bit rot are caught above.
     // wasmtime itself then refuses payloads from another version or configuration.
-    #[allow(unsafe_code)]
+    #[expect(
+        unsafe_code,
+        reason = "Module::deserialize is an unsafe fn: it trusts the bytes to be wasmtime's code"
+    )]
     let module = unsafe { Module::deserialize(engine.engine(), payload) };
     module.map_err(|e| format!("{e:#}"))
 }

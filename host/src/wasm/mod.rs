@@ -10,7 +10,11 @@
 //!   memory exhaustion are [`HostError`]s, never crashes.
 //! - [`ModuleSlot`] (slot.rs): the live generation, hot swap with self-test and shadow
 //!   run, rollback, status.
-//! - [`Planner`] (planner.rs): `--engine native|wasm` / `--module FILE` for the CLI.
+//! - [`Planner`] (planner.rs): the one engine choice, the native core or a module in a
+//!   slot (the CLI's `--engine native|wasm` / `--module FILE`).
+//! - [`ModuleWatcher`] (watch.rs): polls a module file and feeds each new version to
+//!   [`ModuleSlot::swap`]; [`serve_json_lines`] (lines.rs): JSON lines through a slot
+//!   (both behind `podplan serve-module`).
 //!
 //! ```no_run
 //! use podplan_host::wasm::{EngineSettings, Planner};
@@ -24,14 +28,18 @@ mod cache;
 pub mod embedded;
 mod engine;
 mod error;
+mod lines;
 mod module;
 mod planner;
 mod slot;
 pub mod verify;
+mod watch;
 
 pub use cache::{compile, hex, CacheOutcome, ModuleCache};
 pub use engine::{EngineSettings, HostEngine};
 pub use error::HostError;
+pub use lines::serve_json_lines;
 pub use module::{time_instantiation, AbiVersion, PlanModule, ABI_MAJOR};
-pub use planner::{EngineArgs, EngineChoice, Planner};
+pub use planner::Planner;
 pub use slot::{Generation, ModuleSlot, ShadowPolicy, SlotConfig, SlotStatus, SwapReport};
+pub use watch::{slot_for_file, ModuleWatcher, WatchThread};

@@ -1,38 +1,13 @@
-//! The CLI's entry point to the engines: `--engine native|wasm` and `--module FILE`.
+//! [`Planner`]: the one choice of engine, the native core linked in or a wasm module
+//! under wasmtime. Both speak the same contract; the CLI's `--engine native|wasm`
+//! and `--module FILE` select one.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use podplan_core::{Plan, PlanError, PlanRequest};
 
 use super::{embedded, EngineSettings, HostEngine, HostError, ModuleCache, ModuleSlot, SlotConfig};
-
-/// Which engine computes plans.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum EngineChoice {
-    /// The core compiled into this binary.
-    #[default]
-    Native,
-    /// The wasm module (built in, or `--module FILE`) under wasmtime.
-    Wasm,
-}
-
-/// Command-line options selecting the engine; `#[command(flatten)]` them into a command.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct EngineArgs {
-    /// Which engine computes the plans.
-    #[arg(long, value_enum, default_value_t = EngineChoice::Native)]
-    pub engine: EngineChoice,
-    /// The plain-ABI wasm module to run with `--engine wasm` (default: the one built in).
-    #[arg(long, value_name = "FILE")]
-    pub module: Option<PathBuf>,
-    /// Directory of compiled modules (default: $PODPLAN_CACHE_DIR or ~/.cache/podplan/modules).
-    #[arg(long, value_name = "DIR")]
-    pub module_cache: Option<PathBuf>,
-    /// Compile the module every time; no on-disk cache.
-    #[arg(long)]
-    pub no_module_cache: bool,
-}
 
 /// A ready engine: the native core, or a wasm module in a [`ModuleSlot`].
 #[derive(Debug, Clone)]
@@ -44,39 +19,13 @@ pub enum Planner {
 }
 
 impl Planner {
-    /// The planner the options ask for.
+    /// A wasm planner running the module file `module` (or the built-in module when
+    /// `None`), with compiled code from `cache` when given.
     ///
     /// # Errors
     ///
     /// Loading the module (missing file, not a plan module, failed self-test), or
-    /// [`HostError::NoEmbeddedModule`]. `--module` with `--engine native` is a usage
-    /// error the CLI reports itself (see [`EngineArgs::conflict`]).
-    pub fn from_args(args: &EngineArgs) -> Result<Self, HostError> {
-        match args.engine {
-            EngineChoice::Native => Ok(Self::Native),
-            EngineChoice::Wasm => {
-                let cache = if args.no_module_cache {
-                    None
-                } else {
-                    args.module_cache
-                        .clone()
-                        .or_else(ModuleCache::default_dir)
-                        .and_then(|dir| {
-                            ModuleCache::new(&dir)
-                                .inspect_err(|e| tracing::warn!("module cache disabled: {e}"))
-                                .ok()
-                        })
-                };
-                Self::wasm(args.module.as_deref(), cache, EngineSettings::default())
-            }
-        }
-    }
-
-    /// A wasm planner running `module` (or the built-in module).
-    ///
-    /// # Errors
-    ///
-    /// As [`Planner::from_args`].
+    /// [`HostError::NoEmbeddedModule`].
     pub fn wasm(
         module: Option<&Path>,
         cache: Option<ModuleCache>,
@@ -137,13 +86,16 @@ impl Planner {
             }
         }
     }
-}
 
-impl EngineArgs {
-    /// A usage problem with the combination of options, if any.
-    #[must_use]
-    pub fn conflict(&self) -> Option<&'static str> {
-        (self.engine == EngineChoice::Native && self.module.is_some())
-            .then_some("--module is only used with --engine wasm")
+    /// As [`Planner::plan`], with a failure of the wasm module itself (trap, deadline,
+    /// memory limit, a malformed answer) reported as the engine's `LimitExceeded` error
+    /// naming the cause, so a caller handles one error type.
+    ///
+    /// # Errors
+    ///
+    /// The engine's answer to bad input, or the module's failure as `LimitExceeded`.
+    pub fn plan_or_limit(&self, request: &PlanRequest) -> Result<Plan, PlanError> {
+        self.plan(request)
+            .unwrap_or_else(|e| Err(PlanError::limit("", format!("the wasm engine failed: {e}"))))
     }
 }

@@ -286,7 +286,6 @@ impl ModuleSlot {
         }
     }
 
-    #[allow(clippy::type_complexity)]
     fn check(
         &self,
         bytes: &[u8],

@@ -217,7 +217,10 @@ impl TryFrom<pb::PortMapping> for c::PortMapping {
     }
 }
 
-#[allow(deprecated)]
+#[expect(
+    deprecated,
+    reason = "CRI keeps deprecated fields on the wire; a lossless conversion carries them"
+)]
 impl From<&c::LinuxSandboxSecurityContext> for pb::LinuxSandboxSecurityContext {
     fn from(v: &c::LinuxSandboxSecurityContext) -> Self {
         Self {
@@ -236,7 +239,10 @@ impl From<&c::LinuxSandboxSecurityContext> for pb::LinuxSandboxSecurityContext {
     }
 }
 
-#[allow(deprecated)]
+#[expect(
+    deprecated,
+    reason = "CRI keeps deprecated fields on the wire; a lossless conversion carries them"
+)]
 impl TryFrom<pb::LinuxSandboxSecurityContext> for c::LinuxSandboxSecurityContext {
     type Error = ConvertError;
     fn try_from(v: pb::LinuxSandboxSecurityContext) -> Result<Self, ConvertError> {
@@ -409,7 +415,10 @@ impl TryFrom<pb::Mount> for c::Mount {
     }
 }
 
-#[allow(deprecated)]
+#[expect(
+    deprecated,
+    reason = "CRI keeps deprecated fields on the wire; a lossless conversion carries them"
+)]
 impl From<&c::LinuxContainerSecurityContext> for pb::LinuxContainerSecurityContext {
     fn from(v: &c::LinuxContainerSecurityContext) -> Self {
         Self {
@@ -434,7 +443,10 @@ impl From<&c::LinuxContainerSecurityContext> for pb::LinuxContainerSecurityConte
     }
 }
 
-#[allow(deprecated)]
+#[expect(
+    deprecated,
+    reason = "CRI keeps deprecated fields on the wire; a lossless conversion carries them"
+)]
 impl TryFrom<pb::LinuxContainerSecurityContext> for c::LinuxContainerSecurityContext {
     type Error = ConvertError;
     fn try_from(v: pb::LinuxContainerSecurityContext) -> Result<Self, ConvertError> {

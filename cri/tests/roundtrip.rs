@@ -3,8 +3,6 @@
 //! plans for the requests of the actions corpus and for richer hand-made requests, and
 //! one config with every field set.
 
-#![allow(clippy::panic)]
-
 use std::path::{Path, PathBuf};
 
 use podplan_core::config::{self, ContainerKind};
@@ -19,7 +17,7 @@ use serde_json::Value;
 
 fn corpus(kind: &str) -> Vec<(PathBuf, Value)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../conformance")
+        .join("../conformance")
         .join(kind);
     let mut out = Vec::new();
     let mut stack = vec![root];

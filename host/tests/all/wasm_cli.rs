@@ -1,19 +1,11 @@
 //! The CLI's wasm hooks: `plan --engine wasm` and `serve-module --watch FILE`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod wasm_support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use wasm_support::{module, variant};
+use crate::support::{module, variant};
 
 fn podplan() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_podplan"));

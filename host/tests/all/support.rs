@@ -1,5 +1,4 @@
 //! Shared helpers of the wasm host tests.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,20 +1,12 @@
 //! The wasmtime host: the embedded module answers exactly like the native core on the
 //! whole corpus; hostile modules are stopped and rejected while the good module keeps
 //! working; the compiled-module cache.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod wasm_support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::{abi_module, cache, engine, fixed_answer_body, module, variant};
 use podplan_host::wasm::{CacheOutcome, HostError, ModuleCache, PlanModule, ABI_MAJOR};
-use wasm_support::{abi_module, cache, engine, fixed_answer_body, module, variant};
 
 const SIMPLE: &[u8] = br#"{"pod":{"metadata":{"name":"web","namespace":"default","uid":"u1"},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}"#;
 
@@ -54,7 +46,8 @@ fn wasmtime_answers_exactly_like_the_native_core_on_the_whole_corpus() {
     let Some(bytes) = module() else { return };
     let engine = engine(Duration::from_secs(30));
     let module = PlanModule::load(&engine, bytes, Some(&cache())).unwrap();
-    let cases = podplan_wasm::corpus::load(&podplan_wasm::corpus::repo_root()).unwrap();
+    let cases =
+        podplan_testsupport::corpus::load(&podplan_testsupport::corpus::repo_root()).unwrap();
     assert!(
         cases
             .iter()

@@ -1,7 +1,6 @@
 //! The request corpus every runner of the engine is checked on (native, wasmtime, Node):
 //! the request of every action vector (the vendored `conformance/actions` and the
 //! project's own `core/tests/vectors/actions`), plus edge cases (bad and hostile input).
-//! Test support, native builds only.
 //!
 //! Requests are bytes, so each runner is given exactly the same input.
 

@@ -1,21 +1,16 @@
 //! Hot swap: candidates are checked before they go live, failed candidates leave the
-//! live module serving, swaps under load lose no call, rollback, shadow runs.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod wasm_support;
+//! live module serving, swaps under load lose no call, rollback, shadow runs, the
+//! module-file watcher.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use podplan_host::wasm::{embedded, HostError, ModuleSlot, ShadowPolicy, SlotConfig};
-use wasm_support::{abi_module, cache, engine, fixed_answer_body, module, variant};
+use crate::support::{abi_module, cache, engine, fixed_answer_body, module, variant};
+use podplan_host::wasm::{
+    embedded, slot_for_file, HostError, ModuleSlot, ModuleWatcher, ShadowPolicy, SlotConfig,
+};
 
 fn slot(bytes: &[u8], config: SlotConfig, deadline: Duration) -> ModuleSlot {
     ModuleSlot::new(engine(deadline), Some(cache()), config, bytes, "embedded").unwrap()
@@ -131,6 +126,53 @@ fn a_swap_activates_a_new_generation_and_rollback_restores_the_previous() {
     // Rolling back again goes forward to b.
     assert_eq!(slot.rollback().unwrap(), 4);
     assert_eq!(slot.status().sha256, b);
+}
+
+#[test]
+fn the_watcher_offers_each_new_version_of_the_file_once() {
+    let Some(good) = module() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("podplan_abi.wasm");
+    // No file yet: the built-in module serves, and there is nothing to offer.
+    let slot = slot_for_file(
+        engine(Duration::from_secs(10)),
+        Some(cache()),
+        small_config(),
+        &path,
+    )
+    .unwrap();
+    assert_eq!(slot.status().source, "embedded");
+    let mut watcher = ModuleWatcher::new(&path, &slot);
+    assert_eq!(watcher.path(), path);
+    assert!(watcher.poll(&slot).is_none());
+    // The live module's own bytes are not offered again.
+    std::fs::write(&path, good).unwrap();
+    assert!(watcher.poll(&slot).is_none());
+    assert_eq!(slot.status().generation, 1);
+    // A new version goes live once; an unchanged file is not offered twice.
+    std::fs::write(&path, variant(good, "b")).unwrap();
+    let report = watcher.poll(&slot).unwrap().unwrap();
+    assert_eq!(report.generation, 2);
+    assert!(watcher.poll(&slot).is_none());
+    // A bad version is offered, rejected, and the live module keeps serving.
+    std::fs::write(&path, b"not a wasm module").unwrap();
+    assert!(watcher.poll(&slot).unwrap().is_err());
+    assert_eq!(slot.status().generation, 2);
+    assert_eq!(slot.status().rejections, 1);
+    assert!(watcher.poll(&slot).is_none());
+    // (Lengths differ so the change shows even with a coarse modification time.)
+    std::fs::write(&path, variant(good, "cc")).unwrap();
+    assert_eq!(watcher.poll(&slot).unwrap().unwrap().generation, 3);
+    // A slot for a file that holds a valid module starts with it.
+    let from_file = slot_for_file(
+        engine(Duration::from_secs(10)),
+        Some(cache()),
+        small_config(),
+        &path,
+    )
+    .unwrap();
+    assert_eq!(from_file.status().source, path.display().to_string());
+    assert_eq!(from_file.status().sha256, slot.status().sha256);
 }
 
 #[test]
@@ -273,7 +315,7 @@ fn serve_answers_each_line_like_the_native_core() {
     }
     input.extend_from_slice(b"not json\n");
     let mut output = Vec::new();
-    podplan_host::cli_serve_module::serve(&slot, &input[..], &mut output).unwrap();
+    podplan_host::wasm::serve_json_lines(&slot, &input[..], &mut output).unwrap();
     let lines: Vec<&[u8]> = output
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
