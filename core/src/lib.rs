@@ -35,6 +35,8 @@ pub mod events;
 pub mod explain;
 pub mod features;
 pub mod hash;
+pub mod hooks;
+pub mod images;
 pub mod json_path;
 pub mod limits;
 pub mod plan;
