@@ -408,7 +408,7 @@ fn compare(expected: &Value, actual: &Value, exact: bool) -> Result<(), String> 
     for (k, ev) in e {
         let ok = match k.as_str() {
             "messagePrefix" | "messageContains" => {
-                matches(&json!({k.clone(): ev.clone()}), actual, exact && false)
+                matches(&json!({k.clone(): ev.clone()}), actual, false)
             }
             _ => actual.get(k).is_some_and(|av| matches(ev, av, exact)),
         };

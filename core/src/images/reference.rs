@@ -409,7 +409,7 @@ mod tests {
         );
         assert_eq!(e("a:b:c"), "invalid reference format");
         assert_eq!(
-            e(&format!("{}", "a".repeat(250))),
+            e(&"a".repeat(250)),
             "repository name must not be more than 255 characters"
         );
     }
