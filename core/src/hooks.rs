@@ -327,8 +327,11 @@ pub struct HookStep {
     pub hook: HookKind,
     /// The container.
     pub container: String,
-    /// The handler to run, or why it cannot run (then it fails at once).
-    pub handler: Result<HookHandler, String>,
+    /// The handler to run; `None` when it cannot run (see `invalid`).
+    pub handler: Option<HookHandler>,
+    /// Why the handler cannot run: the hook fails at once with this message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
     /// postStart: `None` (no timeout); preStop: the grace period it may use.
     pub timeout_seconds: Option<i64>,
     /// What follows on failure.
@@ -342,7 +345,10 @@ pub fn post_start_step(container: &Container, pod_ip: Option<&str>) -> Option<Ho
     Some(HookStep {
         hook: HookKind::PostStart,
         container: container.name.clone(),
-        handler: describe_handler(h, container, pod_ip).map_err(|e| e.to_string()),
+        handler: describe_handler(h, container, pod_ip).ok(),
+        invalid: describe_handler(h, container, pod_ip)
+            .err()
+            .map(|e| e.to_string()),
         timeout_seconds: None,
         on_failure: OnHookFailure {
             event: Event::warning(
@@ -373,7 +379,10 @@ pub fn pre_stop_step(
     Some(HookStep {
         hook: HookKind::PreStop,
         container: container.name.clone(),
-        handler: describe_handler(h, container, pod_ip).map_err(|e| e.to_string()),
+        handler: describe_handler(h, container, pod_ip).ok(),
+        invalid: describe_handler(h, container, pod_ip)
+            .err()
+            .map(|e| e.to_string()),
         timeout_seconds: Some(grace_period_seconds),
         on_failure: OnHookFailure {
             event: Event::warning(
@@ -421,7 +430,7 @@ mod tests {
             HookHandler::HttpGet { url, .. } => assert_eq!(url, "http://10.0.0.1:8080/hook"),
             other => panic!("{other:?}"),
         }
-        assert!(pre_stop_step(&c, None, 30).unwrap().handler.is_err());
+        assert!(pre_stop_step(&c, None, 30).unwrap().invalid.is_some());
         assert!(pre_stop_step(&c, None, 0).is_none());
         let c = container(
             serde_json::json!({"name": "c", "lifecycle": {"postStart": {"httpGet": {"port": "nope"}}}}),

@@ -11,6 +11,7 @@
 pub mod actions;
 pub mod config;
 mod diff;
+pub mod hooks;
 pub mod images;
 
 pub use diff::json_diff;
@@ -30,7 +31,7 @@ pub const PENDING_FUNCTIONS: &[&str] = &[
 pub struct Outcome {
     /// The vector's `name`.
     pub name: String,
-    /// The vector's kind: `actions`, `config`, `images`, `pending`, or `unknown`.
+    /// The vector's kind: `actions`, `config`, `images`, `hooks`, `pending`, or `unknown`.
     pub kind: &'static str,
     /// Whether the engine agrees with the expectation (false when pending).
     pub passed: bool,
@@ -58,7 +59,9 @@ pub fn run_vector(vector: &serde_json::Value) -> Outcome {
             diff: String::new(),
         };
     }
-    let result = if function.is_some_and(|f| images::FUNCTIONS.contains(&f)) {
+    let result = if function.is_some_and(|f| hooks::FUNCTIONS.contains(&f)) {
+        ("hooks", hooks::check(vector))
+    } else if function.is_some_and(|f| images::FUNCTIONS.contains(&f)) {
         ("images", images::check(vector))
     } else if function.is_some() {
         ("config", config::check(vector))
