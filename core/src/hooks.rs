@@ -435,10 +435,12 @@ mod tests {
         let c = container(
             serde_json::json!({"name": "c", "lifecycle": {"postStart": {"httpGet": {"port": "nope"}}}}),
         );
-        assert!(post_start_step(&c, Some("10.0.0.1"))
-            .unwrap()
-            .handler
-            .is_err());
+        let s = post_start_step(&c, Some("10.0.0.1")).unwrap();
+        assert!(s.handler.is_none());
+        assert_eq!(
+            s.invalid.as_deref(),
+            Some("couldn't find port: nope in container \"c\"")
+        );
         let msg = failure_message(
             &HookHandler::Exec {
                 command: vec!["sh".into(), "-c".into(), "exit 1".into()],
