@@ -662,6 +662,138 @@ pub fn complete_pull(
     }
 }
 
+/// A pull result as the executor reports it in the next request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PullResultRecord {
+    /// The image as written in the container.
+    pub image: String,
+    /// The `PullImage` step's back-off key (`<pod UID>_<image>`); absent = derived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff_key: Option<String>,
+    /// When the pull ended.
+    pub at: jiff::Timestamp,
+    /// The outcome.
+    #[serde(flatten)]
+    pub result: PullResult,
+}
+
+/// A pull result that cannot be used (reported as a warning, never an error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PullResultWarning {
+    /// No container of the pod uses the image.
+    #[error("pullResults[{index}]: no container of the pod uses image {image:?}; ignored")]
+    ImageNotUsed {
+        /// Position in the list.
+        index: usize,
+        /// The image.
+        image: String,
+    },
+    /// The back-off key belongs to another pod or image.
+    #[error(
+        "pullResults[{index}]: back-off key {key:?} is not this pod's key for {image:?}; ignored"
+    )]
+    ForeignKey {
+        /// Position in the list.
+        index: usize,
+        /// The key given.
+        key: String,
+        /// The image.
+        image: String,
+    },
+    /// Both or neither of `imageRef` and `error`.
+    #[error("pullResults[{index}]: exactly one of imageRef and error must be given; ignored")]
+    Ambiguous {
+        /// Position in the list.
+        index: usize,
+    },
+    /// A later result for the same image replaces this one.
+    #[error("pullResults[{index}]: a later result for image {image:?} replaces this one")]
+    Superseded {
+        /// Position in the list.
+        index: usize,
+        /// The image.
+        image: String,
+    },
+}
+
+/// The usable pull results by image (the latest per image), with warnings for the rest.
+#[must_use]
+pub fn usable_pull_results<'a>(
+    pod: &Pod,
+    results: &'a [PullResultRecord],
+) -> (
+    BTreeMap<String, &'a PullResultRecord>,
+    Vec<PullResultWarning>,
+) {
+    let spec = pod.spec.as_ref();
+    let used: Vec<&str> = spec
+        .into_iter()
+        .flat_map(|s| {
+            s.containers
+                .iter()
+                .map(|c| c.image.as_deref())
+                .chain(
+                    s.init_containers
+                        .iter()
+                        .flatten()
+                        .map(|c| c.image.as_deref()),
+                )
+                .chain(
+                    s.ephemeral_containers
+                        .iter()
+                        .flatten()
+                        .map(|c| c.image.as_deref()),
+                )
+        })
+        .flatten()
+        .collect();
+    let mut out: BTreeMap<String, (usize, &PullResultRecord)> = BTreeMap::new();
+    let mut warnings = Vec::new();
+    for (index, r) in results.iter().enumerate() {
+        if !used.contains(&r.image.as_str()) {
+            warnings.push(PullResultWarning::ImageNotUsed {
+                index,
+                image: r.image.clone(),
+            });
+            continue;
+        }
+        if let Some(key) = &r.backoff_key {
+            if *key != backoff_key(pod, &r.image) {
+                warnings.push(PullResultWarning::ForeignKey {
+                    index,
+                    key: key.clone(),
+                    image: r.image.clone(),
+                });
+                continue;
+            }
+        }
+        if r.result.image_ref.is_some() == r.result.error.is_some() {
+            warnings.push(PullResultWarning::Ambiguous { index });
+            continue;
+        }
+        if let Some((old, prev)) = out.get(&r.image) {
+            let (old, prev_at) = (*old, prev.at);
+            if r.at < prev_at {
+                warnings.push(PullResultWarning::Superseded {
+                    index,
+                    image: r.image.clone(),
+                });
+                continue;
+            }
+            warnings.push(PullResultWarning::Superseded {
+                index: old,
+                image: r.image.clone(),
+            });
+        }
+        out.insert(r.image.clone(), (index, r));
+    }
+    (
+        out.into_iter().map(|(k, (_, r))| (k, r)).collect(),
+        warnings,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
