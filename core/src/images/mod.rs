@@ -11,6 +11,7 @@
 
 pub mod backoff;
 pub mod credentials;
+pub mod pull_records;
 pub mod reference;
 pub mod throttle;
 
@@ -185,6 +186,8 @@ impl NodeImages {
 pub enum PullRecordCheck {
     /// Fixed answers.
     Oracle(PullRecordOracle),
+    /// The kubelet's own records and verification policy.
+    Records(pull_records::PullRecords),
 }
 
 impl Default for PullRecordCheck {
@@ -220,8 +223,23 @@ pub struct PullRecordOracle {
 impl PullRecordCheck {
     /// `MustAttemptImagePull(image, imageRef, credentials)`.
     #[must_use]
-    pub fn must_attempt_pull(&self, image: &str, image_ref: &str, creds: &CredentialCheck) -> bool {
-        let Self::Oracle(o) = self;
+    pub fn must_attempt_pull(
+        &self,
+        image: &str,
+        image_ref: &str,
+        creds: &CredentialCheck,
+        tracked: &[TrackedCredential],
+    ) -> bool {
+        let o = match self {
+            Self::Oracle(o) => o,
+            Self::Records(r) => {
+                return r.must_attempt_pull(
+                    image,
+                    image_ref,
+                    &pull_records::PodCredentials::from_credentials(tracked),
+                )
+            }
+        };
         if image_ref.is_empty() {
             return true;
         }
@@ -474,8 +492,8 @@ pub fn ensure_image_exists(input: &EnsureInput<'_>, backoff: &mut ImageBackoff) 
             };
             return d;
         }
-        let check = match &creds {
-            Ok(c) => CredentialCheck::from_credentials(c),
+        let (check, tracked) = match &creds {
+            Ok(c) => (CredentialCheck::from_credentials(c), c.as_slice()),
             Err(e) => {
                 d.metric.pull_required = tri(None);
                 return cred_error(d, e);
@@ -483,7 +501,7 @@ pub fn ensure_image_exists(input: &EnsureInput<'_>, backoff: &mut ImageBackoff) 
         };
         let must = input
             .pull_records
-            .must_attempt_pull(image, &image_ref, &check);
+            .must_attempt_pull(image, &image_ref, &check, tracked);
         d.credential_check = Some(check);
         if !must {
             let msg = format!(
