@@ -817,6 +817,101 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    /// The figure at the function level: a pull that fails twice, then succeeds,
+    /// goes ErrImagePull → ImagePullBackOff (10 s, then 20 s) → present, with the
+    /// kubelet's events.
+    #[test]
+    fn fails_twice_then_succeeds() {
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "p", "namespace": "n", "uid": "u"},
+            "spec": {"containers": [{"name": "c", "image": "app:1", "imagePullPolicy": "IfNotPresent"}]}
+        }))
+        .unwrap();
+        let gates = FeatureGates::default();
+        let creds = BTreeMap::new();
+        let check = PullRecordCheck::default();
+        let mut node = NodeImages::default();
+        let (mut backoff, _) = ImageBackoff::new(backoff::ImageBackoffPolicy::default(), &[]);
+        let mut failures_left = 2;
+        let mut seen = Vec::new();
+        for t in [0, 5, 10, 20, 29, 30, 35] {
+            let now = jiff::Timestamp::from_second(1_800_000_000 + t).unwrap();
+            let input = EnsureInput {
+                pod: &pod,
+                container: "c",
+                image: "app:1",
+                pull_policy: Some("IfNotPresent"),
+                pull_secrets: &[],
+                node_credentials: &creds,
+                runtime_handler: "",
+                gates: &gates,
+                node_images: &node,
+                pull_records: &check,
+                now,
+            };
+            let d = ensure_image_exists(&input, &mut backoff);
+            let mut reasons: Vec<String> = d.events.iter().map(|e| e.reason.clone()).collect();
+            let outcome = match &d.outcome {
+                Outcome::Present { .. } => "present".to_string(),
+                Outcome::Failed(e) => e.kind.to_string(),
+                Outcome::Pull(order) => {
+                    let result = if failures_left > 0 {
+                        failures_left -= 1;
+                        PullResult {
+                            image_ref: None,
+                            error: Some("rpc error: not found".into()),
+                            pull_millis: 0,
+                            total_millis: 0,
+                            image_size: 0,
+                        }
+                    } else {
+                        PullResult {
+                            image_ref: Some("sha256:abc".into()),
+                            error: None,
+                            pull_millis: 1500,
+                            total_millis: 1500,
+                            image_size: 42,
+                        }
+                    };
+                    let (res, evs) = complete_pull(order, "c", &result, &mut backoff, now);
+                    reasons.extend(evs.iter().map(|e| e.reason.clone()));
+                    match res {
+                        Ok(r) => {
+                            node.images.insert(order.spec.image.clone(), r);
+                            "pulled".to_string()
+                        }
+                        Err(e) => e.kind.to_string(),
+                    }
+                }
+            };
+            seen.push(format!("{t}:{outcome}:{}", reasons.join("+")));
+            if t == 5 {
+                assert_eq!(
+                    d.outcome,
+                    Outcome::Failed(ImageError {
+                        kind: ImageErrorKind::ImagePullBackOff,
+                        message:
+                            "Back-off pulling image \"app:1\": ErrImagePull: rpc error: not found"
+                                .into(),
+                    })
+                );
+            }
+        }
+        assert_eq!(
+            seen,
+            [
+                "0:ErrImagePull:Pulling+Failed",
+                "5:ImagePullBackOff:BackOff",
+                "10:ErrImagePull:Pulling+Failed",
+                "20:ImagePullBackOff:BackOff",
+                "29:ImagePullBackOff:BackOff",
+                "30:pulled:Pulling+Pulled",
+                "35:present:Pulled",
+            ]
+        );
+        assert_eq!(backoff.delay_seconds("u_app:1"), Some(20));
+    }
+
     #[test]
     fn durations_render_like_go() {
         assert_eq!(go_duration_millis(0), "0s");
