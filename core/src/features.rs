@@ -58,6 +58,9 @@ pub enum Gate {
     HostnameOverride,
     /// Host network for Windows host-process containers; no effect on Linux.
     WindowsHostNetwork,
+    /// Verify the pod's credentials before it uses a present image that the kubelet pulled
+    /// with other credentials (beta, on since 1.35).
+    KubeletEnsureSecretPulledImages,
 }
 
 /// Every known gate with its name and 1.37 default.
@@ -140,6 +143,11 @@ pub const GATES: &[(Gate, &str, bool)] = &[
     (Gate::EnvFiles, "EnvFiles", true),
     (Gate::HostnameOverride, "HostnameOverride", true),
     (Gate::WindowsHostNetwork, "WindowsHostNetwork", true),
+    (
+        Gate::KubeletEnsureSecretPulledImages,
+        "KubeletEnsureSecretPulledImages",
+        true,
+    ),
 ];
 
 /// How many gates the engine knows (the length of [`GATES`]).

@@ -48,6 +48,11 @@ pub mod config;
 pub mod generators;
 pub mod steps;
 
+// Image pulls and lifecycle hooks as values (issue 14: the pure functions; not yet
+// wired into `plan`).
+pub mod hooks;
+pub mod images;
+
 // Internal.
 mod backoff;
 mod decision;

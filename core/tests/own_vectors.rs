@@ -4,7 +4,8 @@
 //! `TestComputePodActionsWithInitContainers` under extra feature gates (sub-folders named
 //! after the table that re-runs them). `config/`: the held-out cases of the kubelet test
 //! tables the vendored config vectors come from, and further kubelet tables for config
-//! behaviours no vendored vector covers. Same format and comparison as the vendored
+//! behaviours no vendored vector covers. `hooks/`: the kubelet's lifecycle-hook and
+//! kill-grace tests (`kuberuntime_container_test.go`). Same format and comparison as the vendored
 //! vectors; every one must pass.
 
 use std::path::Path;
@@ -15,6 +16,10 @@ fn check_actions(path: &Path, contents: String) -> datatest_stable::Result<()> {
 
 fn check_config(path: &Path, contents: String) -> datatest_stable::Result<()> {
     check(path, &contents, "config")
+}
+
+fn check_hooks(path: &Path, contents: String) -> datatest_stable::Result<()> {
+    check(path, &contents, "hooks")
 }
 
 fn check(path: &Path, contents: &str, kind: &str) -> datatest_stable::Result<()> {
@@ -39,4 +44,5 @@ fn check(path: &Path, contents: &str, kind: &str) -> datatest_stable::Result<()>
 datatest_stable::harness! {
     { test = check_actions, root = "tests/vectors", pattern = r"^actions/.*\.json$" },
     { test = check_config, root = "tests/vectors", pattern = r"^config/.*\.json$" },
+    { test = check_hooks, root = "tests/vectors", pattern = r"^hooks/.*\.json$" },
 }

@@ -11,6 +11,8 @@
 pub mod actions;
 pub mod config;
 mod diff;
+pub mod hooks;
+pub mod images;
 
 pub use diff::json_diff;
 
@@ -22,9 +24,6 @@ pub const PENDING_FUNCTIONS: &[&str] = &[
     "podCondition",
     "apiContainerStatuses",
     "kubectlPodRow",
-    "applyDefaultImageTag",
-    "ensureImageExists",
-    "evalCRIPullErr",
 ];
 
 /// The result of running one vector.
@@ -32,7 +31,7 @@ pub const PENDING_FUNCTIONS: &[&str] = &[
 pub struct Outcome {
     /// The vector's `name`.
     pub name: String,
-    /// The vector's kind: `actions`, `config`, `pending`, or `unknown`.
+    /// The vector's kind: `actions`, `config`, `images`, `hooks`, `pending`, or `unknown`.
     pub kind: &'static str,
     /// Whether the engine agrees with the expectation (false when pending).
     pub passed: bool,
@@ -60,7 +59,11 @@ pub fn run_vector(vector: &serde_json::Value) -> Outcome {
             diff: String::new(),
         };
     }
-    let result = if function.is_some() {
+    let result = if function.is_some_and(|f| hooks::FUNCTIONS.contains(&f)) {
+        ("hooks", hooks::check(vector))
+    } else if function.is_some_and(|f| images::FUNCTIONS.contains(&f)) {
+        ("images", images::check(vector))
+    } else if function.is_some() {
         ("config", config::check(vector))
     } else if vector.get("request").is_some() {
         ("actions", actions::check(vector))
