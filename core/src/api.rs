@@ -19,7 +19,8 @@ mod deny_ignored;
 pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
     if request.api_defaults {
         let mut defaulted = request.clone();
-        crate::defaults::apply_api_defaults(&mut defaulted.pod);
+        let gates = FeatureGates::resolve(&request.feature_gates);
+        crate::defaults::apply_api_defaults_with(&mut defaulted.pod, &gates);
         defaulted.api_defaults = false;
         return plan(&defaulted);
     }
@@ -30,6 +31,11 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
     steps::build(request, &gates, &mut plan);
     config::retain_created(&mut plan);
     plan.warnings.extend(warnings);
+    plan.warnings.extend(config::security::userns_support_warning(
+        &request.pod,
+        request.node.as_ref(),
+        &gates,
+    ));
     Ok(plan)
 }
 
@@ -122,13 +128,34 @@ fn without_position(message: &str) -> &str {
 /// ```
 #[must_use]
 pub fn plan_json(bytes: &[u8]) -> Vec<u8> {
-    answer_bytes(parse_request(bytes).and_then(|r| plan(&r)))
+    match parse_request(bytes) {
+        Ok(request) if request.proto3_json => {
+            let answer = plan(&request).map(|p| strict_value(&p));
+            match answer {
+                Ok(v) => serde_json::to_vec(&v).unwrap_or_default(),
+                Err(e) => answer_bytes(Err(e)),
+            }
+        }
+        Ok(request) => answer_bytes(plan(&request)),
+        Err(e) => answer_bytes(Err(e)),
+    }
+}
+
+/// The plan's JSON with its configs in strict proto3 JSON ([`crate::cri::proto3`]).
+#[must_use]
+pub fn strict_value(plan: &Plan) -> serde_json::Value {
+    let mut v = to_value_or_error(plan);
+    crate::cri::proto3::strict_plan(&mut v, plan);
+    v
 }
 
 /// A JSON value in, a JSON value out: the plan, or `{"error": {...}}`.
 #[must_use]
 pub fn plan_value(value: serde_json::Value) -> serde_json::Value {
-    match parse_request_value(value).and_then(|r| plan(&r)) {
+    let request = parse_request_value(value);
+    let strict = request.as_ref().is_ok_and(|r| r.proto3_json);
+    match request.and_then(|r| plan(&r)) {
+        Ok(plan) if strict => strict_value(&plan),
         Ok(plan) => to_value_or_error(&plan),
         Err(error) => to_value_or_error(&ErrorEnvelope { error }),
     }

@@ -78,6 +78,10 @@ export interface PlanRequest {
   now?: Time | null;
   /** Extension: crash-loop back-off records from the previous plan's `backoff`. */
   backoff?: BackoffRecord[];
+  /** Extension: apply the API server's defaulting to `pod` first. */
+  apiDefaults?: boolean;
+  /** Extension: configs in strict proto3 JSON (env values base64). */
+  proto3Json?: boolean;
 }
 
 /** Prober results recorded for one container. */
@@ -670,7 +674,9 @@ export interface CriContainerConfig {
   command?: string[];
   args?: string[];
   workingDir?: string;
-  envs?: { key?: string; value?: string }[];
+  /** `value` is `bytes` in the 1.37 cri-api: readable form a string when UTF-8, else
+   *  `{base64}`; strict form (`proto3Json`) always a base64 string. */
+  envs?: { key?: string; value?: string | { base64: string } }[];
   mounts?: JsonObject[];
   devices?: JsonObject[];
   labels?: { [key: string]: string };

@@ -96,7 +96,8 @@ pub struct NodeContext {
     /// RuntimeClass handler. Default "".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_handler: Option<String>,
-    /// Features the runtime handler reports. Default: both supported.
+    /// Features the runtime handler reports (CRI `Status`). Default: recursive read-only
+    /// mounts supported, user namespaces not supported.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_handler_features: Option<RuntimeHandlerFeatures>,
     /// The user-namespace mapping allocated for a `hostUsers: false` pod. Default none.
@@ -474,14 +475,17 @@ impl NodeContext {
         self.services_synced.unwrap_or(true)
     }
 
-    /// The runtime handler's features (default: both supported, as current containerd
-    /// and CRI-O report on a recent kernel).
+    /// The runtime handler's features. Without `runtimeHandlerFeatures`, user namespaces
+    /// are NOT supported: a runtime that does not report them (containerd 1.6) silently
+    /// ignores the user-namespace options and runs a `hostUsers: false` pod as real root,
+    /// so only the runtime's CRI `Status` may turn them on. Recursive read-only mounts
+    /// default to supported (a current containerd or CRI-O on a recent kernel).
     #[must_use]
     pub fn handler_features(&self) -> RuntimeHandlerFeatures {
         self.runtime_handler_features
             .unwrap_or(RuntimeHandlerFeatures {
                 recursive_read_only_mounts: true,
-                user_namespaces: true,
+                user_namespaces: false,
             })
     }
 

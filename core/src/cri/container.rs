@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{
     IdMapping, Int64Value, LinuxContainerResources, NamespaceOption, SeLinuxOption, SecurityProfile,
 };
+use super::bytes::EnvBytes;
 use super::enums::{is_default, MountPropagation, Signal, SupplementalGroupsPolicy};
 
 /// CRI `ContainerConfig`.
@@ -109,9 +110,10 @@ pub struct KeyValue {
     /// Key.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub key: String,
-    /// Value.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub value: String,
+    /// Value: `bytes` in the 1.37 cri-api (readable JSON: a string when UTF-8, else
+    /// `{"base64": ...}`; see [`EnvBytes`]).
+    #[serde(skip_serializing_if = "EnvBytes::is_empty")]
+    pub value: EnvBytes,
 }
 
 /// CRI `Mount`.

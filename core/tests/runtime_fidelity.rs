@@ -1,0 +1,97 @@
+//! What a real runtime (containerd 1.6) showed about plans (issue 13): each test checks
+//! podplan's own output against what the kubelet does.
+
+#![allow(clippy::indexing_slicing, clippy::panic, clippy::unwrap_used)]
+
+use serde_json::{json, Value};
+
+fn plan(request: &Value) -> Value {
+    let bytes = serde_json::to_vec(request).unwrap();
+    serde_json::from_slice(&podplan_core::plan_json(&bytes)).unwrap()
+}
+
+fn userns_pod(node: Option<Value>) -> Value {
+    let mut r = json!({
+        "pod": {"metadata": {"name": "u", "namespace": "ns", "uid": "uid-u"},
+                "spec": {"hostUsers": false, "containers": [{"name": "app", "image": "busybox"}]}},
+        "apiDefaults": true
+    });
+    if let Some(n) = node {
+        r["node"] = n;
+    }
+    r
+}
+
+fn sandbox_error(plan: &Value) -> String {
+    plan["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e["reason"] == "CreatePodSandboxError")
+        .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+        .unwrap_or_default()
+}
+
+fn has_userns_warning(plan: &Value) -> bool {
+    plan["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|w| w["path"] == "node.runtimeHandlerFeatures.userNamespaces")
+}
+
+#[test]
+fn user_namespaces_are_not_assumed_without_node_facts() {
+    for node in [None, Some(json!({})), Some(json!({"cgroupVersion": "v1"}))] {
+        let p = plan(&userns_pod(node));
+        assert!(p.get("sandboxConfig").is_none(), "{p}");
+        assert!(p["containerConfigs"].as_array().is_none_or(Vec::is_empty));
+        assert_eq!(
+            sandbox_error(&p),
+            "Failed to generate sandbox config for pod \"u_ns(uid-u)\": can't set `spec.hostUsers: false`, \
+             runtime does not support user namespaces: the handler \"\" is not known"
+        );
+        assert!(has_userns_warning(&p), "the plan names the field to set: {p}");
+    }
+}
+
+#[test]
+fn a_handler_reported_without_user_namespaces_is_refused_with_its_name() {
+    let p = plan(&userns_pod(Some(json!({
+        "runtimeHandler": "kata",
+        "runtimeHandlerFeatures": {"recursiveReadOnlyMounts": true, "userNamespaces": false}
+    }))));
+    assert!(
+        sandbox_error(&p).ends_with(
+            "can't set `spec.hostUsers: false`, RuntimeClass handler \"kata\" does not support user namespaces"
+        ),
+        "{p}"
+    );
+    assert!(has_userns_warning(&p));
+}
+
+#[test]
+fn declared_user_namespace_support_gives_the_pod_mapping() {
+    let p = plan(&userns_pod(Some(json!({
+        "runtimeHandlerFeatures": {"userNamespaces": true}
+    }))));
+    assert_eq!(sandbox_error(&p), "");
+    assert!(!has_userns_warning(&p), "{p}");
+    let userns = &p["sandboxConfig"]["linux"]["securityContext"]["namespaceOptions"]["usernsOptions"];
+    // POD is the enum's zero value: proto3 JSON leaves it out.
+    assert!(userns.get("mode").is_none_or(|m| m == "POD"), "{p}");
+    assert_eq!(userns["uids"][0]["hostId"], 65536, "{p}");
+}
+
+#[test]
+fn host_user_pods_need_no_declaration() {
+    let mut r = userns_pod(None);
+    r["pod"]["spec"]["hostUsers"] = json!(true);
+    let p = plan(&r);
+    assert_eq!(sandbox_error(&p), "");
+    assert!(!has_userns_warning(&p));
+    assert_eq!(
+        p["sandboxConfig"]["linux"]["securityContext"]["namespaceOptions"]["usernsOptions"]["mode"],
+        "NODE"
+    );
+}
