@@ -31,11 +31,12 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
     steps::build(request, &gates, &mut plan);
     config::retain_created(&mut plan);
     plan.warnings.extend(warnings);
-    plan.warnings.extend(config::security::userns_support_warning(
-        &request.pod,
-        request.node.as_ref(),
-        &gates,
-    ));
+    plan.warnings
+        .extend(config::security::userns_support_warning(
+            &request.pod,
+            request.node.as_ref(),
+            &gates,
+        ));
     Ok(plan)
 }
 

@@ -345,7 +345,9 @@ fn default_volume(v: &mut Volume, gates: &FeatureGates) {
         .as_mut()
         .and_then(|e| e.volume_claim_template.as_mut())
     {
-        t.spec.volume_mode.get_or_insert_with(|| "Filesystem".into());
+        t.spec
+            .volume_mode
+            .get_or_insert_with(|| "Filesystem".into());
         if let Some(r) = t.spec.resources.as_mut() {
             if let Some(x) = r.limits.as_mut() {
                 round_list(x);
@@ -755,10 +757,15 @@ mod tests {
             "ephemeralContainers": [{"name": "e", "ports": [{"containerPort": 99}]}]}));
         assert_eq!(s["containers"][0]["ports"][0]["hostPort"], 81);
         assert_eq!(s["initContainers"][0]["ports"][0]["hostPort"], 90);
-        assert!(s["ephemeralContainers"][0]["ports"][0].get("hostPort").is_none());
+        assert!(s["ephemeralContainers"][0]["ports"][0]
+            .get("hostPort")
+            .is_none());
         assert_eq!(s["ephemeralContainers"][0]["ports"][0]["protocol"], "TCP");
-        let pod_net = defaulted(json!({"containers": [{"name": "a", "ports": [{"containerPort": 80}]}]}));
-        assert!(pod_net["containers"][0]["ports"][0].get("hostPort").is_none());
+        let pod_net =
+            defaulted(json!({"containers": [{"name": "a", "ports": [{"containerPort": 80}]}]}));
+        assert!(pod_net["containers"][0]["ports"][0]
+            .get("hostPort")
+            .is_none());
     }
 
     #[test]
@@ -767,8 +774,10 @@ mod tests {
         assert_eq!(c["imagePullPolicy"], "IfNotPresent");
         assert_eq!(c["terminationMessagePath"], "/dev/termination-log");
         assert_eq!(c["terminationMessagePolicy"], "File");
-        let kept = one_container(json!({"name": "a", "image": "nginx", "imagePullPolicy": "Never",
-            "terminationMessagePath": "/tmp/t", "terminationMessagePolicy": "FallbackToLogsOnError"}));
+        let kept = one_container(
+            json!({"name": "a", "image": "nginx", "imagePullPolicy": "Never",
+            "terminationMessagePath": "/tmp/t", "terminationMessagePolicy": "FallbackToLogsOnError"}),
+        );
         assert_eq!(kept["imagePullPolicy"], "Never");
         assert_eq!(kept["terminationMessagePath"], "/tmp/t");
         assert_eq!(kept["terminationMessagePolicy"], "FallbackToLogsOnError");
@@ -776,8 +785,10 @@ mod tests {
 
     #[test]
     fn ephemeral_containers_get_container_defaults() {
-        let s = defaulted(json!({"containers": [], "ephemeralContainers": [{"name": "d", "image": "busybox",
-            "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}]}));
+        let s = defaulted(
+            json!({"containers": [], "ephemeralContainers": [{"name": "d", "image": "busybox",
+            "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}]}),
+        );
         let e = &s["ephemeralContainers"][0];
         assert_eq!(e["imagePullPolicy"], "Always");
         assert_eq!(e["terminationMessagePath"], "/dev/termination-log");
@@ -804,7 +815,12 @@ mod tests {
             "startupProbe": {"exec": {"command": ["true"]}, "failureThreshold": 30, "timeoutSeconds": 0}}));
         let l = &c["livenessProbe"];
         assert_eq!(
-            (l["timeoutSeconds"].clone(), l["periodSeconds"].clone(), l["successThreshold"].clone(), l["failureThreshold"].clone()),
+            (
+                l["timeoutSeconds"].clone(),
+                l["periodSeconds"].clone(),
+                l["successThreshold"].clone(),
+                l["failureThreshold"].clone()
+            ),
             (json!(1), json!(10), json!(1), json!(3))
         );
         assert_eq!(l["httpGet"]["path"], "/");
@@ -869,19 +885,41 @@ mod tests {
         assert_eq!(v[0]["secret"]["defaultMode"], 420);
         assert_eq!(v[1]["configMap"]["defaultMode"], 256);
         assert_eq!(v[2]["downwardAPI"]["defaultMode"], 420);
-        assert_eq!(v[2]["downwardAPI"]["items"][0]["fieldRef"]["apiVersion"], "v1");
+        assert_eq!(
+            v[2]["downwardAPI"]["items"][0]["fieldRef"]["apiVersion"],
+            "v1"
+        );
         assert_eq!(v[3]["projected"]["defaultMode"], 420);
-        assert_eq!(v[3]["projected"]["sources"][0]["downwardAPI"]["items"][0]["fieldRef"]["apiVersion"], "v1");
-        assert_eq!(v[3]["projected"]["sources"][1]["serviceAccountToken"]["expirationSeconds"], 3600);
+        assert_eq!(
+            v[3]["projected"]["sources"][0]["downwardAPI"]["items"][0]["fieldRef"]["apiVersion"],
+            "v1"
+        );
+        assert_eq!(
+            v[3]["projected"]["sources"][1]["serviceAccountToken"]["expirationSeconds"],
+            3600
+        );
         assert_eq!(v[4]["iscsi"]["iscsiInterface"], "default");
         assert_eq!(
-            (v[5]["rbd"]["pool"].clone(), v[5]["rbd"]["user"].clone(), v[5]["rbd"]["keyring"].clone()),
+            (
+                v[5]["rbd"]["pool"].clone(),
+                v[5]["rbd"]["user"].clone(),
+                v[5]["rbd"]["keyring"].clone()
+            ),
             (json!("rbd"), json!("admin"), json!("/etc/ceph/keyring"))
         );
         assert_eq!(
-            (v[6]["azureDisk"]["cachingMode"].clone(), v[6]["azureDisk"]["kind"].clone(),
-             v[6]["azureDisk"]["fsType"].clone(), v[6]["azureDisk"]["readOnly"].clone()),
-            (json!("ReadWrite"), json!("Shared"), json!("ext4"), json!(false))
+            (
+                v[6]["azureDisk"]["cachingMode"].clone(),
+                v[6]["azureDisk"]["kind"].clone(),
+                v[6]["azureDisk"]["fsType"].clone(),
+                v[6]["azureDisk"]["readOnly"].clone()
+            ),
+            (
+                json!("ReadWrite"),
+                json!("Shared"),
+                json!("ext4"),
+                json!(false)
+            )
         );
         assert_eq!(v[7]["scaleIO"]["storageMode"], "ThinProvisioned");
         assert_eq!(v[7]["scaleIO"]["fsType"], "xfs");
@@ -912,7 +950,10 @@ mod tests {
             "containers": [{"name": "a", "resources": {"requests": {"cpu": "500m"}}},
                            {"name": "b", "resources": {"requests": {"cpu": "250m"}}}]}));
         // cpu from the containers' aggregate, memory (no container request) from the limit.
-        assert_eq!(s["resources"]["requests"], json!({"cpu": "750m", "memory": "1Gi"}));
+        assert_eq!(
+            s["resources"]["requests"],
+            json!({"cpu": "750m", "memory": "1Gi"})
+        );
         let off = defaulted_with(
             json!({"resources": {"limits": {"cpu": "2"}}, "containers": []}),
             &FeatureGates::resolve(&[("PodLevelResources".to_string(), false)].into()),

@@ -51,7 +51,10 @@ fn user_namespaces_are_not_assumed_without_node_facts() {
             "Failed to generate sandbox config for pod \"u_ns(uid-u)\": can't set `spec.hostUsers: false`, \
              runtime does not support user namespaces: the handler \"\" is not known"
         );
-        assert!(has_userns_warning(&p), "the plan names the field to set: {p}");
+        assert!(
+            has_userns_warning(&p),
+            "the plan names the field to set: {p}"
+        );
     }
 }
 
@@ -77,7 +80,8 @@ fn declared_user_namespace_support_gives_the_pod_mapping() {
     }))));
     assert_eq!(sandbox_error(&p), "");
     assert!(!has_userns_warning(&p), "{p}");
-    let userns = &p["sandboxConfig"]["linux"]["securityContext"]["namespaceOptions"]["usernsOptions"];
+    let userns =
+        &p["sandboxConfig"]["linux"]["securityContext"]["namespaceOptions"]["usernsOptions"];
     // POD is the enum's zero value: proto3 JSON leaves it out.
     assert!(userns.get("mode").is_none_or(|m| m == "POD"), "{p}");
     assert_eq!(userns["uids"][0]["hostId"], 65536, "{p}");

@@ -192,9 +192,18 @@ mod tests {
             ..Default::default()
         };
         let j = container_json(&c);
-        assert_eq!(j.pointer("/envs/0/value").cloned().unwrap_or_default(), "YWJjZA==");
-        assert_eq!(j.pointer("/envs/1/value").cloned().unwrap_or_default(), "/wD+");
-        assert_eq!(j.pointer("/envs/2/key").cloned().unwrap_or_default(), "EMPTY");
+        assert_eq!(
+            j.pointer("/envs/0/value").cloned().unwrap_or_default(),
+            "YWJjZA=="
+        );
+        assert_eq!(
+            j.pointer("/envs/1/value").cloned().unwrap_or_default(),
+            "/wD+"
+        );
+        assert_eq!(
+            j.pointer("/envs/2/key").cloned().unwrap_or_default(),
+            "EMPTY"
+        );
         assert!(j.pointer("/envs/2/value").is_none());
     }
 }

@@ -204,7 +204,6 @@ fn secure_join(root: &str, unsafe_path: &str) -> String {
     join_all(&[root, &clean(&format!("/{unsafe_path}"))])
 }
 
-
 /// `getServiceEnvVarMap`: the `kubernetes` service of `default` always; services of the
 /// pod's namespace when service links are enabled. Services without a cluster IP are
 /// skipped.

@@ -17,12 +17,14 @@
 //! ```
 
 pub mod apparmor;
+pub mod complete;
 pub mod container;
 pub mod crictl;
 pub mod dns;
 pub mod env;
 pub mod errors;
 pub mod expand;
+pub mod files;
 pub mod gojson;
 pub mod hostname;
 pub mod labels;
@@ -30,6 +32,7 @@ pub mod mounts;
 pub mod node;
 pub mod paths;
 pub mod ports;
+pub mod resize_requests;
 pub mod reslist;
 pub mod resources;
 pub mod run_options;

@@ -69,6 +69,11 @@ pub struct NodeContext {
     /// KubeletConfiguration values.
     #[serde(skip_serializing_if = "is_default_kubelet")]
     pub kubelet: KubeletSettings,
+    /// Content of the node's `/etc/hosts`, which host-network pods get (behind the
+    /// kubelet's header). Default: unknown (the plan's file step then copies the node's
+    /// file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub etc_hosts: Option<String>,
     /// The host's parsed resolv.conf. Default: empty.
     #[serde(rename = "hostDNS", skip_serializing_if = "Option::is_none")]
     pub host_dns: Option<HostDns>,

@@ -100,10 +100,8 @@ pub fn generate(
     )?;
     opts.devices.extend(block_devices(pod, c, node)?);
     let env = make_environment_variables(pod, c, pod_ips, node, gates)?;
-    opts.envs.extend(
-        env.into_iter()
-            .map(|(name, value)| RunEnv { name, value }),
-    );
+    opts.envs
+        .extend(env.into_iter().map(|(name, value)| RunEnv { name, value }));
     // Borrowed, built like `env_map` (the last value of a name wins).
     let env: BTreeMap<&str, Cow<'_, str>> = opts
         .envs

@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::bytes::EnvBytes;
 use super::common::{
     IdMapping, Int64Value, LinuxContainerResources, NamespaceOption, SeLinuxOption, SecurityProfile,
 };
-use super::bytes::EnvBytes;
 use super::enums::{is_default, MountPropagation, Signal, SupplementalGroupsPolicy};
 
 /// CRI `ContainerConfig`.
