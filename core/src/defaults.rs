@@ -44,7 +44,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
-use crate::config::reslist::{self, MilliList};
+use crate::config::pod_resources::{self as reslist, MilliList};
 use crate::features::{FeatureGates, Gate};
 use crate::quantity::{format_decimal_milli, Quantity};
 
@@ -58,16 +58,7 @@ pub const VOLUME_DEFAULT_MODE: i32 = 0o644;
 pub const TOKEN_EXPIRATION_SECONDS: i64 = 3600;
 
 /// Applies the API server's defaults to `pod` in place, with the 1.37 default gates.
-///
-/// ```
-/// use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
-/// let mut pod = Pod { spec: Some(PodSpec { containers: vec![Container { name: "a".into(), image: Some("nginx".into()), ..Default::default() }], ..Default::default() }), ..Default::default() };
-/// podplan_core::defaults::apply_api_defaults(&mut pod);
-/// let spec = pod.spec.unwrap();
-/// assert_eq!(spec.enable_service_links, Some(true));
-/// assert_eq!(spec.restart_policy.as_deref(), Some("Always"));
-/// assert_eq!(spec.containers[0].image_pull_policy.as_deref(), Some("Always"));
-/// ```
+#[cfg(test)]
 pub fn apply_api_defaults(pod: &mut Pod) {
     apply_api_defaults_with(pod, &FeatureGates::default());
 }
@@ -675,7 +666,11 @@ fn valid_tag(t: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    #![expect(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        reason = "tests fail by panicking"
+    )]
     use super::*;
     use serde_json::{json, Value};
 
@@ -978,5 +973,30 @@ mod tests {
         assert_eq!(s["resources"]["limits"]["hugepages-2Mi"], "4194304");
         // hugepages are not overcommittable: their request comes from the pod limit.
         assert_eq!(s["resources"]["requests"]["hugepages-2Mi"], "4194304");
+    }
+
+    #[test]
+    #[expect(clippy::unwrap_used, reason = "tests fail by panicking")]
+    fn apply_api_defaults_example() {
+        use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+        let mut pod = Pod {
+            spec: Some(PodSpec {
+                containers: vec![Container {
+                    name: "a".into(),
+                    image: Some("nginx".into()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        crate::defaults::apply_api_defaults(&mut pod);
+        let spec = pod.spec.unwrap();
+        assert_eq!(spec.enable_service_links, Some(true));
+        assert_eq!(spec.restart_policy.as_deref(), Some("Always"));
+        assert_eq!(
+            spec.containers[0].image_pull_policy.as_deref(),
+            Some("Always")
+        );
     }
 }

@@ -8,10 +8,11 @@ use crate::cri::{
     NamespaceOption, SeLinuxOption, SupplementalGroupsPolicy, UserNamespace,
 };
 use crate::features::{FeatureGates, Gate};
+use crate::pod::format_pod;
 
 use super::apparmor::apparmor_profile;
 use super::errors::ConfigError;
-use super::gojson::go_quote;
+use super::go_encoding::go_quote;
 use super::node::NodeContext;
 use super::seccomp::container_seccomp;
 
@@ -368,17 +369,6 @@ pub fn container_security_context(
     sc.masked_paths = masked;
     sc.readonly_paths = readonly;
     Ok(sc)
-}
-
-/// `format.Pod`: `<name>_<namespace>(<uid>)`.
-#[must_use]
-pub fn format_pod(pod: &Pod) -> String {
-    format!(
-        "{}_{}({})",
-        pod.metadata.name.as_deref().unwrap_or_default(),
-        pod.metadata.namespace.as_deref().unwrap_or_default(),
-        pod.metadata.uid.as_deref().unwrap_or_default()
-    )
 }
 
 /// `verifyRunAsNonRoot`.
