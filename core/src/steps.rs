@@ -64,17 +64,38 @@ pub(crate) fn build_in(ctx: &Ctx<'_>, plan: &mut Plan, options: BuildOptions) {
             )
         }),
     };
-    let sandbox_ok = b.sandbox_config(plan);
+    let sandbox = b.sandbox_config(plan);
     b.kills(plan);
     b.prune_init_containers();
-    b.sandbox(plan);
-    b.resize(plan);
-    b.starts(plan, sandbox_ok);
+    if let SandboxConfig::Failed {
+        create: true,
+        cause,
+    } = &sandbox
+    {
+        // createPodSandbox fails in generatePodSandboxConfig: SyncPod records
+        // FailedCreatePodSandBox and returns after the kill; no sandbox, no resize, no
+        // container is created.
+        b.events.push(events::failed_create_pod_sandbox(cause));
+        b.notes.push((
+            Action::CreateSandbox,
+            String::new(),
+            "SandboxConfigFailed",
+            format!(
+                "the sandbox config cannot be generated ({cause}): SyncPod stops after the kill; \
+                 no RunPodSandbox and no container is created on this sync"
+            ),
+        ));
+    } else {
+        b.sandbox(plan);
+        b.resize(plan);
+        b.starts(plan, matches!(sandbox, SandboxConfig::Ready));
+    }
     plan.steps = b.steps;
     plan.events = b.events;
     plan.held_back = b.held_back;
     for (action, container, reason, message) in b.notes {
-        note(plan, action, Some(&container), reason, message);
+        let who = (!container.is_empty()).then_some(container.as_str());
+        note(plan, action, who, reason, message);
     }
     plan.backoff = match b.backoff {
         Some(table) => table.into_records(),
@@ -117,6 +138,22 @@ pub fn grace_period(
     grace.max(MINIMUM_GRACE_PERIOD_SECONDS)
 }
 
+/// The outcome of `generatePodSandboxConfig` for a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum SandboxConfig {
+    /// Nothing is created or started: no config is needed.
+    NotNeeded,
+    /// The config exists.
+    Ready,
+    /// The generator failed (`create`: in `createPodSandbox`; else at the first start).
+    Failed {
+        /// The sync creates the sandbox.
+        create: bool,
+        /// The generator's error.
+        cause: String,
+    },
+}
+
 struct Builder<'a> {
     ctx: Ctx<'a>,
     steps: Vec<Step>,
@@ -132,24 +169,28 @@ impl<'a> Builder<'a> {
     }
 
     /// `generatePodSandboxConfig`, once, when the plan creates a sandbox or starts
-    /// anything. Returns whether the configs of the starts are to be generated.
-    fn sandbox_config(&mut self, plan: &mut Plan) -> bool {
+    /// anything.
+    fn sandbox_config(&mut self, plan: &mut Plan) -> SandboxConfig {
         let a = &plan.actions;
         let starts = !a.init_containers_to_start.is_empty()
             || !a.containers_to_start.is_empty()
             || !a.ephemeral_containers_to_start.is_empty();
         if !a.create_sandbox && !starts {
-            return false;
+            return SandboxConfig::NotNeeded;
         }
+        let create = a.create_sandbox;
         match config::sandbox_for(self.ctx.request, self.ctx.gates, a) {
             Ok((config, warnings)) => {
                 plan.sandbox_config = Some(config);
                 plan.warnings.extend(warnings);
-                true
+                SandboxConfig::Ready
             }
-            Err(error) => {
+            Err((error, cause)) => {
                 plan.errors.push(error);
-                false
+                SandboxConfig::Failed {
+                    create,
+                    cause: cause.to_string(),
+                }
             }
         }
     }
@@ -396,8 +437,19 @@ impl<'a> Builder<'a> {
                 }
                 continue;
             }
+            // Without a sandbox config (it failed, see `sandbox_config`) the sync returns
+            // at the first start that gets this far: nothing is created.
+            if !configs {
+                self.notes.push((
+                    Action::Wait,
+                    spec.name.to_string(),
+                    "ConfigPodSandboxError",
+                    "the sandbox config cannot be generated: SyncPod returns before the first start; nothing is created on this sync".into(),
+                ));
+                return;
+            }
             // ... then generateContainerConfig ...
-            if configs {
+            {
                 match config::container_for(self.ctx.request, self.ctx.gates, kind, idx) {
                     Ok(entry) => plan.container_configs.push(entry),
                     Err(err) => {

@@ -99,3 +99,47 @@ fn host_user_pods_need_no_declaration() {
         "NODE"
     );
 }
+
+fn ops(plan: &Value) -> Vec<String> {
+    plan["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| s["op"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn a_failed_sandbox_config_stops_the_sync_after_the_kill() {
+    // A dead sandbox is replaced, but the new one's config cannot be generated.
+    let mut r = userns_pod(None);
+    r["runtimeStatus"] = json!({
+        "sandboxStatuses": [{"id": "sb0", "metadata": {"attempt": 0}, "state": "SANDBOX_NOTREADY"}],
+        "containerStatuses": [{"id": "containerd://c1", "name": "app", "state": "exited",
+                               "exitCode": 1, "finishedAt": "2026-01-01T00:00:00Z"}]
+    });
+    let p = plan(&r);
+    assert_eq!(p["actions"]["createSandbox"], true);
+    assert_eq!(ops(&p), vec!["KillPod"], "{p}");
+    assert!(p.get("containerConfigs").is_none());
+    let events: Vec<(String, String)> = p["events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (
+                e["reason"].as_str().unwrap_or_default().to_string(),
+                e["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(events.first().map(|e| e.0.as_str()), Some("SandboxChanged"));
+    assert!(events.iter().any(|(reason, message)| reason == "FailedCreatePodSandBox"
+        && message == "Failed to create pod sandbox: can't set `spec.hostUsers: false`, runtime does not support user namespaces: the handler \"\" is not known"), "{events:?}");
+    assert!(!events
+        .iter()
+        .any(|(reason, _)| reason == "Created" || reason == "Started"));
+    // A brand-new pod: no steps at all besides the (no-op) kill.
+    let fresh = plan(&userns_pod(None));
+    assert_eq!(ops(&fresh), vec!["KillPod"], "{fresh}");
+}

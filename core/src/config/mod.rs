@@ -103,7 +103,7 @@ pub fn sandbox_for(
     request: &PlanRequest,
     gates: &FeatureGates,
     actions: &PodActions,
-) -> Result<(PodSandboxConfig, Vec<Warning>), ContainerError> {
+) -> Result<(PodSandboxConfig, Vec<Warning>), (ContainerError, ConfigError)> {
     let pod = &request.pod;
     match sandbox::generate_pod_sandbox_config(pod, actions.attempt, &node_of(request), gates) {
         Ok((config, notes)) => {
@@ -129,7 +129,7 @@ pub fn sandbox_for(
                     errors::CREATE_POD_SANDBOX_ERROR,
                     SandboxConfigError {
                         pod: pod_name,
-                        cause,
+                        cause: cause.clone(),
                     }
                     .to_string(),
                 )
@@ -139,11 +139,14 @@ pub fn sandbox_for(
                     format!("GeneratePodSandboxConfig for pod {pod_name:?} failed: {cause}"),
                 )
             };
-            Err(ContainerError {
-                container: String::new(),
-                reason: reason.to_string(),
-                message,
-            })
+            Err((
+                ContainerError {
+                    container: String::new(),
+                    reason: reason.to_string(),
+                    message,
+                },
+                cause,
+            ))
         }
     }
 }
