@@ -21,6 +21,7 @@ use k8s_openapi::api::core::v1::{Container, Pod};
 
 use crate::backoff::{backoff_key, Backoff, BackoffPolicy};
 use crate::config;
+use crate::cri::StepRequest;
 use crate::decision::{note, Ctx};
 use crate::events::{self, Event};
 use crate::features::{FeatureGates, Gate};
@@ -366,6 +367,31 @@ impl<'a> Builder<'a> {
         if !(any || a.update_pod_resources || a.update_pod_level_resources) {
             return;
         }
+        // The exact payloads, as `updatePodContainerResources` and
+        // `generateUpdatePodSandboxResourcesRequest` build them.
+        let node = self.ctx.request.node.clone().unwrap_or_default();
+        let sandbox_id = if a.create_sandbox {
+            String::new()
+        } else {
+            a.sandbox_id.clone()
+        };
+        let sandbox_request = config::resize_requests::sandbox_update_request(
+            self.ctx.pod,
+            &sandbox_id,
+            &node,
+            self.ctx.gates,
+        );
+        let mut calls = map
+            .map(|m| {
+                config::resize_requests::container_update_calls(
+                    self.ctx.pod,
+                    m,
+                    &node,
+                    self.ctx.gates,
+                )
+            })
+            .unwrap_or_default()
+            .into_iter();
         for resource in ["memory", "cpu"] {
             let list = map
                 .and_then(|m| m.get(resource))
@@ -380,9 +406,14 @@ impl<'a> Builder<'a> {
                 message: Some(format!(
                     "set the pod cgroup's {resource}: before the container updates when it grows, after them when it shrinks"
                 )),
+                request: Some(StepRequest::UpdatePodSandboxResources(sandbox_request.clone())),
                 ..Step::default()
             });
             for u in list {
+                // Calls come in the same order: memory list, then cpu list.
+                let call = calls
+                    .next()
+                    .filter(|c| c.resource == resource && c.container == u.name);
                 let (d, c) = match resource {
                     "memory" => (u.desired.memory_limit, u.current.memory_limit),
                     _ => (u.desired.cpu_limit, u.current.cpu_limit),
@@ -393,6 +424,7 @@ impl<'a> Builder<'a> {
                     container_id: Some(u.container_id.clone()),
                     resource: Some(resource.into()),
                     message: Some(format!("{resource} limit {c} -> {d}")),
+                    request: call.map(|c| StepRequest::UpdateContainerResources(c.request)),
                     ..Step::default()
                 });
             }

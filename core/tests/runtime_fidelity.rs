@@ -143,3 +143,47 @@ fn a_failed_sandbox_config_stops_the_sync_after_the_kill() {
     let fresh = plan(&userns_pod(None));
     assert_eq!(ops(&fresh), vec!["KillPod"], "{fresh}");
 }
+
+#[test]
+fn resize_steps_carry_the_exact_requests() {
+    let r = json!({
+        "pod": {"metadata": {"name": "r", "namespace": "ns", "uid": "u-r"},
+                "spec": {"enableServiceLinks": false, "containers": [
+                    {"name": "a", "image": "x", "resources": {
+                        "limits": {"cpu": "1", "memory": "256Mi"},
+                        "requests": {"cpu": "500m", "memory": "256Mi"}}}]}},
+        "runtimeStatus": {
+            "sandboxStatuses": [{"id": "sb1", "metadata": {"attempt": 0}, "state": "SANDBOX_READY",
+                                 "network": {"ip": "10.0.0.5"}}],
+            "containerStatuses": [{"id": "containerd://c1", "name": "a", "state": "running",
+                                   "hash": 0}]
+        },
+        "actuatedResources": {"containers": {"a": {
+            "limits": {"cpu": "1", "memory": "128Mi"},
+            "requests": {"cpu": "500m", "memory": "128Mi"}}}},
+        "node": {"cgroupVersion": "v1"}
+    });
+    let mut r = r;
+    let hash = podplan_core::generators::container_hash("a", "x");
+    r["runtimeStatus"]["containerStatuses"][0]["hash"] = json!(hash);
+    let p = plan(&r);
+    let steps = p["steps"].as_array().cloned().unwrap_or_default();
+    let update = steps
+        .iter()
+        .find(|s| s["op"] == "UpdateContainerResources")
+        .unwrap_or_else(|| panic!("no container update: {p}"));
+    let req = &update["request"];
+    assert_eq!(req["containerId"], "c1", "{p}");
+    assert_eq!(req["linux"]["memoryLimitInBytes"], 268_435_456);
+    assert_eq!(req["linux"]["cpuQuota"], 100_000);
+    assert_eq!(req["linux"]["cpuShares"], 512);
+    let sandbox = steps
+        .iter()
+        .find(|s| s["op"] == "UpdatePodSandboxResources")
+        .unwrap_or_else(|| panic!("no pod update: {p}"));
+    assert_eq!(sandbox["request"]["podSandboxId"], "sb1");
+    assert_eq!(
+        sandbox["request"]["resources"]["memoryLimitInBytes"],
+        268_435_456
+    );
+}

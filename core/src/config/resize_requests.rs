@@ -14,9 +14,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, Pod, ResourceRequirements};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
-use serde::{Deserialize, Serialize};
 
-use crate::cri::LinuxContainerResources;
+pub use crate::cri::{UpdateContainerResourcesRequest, UpdatePodSandboxResourcesRequest};
 use crate::features::FeatureGates;
 use crate::plan::{ContainerToUpdate, ResizeResources};
 
@@ -25,29 +24,6 @@ use super::resources::{container_resources, sandbox_overhead, sandbox_resources}
 
 /// The order in which `doPodResizeAction` resizes the resources.
 pub const RESIZE_ORDER: [&str; 2] = ["memory", "cpu"];
-
-/// `UpdateContainerResourcesRequest` (proto3 JSON; `windows` is never set on Linux).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UpdateContainerResourcesRequest {
-    /// Runtime container id (without the `runtime://` prefix).
-    pub container_id: String,
-    /// The resources to apply.
-    pub linux: LinuxContainerResources,
-}
-
-/// `UpdatePodSandboxResourcesRequest` (proto3 JSON).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UpdatePodSandboxResourcesRequest {
-    /// Sandbox id (empty when it is the sandbox this sync creates).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub pod_sandbox_id: String,
-    /// The pod overhead (`convertOverheadToLinuxResources`).
-    pub overhead: LinuxContainerResources,
-    /// The pod's resources without the overhead.
-    pub resources: LinuxContainerResources,
-}
 
 /// One planned `UpdateContainerResources` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,9 +91,11 @@ pub fn container_update_calls(
     let mut calls = Vec::new();
     for resource in RESIZE_ORDER {
         for u in to_update.get(resource).into_iter().flatten() {
-            let Some(c) = spec_container(pod, &u.name) else {
-                continue;
+            let fallback = Container {
+                name: u.name.clone(),
+                ..Container::default()
             };
+            let c = spec_container(pod, &u.name).unwrap_or(&fallback);
             let now = current.get(u.name.as_str()).copied().unwrap_or(u.current);
             let mut values = now;
             if resource == "memory" {

@@ -20,6 +20,7 @@ mod container;
 mod enums;
 pub mod proto3;
 mod sandbox;
+mod update;
 
 pub use bytes::{base64_decode, base64_encode, EnvBytes};
 pub use common::{
@@ -40,3 +41,4 @@ pub use sandbox::{
     PodSandboxMetadata, PortMapping, WindowsNamespaceOption, WindowsPodSandboxConfig,
     WindowsSandboxSecurityContext,
 };
+pub use update::{StepRequest, UpdateContainerResourcesRequest, UpdatePodSandboxResourcesRequest};

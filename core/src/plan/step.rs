@@ -98,4 +98,8 @@ pub struct Step {
     /// Human message (the kill message the kubelet records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The exact CRI request (`UpdateContainerResources`: `{containerId, linux}`;
+    /// `UpdatePodSandboxResources`: `{podSandboxId, overhead, resources}`), proto3 JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<crate::cri::StepRequest>,
 }
