@@ -149,6 +149,56 @@ pub fn plan_json(bytes: &[u8]) -> Vec<u8> {
     }
 }
 
+/// Completes a plan from the status of the sandbox it created (`RunPodSandbox` then
+/// `PodSandboxStatus`): JSON `{"request": <request>, "sandboxStatus": <sandbox status>}`
+/// in, the request's plan with every `dependsOnNewSandbox` config and file step
+/// regenerated with the new sandbox's pod IPs out (or `{"error": ...}`). See
+/// [`crate::config::complete`].
+#[must_use]
+pub fn complete_json(bytes: &[u8]) -> Vec<u8> {
+    match complete_request(bytes) {
+        Ok((plan, true)) => serde_json::to_vec(&strict_value(&plan)).unwrap_or_default(),
+        Ok((plan, false)) => answer_bytes(Ok(plan)),
+        Err(e) => answer_bytes(Err(e)),
+    }
+}
+
+fn complete_request(bytes: &[u8]) -> Result<(Plan, bool), PlanError> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct CompleteRequest {
+        request: serde_json::Value,
+        sandbox_status: crate::runtime::SandboxStatus,
+    }
+    if bytes.len() > MAX_REQUEST_BYTES {
+        return Err(PlanError::limit(
+            "",
+            format!(
+                "request is {} bytes; the limit is {MAX_REQUEST_BYTES}",
+                bytes.len()
+            ),
+        ));
+    }
+    let input: CompleteRequest = serde_json::from_slice(bytes)
+        .map_err(|e| PlanError::invalid("", format!("not a completion request: {e}")))?;
+    let mut request = parse_request_value(input.request).map_err(|mut e| {
+        e.path = if e.path.is_empty() {
+            "request".to_string()
+        } else {
+            format!("request.{}", e.path)
+        };
+        e
+    })?;
+    let gates = FeatureGates::resolve(&request.feature_gates);
+    if request.api_defaults {
+        crate::defaults::apply_api_defaults_with(&mut request.pod, &gates);
+        request.api_defaults = false;
+    }
+    let mut answer = plan(&request)?;
+    config::complete::complete_plan(&request, &gates, &mut answer, &input.sandbox_status);
+    Ok((answer, request.proto3_json))
+}
+
 /// The plan's JSON with its configs in strict proto3 JSON ([`crate::cri::proto3`]).
 #[must_use]
 pub fn strict_value(plan: &Plan) -> serde_json::Value {

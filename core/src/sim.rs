@@ -114,6 +114,8 @@ pub struct Runtime {
     actuated: Option<ActuatedResources>,
     /// Operations carried out so far: they order the creation times of one instant.
     seq: u32,
+    /// Node files written by `WriteNodeFiles` steps, by path (the newest write wins).
+    node_files: std::collections::BTreeMap<String, crate::plan::NodeFile>,
 }
 
 impl Runtime {
@@ -131,7 +133,14 @@ impl Runtime {
             status,
             actuated: request.actuated_resources.clone(),
             seq: 0,
+            node_files: std::collections::BTreeMap::new(),
         }
+    }
+
+    /// The node files written so far (`WriteNodeFiles`), by path.
+    #[must_use]
+    pub fn node_files(&self) -> &std::collections::BTreeMap<String, crate::plan::NodeFile> {
+        &self.node_files
     }
 
     /// What the runtime reports now.
@@ -213,6 +222,13 @@ impl Runtime {
             StepOp::UpdatePodSandboxResources => {
                 if let Some(r) = pod.spec.as_ref().and_then(|s| s.resources.clone()) {
                     self.actuated.get_or_insert_with(Default::default).pod = Some(r);
+                }
+            }
+            // The model runtime has no filesystem; the files a real executor writes are
+            // kept so that a caller can inspect them.
+            StepOp::WriteNodeFiles => {
+                for f in &step.files {
+                    self.node_files.insert(f.path.clone(), f.clone());
                 }
             }
             StepOp::CreateContainer => self.create(pod, step, now),

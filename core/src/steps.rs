@@ -345,6 +345,19 @@ impl<'a> Builder<'a> {
 
     fn sandbox(&mut self, plan: &Plan) {
         if plan.actions.create_sandbox {
+            // createPodSandbox: the pod's log directory, before RunPodSandbox.
+            if let Some(dir) = plan
+                .sandbox_config
+                .as_ref()
+                .map(|c| c.log_directory.as_str())
+            {
+                self.steps.push(Step {
+                    op: StepOp::WriteNodeFiles,
+                    files: vec![config::files::pod_logs_dir(dir)],
+                    message: Some("the pod's log directory, before RunPodSandbox".into()),
+                    ..Step::default()
+                });
+            }
             self.steps.push(Step {
                 op: StepOp::RunPodSandbox,
                 attempt: Some(plan.actions.attempt),
@@ -456,6 +469,9 @@ impl<'a> Builder<'a> {
         } else {
             a.sandbox_id.clone()
         };
+        // Pod-network pods take their IPs from the sandbox this sync creates.
+        let new_sandbox_ips =
+            a.create_sandbox && config::complete::depends_on_new_sandbox(self.ctx.request);
         for (kind, idx) in order {
             let Some(spec) = spec_container(self.ctx.spec, kind, idx) else {
                 continue;
@@ -483,7 +499,10 @@ impl<'a> Builder<'a> {
             // ... then generateContainerConfig ...
             {
                 match config::container_for(self.ctx.request, self.ctx.gates, kind, idx) {
-                    Ok(entry) => plan.container_configs.push(entry),
+                    Ok(mut entry) => {
+                        entry.depends_on_new_sandbox = new_sandbox_ips;
+                        plan.container_configs.push(entry);
+                    }
                     Err(err) => {
                         self.events.push(events::failed(spec.name, &err.message));
                         let reason = err.reason.clone();
@@ -495,6 +514,25 @@ impl<'a> Builder<'a> {
                         continue;
                     }
                 }
+            }
+            // The files generateContainerConfig (kubelet and runtime manager) writes.
+            if let Ok(files) =
+                config::complete::files_for(self.ctx.request, self.ctx.gates, kind, idx)
+            {
+                self.steps.push(Step {
+                    op: StepOp::WriteNodeFiles,
+                    container: Some(spec.name.to_string()),
+                    kind: Some(kind),
+                    index: Some(idx),
+                    files,
+                    depends_on_new_sandbox: new_sandbox_ips,
+                    message: Some(format!(
+                        "the files the kubelet writes for {} {} before CreateContainer",
+                        kind.noun(),
+                        spec.name
+                    )),
+                    ..Step::default()
+                });
             }
             // ... then CreateContainer and StartContainer.
             let restart_count = self.ctx.status.find(spec.name).map_or(0, |s| {
@@ -596,9 +634,19 @@ mod tests {
     use k8s_openapi::api::core::v1::{PodSpec, Probe};
     use serde_json::json;
 
+    /// The steps that are CRI calls (without `WriteNodeFiles`).
+    fn cri(plan: &Plan) -> Vec<&Step> {
+        plan.steps
+            .iter()
+            .filter(|s| s.op != StepOp::WriteNodeFiles)
+            .collect()
+    }
+
+    /// The CRI calls in order (the `WriteNodeFiles` steps are checked on their own).
     fn ops(plan: &Plan) -> Vec<String> {
         plan.steps
             .iter()
+            .filter(|s| s.op != StepOp::WriteNodeFiles)
             .map(|s| {
                 let who = s.container.as_deref().or(s.resource.as_deref());
                 format!(
@@ -645,7 +693,7 @@ mod tests {
             ))
         );
         // Restart counts come from the newest status.
-        assert_eq!(p.steps.get(2).and_then(|s| s.attempt), Some(1));
+        assert_eq!(cri(&p).get(2).and_then(|s| s.attempt), Some(1));
     }
 
     #[test]
@@ -684,10 +732,10 @@ mod tests {
             p.steps.first().map(|s| s.containers.clone()),
             Some(vec!["a".to_string()])
         );
-        assert_eq!(p.steps.get(3).and_then(|s| s.attempt), Some(4));
+        assert_eq!(cri(&p).get(3).and_then(|s| s.attempt), Some(4));
         // Starts go into the sandbox this plan creates.
         assert_eq!(
-            p.steps.get(4).and_then(|s| s.sandbox_id.as_deref()),
+            cri(&p).get(4).and_then(|s| s.sandbox_id.as_deref()),
             Some("")
         );
         let reasons: Vec<&str> = p.events.iter().map(|e| e.reason.as_str()).collect();
@@ -738,6 +786,48 @@ mod tests {
             p.steps.first().and_then(|s| s.message.as_deref()),
             Some("killing")
         );
+    }
+
+    #[test]
+    fn node_files_precede_the_sandbox_and_each_create() {
+        let spec = json!({"containers": [{"name": "a", "image": "x",
+            "terminationMessagePath": "/dev/termination-log"}]});
+        // A running sandbox: only the container's files, which do not wait for a sandbox.
+        let p = plan(&req(spec.clone(), json!([]), json!({})));
+        let all: Vec<String> = p.steps.iter().map(|s| s.op.to_string()).collect();
+        assert_eq!(
+            all,
+            vec!["WriteNodeFiles", "CreateContainer", "StartContainer"]
+        );
+        let container = &p.steps[0];
+        assert!(!container.depends_on_new_sandbox);
+        let purposes: Vec<&str> = container.files.iter().map(|f| f.purpose.as_str()).collect();
+        assert_eq!(
+            purposes,
+            vec![
+                "podDir",
+                "terminationLogDir",
+                "containerLogs",
+                "terminationLog"
+            ]
+        );
+        // A new sandbox: its log directory first, and the container's files wait for it.
+        let p = plan(&req(spec, json!([]), json!({"runtimeStatus": {}})));
+        let all: Vec<String> = p.steps.iter().map(|s| s.op.to_string()).collect();
+        assert_eq!(
+            all,
+            vec![
+                "KillPod",
+                "WriteNodeFiles",
+                "RunPodSandbox",
+                "WriteNodeFiles",
+                "CreateContainer",
+                "StartContainer"
+            ]
+        );
+        assert_eq!(p.steps[1].files[0].purpose, "podLogs");
+        assert!(p.steps[3].depends_on_new_sandbox);
+        assert!(p.container_configs.iter().all(|e| e.depends_on_new_sandbox));
     }
 
     #[test]

@@ -213,6 +213,9 @@ export function opsFromSteps(steps: Step[], plan: Plan): SimOp[] | undefined {
         ops.push({ kind: "killContainer", id, name });
         break;
       }
+      case "WriteNodeFiles":
+        // Node files: nothing to model in the playground's runtime.
+        break;
       case "RunPodSandbox":
         ops.push({ kind: "runSandbox", attempt: typeof s.attempt === "number" ? s.attempt : plan.actions.attempt });
         break;

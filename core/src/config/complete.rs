@@ -11,6 +11,7 @@
 use std::net::IpAddr;
 
 use crate::features::FeatureGates;
+use crate::plan::{Plan, StepOp};
 use crate::request::PlanRequest;
 use crate::runtime::{RuntimeStatus, SandboxStatus};
 
@@ -122,6 +123,60 @@ pub fn files_for(
     container_files(pod, c, &id, &ips, &node, gates).map_err(|e| (c.name.clone(), e))
 }
 
+/// Completes a plan computed before the sandbox it creates existed: every container
+/// config and `WriteNodeFiles` step marked `dependsOnNewSandbox` is regenerated with the
+/// pod IPs of `sandbox` (the status `PodSandboxStatus` gave after `RunPodSandbox`), as the
+/// kubelet generates them. A config that now fails becomes a plan error and its
+/// container's `CreateContainer`/`StartContainer` steps go.
+pub fn complete_plan(
+    request: &PlanRequest,
+    gates: &FeatureGates,
+    plan: &mut Plan,
+    sandbox: &SandboxStatus,
+) {
+    let completed = with_new_sandbox(request, sandbox);
+    for step in plan.steps.iter_mut().filter(|s| s.depends_on_new_sandbox) {
+        if let (Some(kind), Some(index)) = (step.kind, step.index) {
+            if let Ok(files) = files_for(&completed, gates, kind, index) {
+                step.files = files;
+                step.depends_on_new_sandbox = false;
+            }
+        }
+    }
+    let mut failed = Vec::new();
+    for entry in plan
+        .container_configs
+        .iter_mut()
+        .filter(|e| e.depends_on_new_sandbox)
+    {
+        let Some((kind, index)) = plan
+            .steps
+            .iter()
+            .find(|s| {
+                s.op == StepOp::CreateContainer && s.container.as_deref() == Some(&entry.name)
+            })
+            .and_then(|s| Some((s.kind?, s.index?)))
+        else {
+            continue;
+        };
+        match super::container_for(&completed, gates, kind, index) {
+            Ok(fresh) => *entry = fresh,
+            Err(error) => failed.push(error),
+        }
+    }
+    for error in failed {
+        let name = error.container.clone();
+        plan.container_configs.retain(|e| e.name != name);
+        plan.steps.retain(|s| {
+            !(matches!(
+                s.op,
+                StepOp::CreateContainer | StepOp::StartContainer | StepOp::WriteNodeFiles
+            ) && s.container.as_deref() == Some(name.as_str()))
+        });
+        plan.errors.push(error);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
@@ -215,5 +270,51 @@ mod tests {
             status(json!({"id": "s", "state": "SANDBOX_READY", "network": {"ip": "10.9.9.9"}}));
         let out = with_new_sandbox(&request, &sandbox);
         assert_eq!(out.runtime_status.unwrap().ips, vec!["192.168.0.10"]);
+    }
+
+    #[test]
+    fn a_plan_is_completed_from_the_new_sandbox() {
+        let request: PlanRequest = crate::api::parse_request_value(json!({
+            "pod": {"metadata": {"name": "web", "namespace": "ns", "uid": "u1"},
+                    "spec": {"enableServiceLinks": false, "containers": [{"name": "app", "image": "nginx",
+                        "terminationMessagePath": "/dev/termination-log",
+                        "env": [{"name": "POD_IP", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "status.podIP"}}}]}]}}
+        }))
+        .unwrap();
+        let mut plan = crate::api::plan(&request).unwrap();
+        assert!(plan.container_configs[0].depends_on_new_sandbox);
+        let files_step = plan
+            .steps
+            .iter()
+            .find(|s| s.op == StepOp::WriteNodeFiles && s.container.is_some())
+            .unwrap();
+        assert!(files_step.depends_on_new_sandbox);
+        assert!(!files_step.files.iter().any(|f| f.purpose == "etcHosts"));
+        let sandbox =
+            status(json!({"id": "s", "state": "SANDBOX_READY", "network": {"ip": "10.0.0.5"}}));
+        complete_plan(&request, &FeatureGates::default(), &mut plan, &sandbox);
+        let entry = &plan.container_configs[0];
+        assert!(!entry.depends_on_new_sandbox);
+        assert!(entry
+            .config
+            .envs
+            .iter()
+            .any(|kv| kv.key == "POD_IP" && kv.value == "10.0.0.5"));
+        let files_step = plan
+            .steps
+            .iter()
+            .find(|s| s.op == StepOp::WriteNodeFiles && s.container.is_some())
+            .unwrap();
+        assert!(!files_step.depends_on_new_sandbox);
+        let hosts = files_step
+            .files
+            .iter()
+            .find(|f| f.purpose == "etcHosts")
+            .unwrap();
+        assert!(hosts
+            .content
+            .as_deref()
+            .unwrap()
+            .ends_with("10.0.0.5\tweb\n"));
     }
 }

@@ -13,9 +13,9 @@
 //! place (containerd does, silently): these files must exist before `CreateContainer`.
 
 use k8s_openapi::api::core::v1::{Container, HostAlias, Pod};
-use serde::{Deserialize, Serialize};
 
 use crate::features::FeatureGates;
+pub use crate::plan::{NodeFile, NodeFileInclude, NodeFileKind};
 
 use super::errors::ConfigError;
 use super::hostname::pod_hostname_and_domain;
@@ -30,50 +30,6 @@ pub const MANAGED_HOSTS_HEADER_HOST_NETWORK: &str =
     "# Kubernetes-managed hosts file (host network).\n";
 /// Where the node's hosts file is.
 pub const NODE_HOSTS_FILE: &str = "/etc/hosts";
-
-/// Whether a [`NodeFile`] is a directory or a regular file.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum NodeFileKind {
-    /// `MkdirAll(path, mode)`: created with its parents if missing, kept if present.
-    #[default]
-    Directory,
-    /// Written (created or truncated) with `content`, then `chmod`ed to `mode`.
-    File,
-}
-
-/// The node's file whose bytes go into a [`NodeFile`] between its `content` and `suffix`
-/// (the host-network hosts file, when the node context does not give `etcHosts`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeFileInclude {
-    /// The node file to copy (`/etc/hosts`).
-    pub path: String,
-    /// Text written after the copied bytes.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub suffix: String,
-}
-
-/// A directory or file the kubelet creates on the node.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeFile {
-    /// What it is for: `podLogs`, `podDir`, `etcHosts`, `terminationLogDir`,
-    /// `containerLogs`, `terminationLog`.
-    pub purpose: String,
-    /// Absolute host path.
-    pub path: String,
-    /// Directory or file.
-    pub kind: NodeFileKind,
-    /// Permission bits, octal (`0644`).
-    pub mode: String,
-    /// A file's content (the whole file, or what precedes `include`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<String>,
-    /// A node file whose bytes follow `content`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub include: Option<NodeFileInclude>,
-}
 
 fn dir(purpose: &str, path: String, mode: &str) -> NodeFile {
     NodeFile {

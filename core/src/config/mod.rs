@@ -84,6 +84,7 @@ pub fn generate_for(
         kind: kind.as_str().to_string(),
         restart_count,
         config,
+        depends_on_new_sandbox: false,
     })
 }
 

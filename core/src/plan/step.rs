@@ -26,6 +26,9 @@ pub enum StepOp {
     CreateContainer,
     /// `StartContainer`.
     StartContainer,
+    /// Not a CRI call: the directories and files the kubelet writes on the node before
+    /// the next `RunPodSandbox` or `CreateContainer` (`files`).
+    WriteNodeFiles,
 }
 
 impl StepOp {
@@ -41,6 +44,7 @@ impl StepOp {
             Self::UpdateContainerResources => "UpdateContainerResources",
             Self::CreateContainer => "CreateContainer",
             Self::StartContainer => "StartContainer",
+            Self::WriteNodeFiles => "WriteNodeFiles",
         }
     }
 }
@@ -102,4 +106,11 @@ pub struct Step {
     /// `UpdatePodSandboxResources`: `{podSandboxId, overhead, resources}`), proto3 JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<crate::cri::StepRequest>,
+    /// `WriteNodeFiles`: what to create, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<super::NodeFile>,
+    /// The step's content depends on the sandbox this sync creates (its pod IPs): complete
+    /// it from the new sandbox's status (`complete`) before carrying it out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub depends_on_new_sandbox: bool,
 }
