@@ -198,6 +198,26 @@ impl Runtime {
             }
             StepOp::RunPodSandbox => {
                 self.run_sandbox(pod, step.attempt.unwrap_or(0), now);
+                // `InitializeActuatedPod` (1.37): a pod the checkpoint has no record of gets
+                // every init and regular container's resources recorded as actuated before
+                // its first sync, so a container that is never created (a config error)
+                // is not "resized" on every sync.
+                if self.actuated.is_none() {
+                    let mut initial = ActuatedResources::default();
+                    if let Some(spec) = pod.spec.as_ref() {
+                        for c in spec
+                            .init_containers
+                            .iter()
+                            .flatten()
+                            .chain(spec.containers.iter())
+                        {
+                            if let Some(r) = c.resources.clone() {
+                                initial.containers.insert(c.name.clone(), r);
+                            }
+                        }
+                    }
+                    self.actuated = Some(initial);
+                }
                 // The kubelet records the admitted pod-level resources as actuated
                 // (`InitializeActuatedPod`) before the first sync.
                 let recorded = self.actuated.as_ref().is_some_and(|a| a.pod.is_some());

@@ -187,3 +187,71 @@ fn resize_steps_carry_the_exact_requests() {
         268_435_456
     );
 }
+
+#[test]
+fn a_container_that_is_never_created_is_not_resized_on_every_sync() {
+    // `app` cannot get a config (missing ConfigMap); `ok` runs. The checkpoint, as
+    // InitializeActuatedPod leaves it, has both containers' resources.
+    let res = json!({"limits": {"cpu": "500m", "memory": "128Mi"},
+                     "requests": {"cpu": "500m", "memory": "128Mi"}});
+    let pod = json!({"metadata": {"name": "n", "namespace": "ns", "uid": "u-n"},
+        "spec": {"enableServiceLinks": false, "containers": [
+            {"name": "app", "image": "x", "resources": res,
+             "env": [{"name": "L", "valueFrom": {"configMapKeyRef": {"name": "missing", "key": "k"}}}]},
+            {"name": "ok", "image": "y", "resources": res}]}});
+    let hash = podplan_core::generators::container_hash("ok", "y");
+    let status = json!({
+        "sandboxStatuses": [{"id": "sb1", "metadata": {"attempt": 0}, "state": "SANDBOX_READY",
+                             "network": {"ip": "10.0.0.5"}}],
+        "containerStatuses": [{"id": "containerd://c2", "name": "ok", "state": "running", "hash": hash}]
+    });
+    for actuated in [None, Some(json!({"containers": {"app": res, "ok": res}}))] {
+        let mut r = json!({"pod": pod, "runtimeStatus": status});
+        if let Some(a) = actuated {
+            r["actuatedResources"] = a;
+        }
+        let p = plan(&r);
+        assert_eq!(p["actions"]["containersToStart"], json!([0]), "{p}");
+        assert_eq!(p["actions"]["updatePodResources"], false, "{p}");
+        assert!(
+            !ops(&p).iter().any(|o| o == "UpdatePodSandboxResources"),
+            "{p}"
+        );
+    }
+}
+
+#[test]
+fn proto3_json_and_completion_are_one_call_away() {
+    let request = json!({
+        "pod": {"metadata": {"name": "w", "namespace": "ns", "uid": "u-w"},
+                "spec": {"containers": [{"name": "app", "image": "nginx",
+                    "env": [{"name": "POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+                            {"name": "LEVEL", "value": "debug"}]}]}},
+        "apiDefaults": true,
+        "proto3Json": true
+    });
+    let input = json!({"request": request,
+        "sandboxStatus": {"id": "sb9", "state": "SANDBOX_READY", "network": {"ip": "10.1.1.1"}}});
+    let out: Value = serde_json::from_slice(&podplan_core::complete_json(
+        &serde_json::to_vec(&input).unwrap(),
+    ))
+    .unwrap();
+    let envs = out["containerConfigs"][0]["config"]["envs"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let value = |k: &str| {
+        envs.iter()
+            .find(|e| e["key"] == k)
+            .map(|e| e["value"].clone())
+    };
+    // strict proto3 JSON: base64 ("10.1.1.1" and "debug").
+    assert_eq!(value("POD_IP"), Some(json!("MTAuMS4xLjE=")), "{out}");
+    assert_eq!(value("LEVEL"), Some(json!("ZGVidWc=")));
+    assert!(out["containerConfigs"][0]
+        .get("dependsOnNewSandbox")
+        .is_none());
+    let bad: Value =
+        serde_json::from_slice(&podplan_core::complete_json(b"{\"request\": {}}")).unwrap();
+    assert_eq!(bad["error"]["kind"], "InvalidInput");
+}

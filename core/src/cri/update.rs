@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::LinuxContainerResources;
+use super::common::LinuxContainerResources;
 
 /// `UpdateContainerResourcesRequest` (proto3 JSON; `windows` is never set on Linux).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -108,7 +108,7 @@ pub struct Step {
     pub request: Option<crate::cri::StepRequest>,
     /// `WriteNodeFiles`: what to create, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub files: Vec<super::NodeFile>,
+    pub files: Vec<super::files::NodeFile>,
     /// The step's content depends on the sandbox this sync creates (its pod IPs): complete
     /// it from the new sandbox's status (`complete`) before carrying it out.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
