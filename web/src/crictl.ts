@@ -42,6 +42,21 @@ export function snakeCase(key: string): string {
   return SPECIAL_NAMES[key] ?? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+/** Standard base64 of a string's UTF-8 bytes. */
+function base64OfText(text: string): string {
+  let binary = "";
+  for (const b of new TextEncoder().encode(text)) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+/** `KeyValue.value` is `bytes` in the 1.37 cri-api: Go's encoding/json reads base64. The
+ *  plan's readable form has the text, or `{base64}` for bytes that are not UTF-8. */
+function envValue(v: Json): Json {
+  if (typeof v === "string") return base64OfText(v);
+  if (v && typeof v === "object" && !Array.isArray(v) && typeof v.base64 === "string") return v.base64;
+  return v;
+}
+
 /** Converts a proto3-JSON CRI object to the form crictl's config loader reads. */
 export function toCrictl(value: Json): Json {
   if (Array.isArray(value)) return value.map(toCrictl);
@@ -49,6 +64,12 @@ export function toCrictl(value: Json): Json {
     const out: { [k: string]: Json } = {};
     for (const [k, v] of Object.entries(value)) {
       const names = ENUMS[k];
+      if (k === "envs" && Array.isArray(v)) {
+        out.envs = v.map((e) =>
+          e && typeof e === "object" && !Array.isArray(e) && "value" in e ? { ...e, value: envValue(e.value as Json) } : e,
+        );
+        continue;
+      }
       out[snakeCase(k)] = MAP_FIELDS.has(k) ? v : typeof v === "string" && names && v in names ? names[v]! : toCrictl(v);
     }
     return out;

@@ -32,4 +32,9 @@ describe("crictl form", () => {
     expect(toCrictl({ stopSignal: "SIGRTMAXMINUS14" })).toEqual({ stop_signal: 51 });
     expect(toCrictl({ stopSignal: "SIGXFSZ" })).toEqual({ stop_signal: 34 });
   });
+  it("writes env values as base64, as crictl decodes the cri-api's bytes", () => {
+    expect(toCrictl({ envs: [{ key: "A", value: "abcd" }, { key: "B", value: { base64: "/wD+" } }, { key: "C" }] })).toEqual({
+      envs: [{ key: "A", value: "YWJjZA==" }, { key: "B", value: "/wD+" }, { key: "C" }],
+    });
+  });
 });
