@@ -188,10 +188,7 @@ impl<'a> Builder<'a> {
             }
             Err((error, cause)) => {
                 plan.errors.push(error);
-                SandboxConfig::Failed {
-                    create,
-                    cause: cause.to_string(),
-                }
+                SandboxConfig::Failed { create, cause }
             }
         }
     }
@@ -629,6 +626,7 @@ fn kill_reason_str(reason: KillReason) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #![expect(clippy::indexing_slicing, reason = "tests fail by panicking")]
     use super::*;
     use crate::decision::testutil::{exited, plan, req, running};
     use k8s_openapi::api::core::v1::{PodSpec, Probe};

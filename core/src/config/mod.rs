@@ -104,7 +104,7 @@ pub fn sandbox_for(
     request: &PlanRequest,
     gates: &FeatureGates,
     actions: &PodActions,
-) -> Result<(PodSandboxConfig, Vec<Warning>), (ContainerError, ConfigError)> {
+) -> Result<(PodSandboxConfig, Vec<Warning>), (ContainerError, String)> {
     let pod = &request.pod;
     match sandbox::generate_pod_sandbox_config(pod, actions.attempt, &node_of(request), gates) {
         Ok((config, notes)) => {
@@ -146,7 +146,7 @@ pub fn sandbox_for(
                     reason: reason.to_string(),
                     message,
                 },
-                cause,
+                cause.to_string(),
             ))
         }
     }
