@@ -10,7 +10,7 @@ use crate::features::FeatureGates;
 use crate::limits::MAX_REQUEST_BYTES;
 use crate::plan::Plan;
 use crate::request::PlanRequest;
-use crate::{decision, steps, validate};
+use crate::{config, decision, steps, validate};
 
 mod deny_ignored;
 
@@ -20,7 +20,8 @@ mod deny_ignored;
 pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
     if request.api_defaults {
         let mut defaulted = request.clone();
-        crate::defaults::apply_api_defaults(&mut defaulted.pod);
+        let gates = FeatureGates::resolve(&request.feature_gates);
+        crate::defaults::apply_api_defaults_with(&mut defaulted.pod, &gates);
         defaulted.api_defaults = false;
         return plan(&defaulted);
     }
@@ -37,6 +38,12 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
         None => Plan::default(),
     };
     plan.warnings.extend(warnings);
+    plan.warnings
+        .extend(config::security::userns_support_warning(
+            &request.pod,
+            request.node.as_ref(),
+            &gates,
+        ));
     Ok(plan)
 }
 
@@ -129,13 +136,84 @@ fn without_position(message: &str) -> &str {
 /// ```
 #[must_use]
 pub fn plan_json(bytes: &[u8]) -> Vec<u8> {
-    answer_bytes(parse_request(bytes).and_then(|r| plan(&r)))
+    match parse_request(bytes) {
+        Ok(request) if request.proto3_json => {
+            let answer = plan(&request).map(|p| strict_value(&p));
+            match answer {
+                Ok(v) => serde_json::to_vec(&v).unwrap_or_default(),
+                Err(e) => answer_bytes(Err(e)),
+            }
+        }
+        Ok(request) => answer_bytes(plan(&request)),
+        Err(e) => answer_bytes(Err(e)),
+    }
+}
+
+/// Completes a plan from the status of the sandbox it created (`RunPodSandbox` then
+/// `PodSandboxStatus`): JSON `{"request": <request>, "sandboxStatus": <sandbox status>}`
+/// in, the request's plan with every `dependsOnNewSandbox` config and file step
+/// regenerated with the new sandbox's pod IPs out (or `{"error": ...}`). See
+/// [`crate::config::complete`].
+#[must_use]
+pub fn complete_json(bytes: &[u8]) -> Vec<u8> {
+    match complete_request(bytes) {
+        Ok((plan, true)) => serde_json::to_vec(&strict_value(&plan)).unwrap_or_default(),
+        Ok((plan, false)) => answer_bytes(Ok(plan)),
+        Err(e) => answer_bytes(Err(e)),
+    }
+}
+
+fn complete_request(bytes: &[u8]) -> Result<(Plan, bool), PlanError> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct CompleteRequest {
+        request: serde_json::Value,
+        sandbox_status: crate::runtime::SandboxStatus,
+    }
+    if bytes.len() > MAX_REQUEST_BYTES {
+        return Err(PlanError::limit(
+            "",
+            format!(
+                "request is {} bytes; the limit is {MAX_REQUEST_BYTES}",
+                bytes.len()
+            ),
+        ));
+    }
+    let input: CompleteRequest = serde_json::from_slice(bytes)
+        .map_err(|e| PlanError::invalid("", format!("not a completion request: {e}")))?;
+    let mut request = parse_request_value(input.request).map_err(|mut e| {
+        e.path = if e.path.is_empty() {
+            "request".to_string()
+        } else {
+            format!("request.{}", e.path)
+        };
+        e
+    })?;
+    let gates = FeatureGates::resolve(&request.feature_gates);
+    if request.api_defaults {
+        crate::defaults::apply_api_defaults_with(&mut request.pod, &gates);
+        request.api_defaults = false;
+    }
+    let mut answer = plan(&request)?;
+    config::complete::complete_plan(&request, &gates, &mut answer, &input.sandbox_status);
+    Ok((answer, request.proto3_json))
+}
+
+/// The plan's JSON with its configs in strict proto3 JSON ([`crate::cri::proto3`]).
+#[must_use]
+pub fn strict_value(plan: &Plan) -> serde_json::Value {
+    let mut v = to_value_or_error(plan);
+    crate::cri::proto3::strict_plan(&mut v, plan);
+    v
 }
 
 /// A JSON value in, a JSON value out: the plan, or `{"error": {...}}`.
 #[must_use]
 pub fn plan_value(value: serde_json::Value) -> serde_json::Value {
-    match parse_request_value(value).and_then(|r| plan(&r)) {
+    let request = parse_request_value(value);
+    let strict = request.as_ref().is_ok_and(|r| r.proto3_json);
+    match request.and_then(|r| plan(&r)) {
+        Ok(plan) if strict => strict_value(&plan),
         Ok(plan) => to_value_or_error(&plan),
         Err(error) => to_value_or_error(&ErrorEnvelope { error }),
     }

@@ -87,6 +87,16 @@ pub fn started(container: &str) -> Event {
     Event::normal("Started", "Container started", Some(container))
 }
 
+/// `FailedCreatePodSandBox`: `createPodSandbox` failed (here: the sandbox config).
+#[must_use]
+pub fn failed_create_pod_sandbox(cause: &str) -> Event {
+    Event::warning(
+        "FailedCreatePodSandBox",
+        format!("Failed to create pod sandbox: {cause}"),
+        None,
+    )
+}
+
 /// `Failed`: a create/start error, e.g. a config error.
 #[must_use]
 pub fn failed(container: &str, message: &str) -> Event {

@@ -401,7 +401,6 @@ pub fn pre_stop_step(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     fn container(v: serde_json::Value) -> Container {

@@ -65,7 +65,8 @@ mod quantity;
 mod validate;
 
 pub use api::{
-    plan, plan_json, plan_value, version, VersionInfo, CONTRACT_VERSION, KUBERNETES_TARGET,
+    complete_json, plan, plan_json, plan_value, version, VersionInfo, CONTRACT_VERSION,
+    KUBERNETES_TARGET,
 };
 pub use error::{ErrorKind, PlanError};
 pub use plan::{Plan, PodActions};

@@ -227,6 +227,49 @@ impl Quantity {
     pub fn milli_value(&self) -> i64 {
         self.scaled_ceil(3)
     }
+
+    /// Whether the quantity is a whole number of thousandths (what `RoundUp(-3)` leaves
+    /// unchanged).
+    #[must_use]
+    pub fn is_milli_exact(&self) -> bool {
+        let exp10 = self.exp10 + 3;
+        if exp10 >= 0 || self.digits == 0 {
+            return true;
+        }
+        // Whole iff 10^k = 2^k * 5^k divides digits * 2^exp2 (k = -exp10 > 0).
+        let k = exp10.unsigned_abs();
+        let fives = 5u128.checked_pow(k);
+        fives.is_some_and(|f| self.digits.is_multiple_of(f))
+            && self.digits.trailing_zeros().saturating_add(self.exp2) >= k
+    }
+
+    /// `RoundUp(-3)` as `SetDefaults_ResourceList` applies it: `None` when the quantity is
+    /// already a whole number of thousandths, otherwise its value rounded up to
+    /// thousandths in canonical decimal form (`0.0001` → `1m`, `0.9999` → `1`).
+    #[must_use]
+    pub fn round_up_milli(&self) -> Option<String> {
+        if self.is_milli_exact() || self.negative {
+            return None;
+        }
+        Some(format_decimal_milli(self.milli_value()))
+    }
+}
+
+/// A non-negative number of thousandths in Kubernetes' canonical decimal-SI form
+/// (`1500m`, `2`, `3k`).
+#[must_use]
+pub fn format_decimal_milli(milli: i64) -> String {
+    if milli % 1000 != 0 {
+        return format!("{milli}m");
+    }
+    let mut v = milli / 1000;
+    let mut suffix = 0usize;
+    const SUFFIXES: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
+    while v != 0 && v % 1000 == 0 && suffix + 1 < SUFFIXES.len() {
+        v /= 1000;
+        suffix += 1;
+    }
+    format!("{v}{}", SUFFIXES.get(suffix).copied().unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -338,6 +381,24 @@ mod tests {
         assert_eq!(v("1e1000"), i64::MAX);
         assert_eq!(v("1e-1000"), 1);
         assert_eq!(v("-5"), -5);
+    }
+
+    #[test]
+    fn round_up_to_milli() {
+        let r = |s: &str| Quantity::parse(s).ok().and_then(|q| q.round_up_milli());
+        assert_eq!(r("0.0001"), Some("1m".into()));
+        assert_eq!(r("0.9999"), Some("1".into()));
+        assert_eq!(r("1.0005"), Some("1001m".into()));
+        assert_eq!(r("100n"), Some("1m".into()));
+        assert_eq!(r("999999.9999"), Some("1M".into()));
+        assert_eq!(r("250m"), None);
+        assert_eq!(r("1.5Gi"), None);
+        assert_eq!(r("1.000"), None);
+        assert_eq!(r("128974848"), None);
+        assert_eq!(r("1e-3"), None);
+        assert_eq!(r("1e-4"), Some("1m".into()));
+        assert_eq!(r("1000u"), None);
+        assert_eq!(r("1500u"), Some("2m".into()));
     }
 
     #[test]

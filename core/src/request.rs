@@ -47,6 +47,11 @@ pub struct PlanRequest {
     /// Extension: the crash-loop back-off records from the previous sync's plan.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub backoff: Vec<BackoffRecord>,
+    /// Extension: answer with the configs in strict proto3 JSON (env values base64, as
+    /// the 1.37 cri-api's `bytes` field requires) instead of the readable form. Only
+    /// [`crate::plan_json`] and [`crate::plan_value`] read it (see [`crate::cri::proto3`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub proto3_json: bool,
 }
 
 /// Prober results recorded for one container.

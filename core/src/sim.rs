@@ -117,6 +117,8 @@ pub struct Runtime {
     actuated: Option<ActuatedResources>,
     /// Operations carried out so far: they order the creation times of one instant.
     seq: u32,
+    /// Node files written by `WriteNodeFiles` steps, by path (the newest write wins).
+    node_files: std::collections::BTreeMap<String, crate::plan::NodeFile>,
 }
 
 impl Runtime {
@@ -134,7 +136,14 @@ impl Runtime {
             status,
             actuated: request.actuated_resources.clone(),
             seq: 0,
+            node_files: std::collections::BTreeMap::new(),
         }
+    }
+
+    /// The node files written so far (`WriteNodeFiles`), by path.
+    #[must_use]
+    pub fn node_files(&self) -> &std::collections::BTreeMap<String, crate::plan::NodeFile> {
+        &self.node_files
     }
 
     /// What the runtime reports now.
@@ -192,6 +201,26 @@ impl Runtime {
             }
             StepOp::RunPodSandbox => {
                 self.run_sandbox(pod, step.attempt.unwrap_or(0), now);
+                // `InitializeActuatedPod` (1.37): a pod the checkpoint has no record of gets
+                // every init and regular container's resources recorded as actuated before
+                // its first sync, so a container that is never created (a config error)
+                // is not "resized" on every sync.
+                if self.actuated.is_none() {
+                    let mut initial = ActuatedResources::default();
+                    if let Some(spec) = pod.spec.as_ref() {
+                        for c in spec
+                            .init_containers
+                            .iter()
+                            .flatten()
+                            .chain(spec.containers.iter())
+                        {
+                            if let Some(r) = c.resources.clone() {
+                                initial.containers.insert(c.name.clone(), r);
+                            }
+                        }
+                    }
+                    self.actuated = Some(initial);
+                }
                 // The kubelet records the admitted pod-level resources as actuated
                 // (`InitializeActuatedPod`) before the first sync.
                 let recorded = self.actuated.as_ref().is_some_and(|a| a.pod.is_some());
@@ -216,6 +245,13 @@ impl Runtime {
             StepOp::UpdatePodSandboxResources => {
                 if let Some(r) = pod.spec.as_ref().and_then(|s| s.resources.clone()) {
                     self.actuated.get_or_insert_with(Default::default).pod = Some(r);
+                }
+            }
+            // The model runtime has no filesystem; the files a real executor writes are
+            // kept so that a caller can inspect them.
+            StepOp::WriteNodeFiles => {
+                for f in &step.files {
+                    self.node_files.insert(f.path.clone(), f.clone());
                 }
             }
             StepOp::CreateContainer => self.create(pod, step, now),

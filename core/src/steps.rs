@@ -21,6 +21,7 @@ use k8s_openapi::api::core::v1::{Container, Pod};
 
 use crate::backoff::{backoff_key, Backoff, BackoffPolicy};
 use crate::config;
+use crate::cri::StepRequest;
 use crate::decision::{note, Ctx};
 use crate::events::{self, Event};
 use crate::features::{FeatureGates, Gate};
@@ -64,17 +65,38 @@ pub(crate) fn build_in(ctx: &Ctx<'_>, plan: &mut Plan, options: BuildOptions) {
             )
         }),
     };
-    let sandbox_ok = b.sandbox_config(plan);
+    let sandbox = b.sandbox_config(plan);
     b.kills(plan);
     b.prune_init_containers();
-    b.sandbox(plan);
-    b.resize(plan);
-    b.starts(plan, sandbox_ok);
+    if let SandboxConfig::Failed {
+        create: true,
+        cause,
+    } = &sandbox
+    {
+        // createPodSandbox fails in generatePodSandboxConfig: SyncPod records
+        // FailedCreatePodSandBox and returns after the kill; no sandbox, no resize, no
+        // container is created.
+        b.events.push(events::failed_create_pod_sandbox(cause));
+        b.notes.push((
+            Action::CreateSandbox,
+            String::new(),
+            "SandboxConfigFailed",
+            format!(
+                "the sandbox config cannot be generated ({cause}): SyncPod stops after the kill; \
+                 no RunPodSandbox and no container is created on this sync"
+            ),
+        ));
+    } else {
+        b.sandbox(plan);
+        b.resize(plan);
+        b.starts(plan, matches!(sandbox, SandboxConfig::Ready));
+    }
     plan.steps = b.steps;
     plan.events = b.events;
     plan.held_back = b.held_back;
     for (action, container, reason, message) in b.notes {
-        note(plan, action, Some(&container), reason, message);
+        let who = (!container.is_empty()).then_some(container.as_str());
+        note(plan, action, who, reason, message);
     }
     plan.backoff = match b.backoff {
         Some(table) => table.into_records(),
@@ -117,6 +139,22 @@ pub fn grace_period(
     grace.max(MINIMUM_GRACE_PERIOD_SECONDS)
 }
 
+/// The outcome of `generatePodSandboxConfig` for a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum SandboxConfig {
+    /// Nothing is created or started: no config is needed.
+    NotNeeded,
+    /// The config exists.
+    Ready,
+    /// The generator failed (`create`: in `createPodSandbox`; else at the first start).
+    Failed {
+        /// The sync creates the sandbox.
+        create: bool,
+        /// The generator's error.
+        cause: String,
+    },
+}
+
 struct Builder<'a> {
     ctx: Ctx<'a>,
     steps: Vec<Step>,
@@ -132,24 +170,25 @@ impl<'a> Builder<'a> {
     }
 
     /// `generatePodSandboxConfig`, once, when the plan creates a sandbox or starts
-    /// anything. Returns whether the configs of the starts are to be generated.
-    fn sandbox_config(&mut self, plan: &mut Plan) -> bool {
+    /// anything.
+    fn sandbox_config(&mut self, plan: &mut Plan) -> SandboxConfig {
         let a = &plan.actions;
         let starts = !a.init_containers_to_start.is_empty()
             || !a.containers_to_start.is_empty()
             || !a.ephemeral_containers_to_start.is_empty();
         if !a.create_sandbox && !starts {
-            return false;
+            return SandboxConfig::NotNeeded;
         }
+        let create = a.create_sandbox;
         match config::sandbox_for(self.ctx.request, self.ctx.gates, a) {
             Ok((config, warnings)) => {
                 plan.sandbox_config = Some(config);
                 plan.warnings.extend(warnings);
-                true
+                SandboxConfig::Ready
             }
-            Err(error) => {
+            Err((error, cause)) => {
                 plan.errors.push(error);
-                false
+                SandboxConfig::Failed { create, cause }
             }
         }
     }
@@ -303,6 +342,19 @@ impl<'a> Builder<'a> {
 
     fn sandbox(&mut self, plan: &Plan) {
         if plan.actions.create_sandbox {
+            // createPodSandbox: the pod's log directory, before RunPodSandbox.
+            if let Some(dir) = plan
+                .sandbox_config
+                .as_ref()
+                .map(|c| c.log_directory.as_str())
+            {
+                self.steps.push(Step {
+                    op: StepOp::WriteNodeFiles,
+                    files: vec![config::files::pod_logs_dir(dir)],
+                    message: Some("the pod's log directory, before RunPodSandbox".into()),
+                    ..Step::default()
+                });
+            }
             self.steps.push(Step {
                 op: StepOp::RunPodSandbox,
                 attempt: Some(plan.actions.attempt),
@@ -325,6 +377,31 @@ impl<'a> Builder<'a> {
         if !(any || a.update_pod_resources || a.update_pod_level_resources) {
             return;
         }
+        // The exact payloads, as `updatePodContainerResources` and
+        // `generateUpdatePodSandboxResourcesRequest` build them.
+        let node = self.ctx.request.node.clone().unwrap_or_default();
+        let sandbox_id = if a.create_sandbox {
+            String::new()
+        } else {
+            a.sandbox_id.clone()
+        };
+        let sandbox_request = config::resize_requests::sandbox_update_request(
+            self.ctx.pod,
+            &sandbox_id,
+            &node,
+            self.ctx.gates,
+        );
+        let mut calls = map
+            .map(|m| {
+                config::resize_requests::container_update_calls(
+                    self.ctx.pod,
+                    m,
+                    &node,
+                    self.ctx.gates,
+                )
+            })
+            .unwrap_or_default()
+            .into_iter();
         for resource in ["memory", "cpu"] {
             let list = map
                 .and_then(|m| m.get(resource))
@@ -339,9 +416,14 @@ impl<'a> Builder<'a> {
                 message: Some(format!(
                     "set the pod cgroup's {resource}: before the container updates when it grows, after them when it shrinks"
                 )),
+                request: Some(StepRequest::UpdatePodSandboxResources(sandbox_request.clone())),
                 ..Step::default()
             });
             for u in list {
+                // Calls come in the same order: memory list, then cpu list.
+                let call = calls
+                    .next()
+                    .filter(|c| c.resource == resource && c.container == u.name);
                 let (d, c) = match resource {
                     "memory" => (u.desired.memory_limit, u.current.memory_limit),
                     _ => (u.desired.cpu_limit, u.current.cpu_limit),
@@ -352,6 +434,7 @@ impl<'a> Builder<'a> {
                     container_id: Some(u.container_id.clone()),
                     resource: Some(resource.into()),
                     message: Some(format!("{resource} limit {c} -> {d}")),
+                    request: call.map(|c| StepRequest::UpdateContainerResources(c.request)),
                     ..Step::default()
                 });
             }
@@ -383,6 +466,9 @@ impl<'a> Builder<'a> {
         } else {
             a.sandbox_id.clone()
         };
+        // Pod-network pods take their IPs from the sandbox this sync creates.
+        let new_sandbox_ips =
+            a.create_sandbox && config::complete::depends_on_new_sandbox(self.ctx.request);
         for (kind, idx) in order {
             let Some(spec) = spec_container(self.ctx.spec, kind, idx) else {
                 continue;
@@ -396,10 +482,24 @@ impl<'a> Builder<'a> {
                 }
                 continue;
             }
+            // Without a sandbox config (it failed, see `sandbox_config`) the sync returns
+            // at the first start that gets this far: nothing is created.
+            if !configs {
+                self.notes.push((
+                    Action::Wait,
+                    spec.name.to_string(),
+                    "ConfigPodSandboxError",
+                    "the sandbox config cannot be generated: SyncPod returns before the first start; nothing is created on this sync".into(),
+                ));
+                return;
+            }
             // ... then generateContainerConfig ...
-            if configs {
+            {
                 match config::container_for(self.ctx.request, self.ctx.gates, kind, idx) {
-                    Ok(entry) => plan.container_configs.push(entry),
+                    Ok(mut entry) => {
+                        entry.depends_on_new_sandbox = new_sandbox_ips;
+                        plan.container_configs.push(entry);
+                    }
                     Err(err) => {
                         self.events.push(events::failed(spec.name, &err.message));
                         let reason = err.reason.clone();
@@ -411,6 +511,25 @@ impl<'a> Builder<'a> {
                         continue;
                     }
                 }
+            }
+            // The files generateContainerConfig (kubelet and runtime manager) writes.
+            if let Ok(files) =
+                config::complete::files_for(self.ctx.request, self.ctx.gates, kind, idx)
+            {
+                self.steps.push(Step {
+                    op: StepOp::WriteNodeFiles,
+                    container: Some(spec.name.to_string()),
+                    kind: Some(kind),
+                    index: Some(idx),
+                    files,
+                    depends_on_new_sandbox: new_sandbox_ips,
+                    message: Some(format!(
+                        "the files the kubelet writes for {} {} before CreateContainer",
+                        kind.noun(),
+                        spec.name
+                    )),
+                    ..Step::default()
+                });
             }
             // ... then CreateContainer and StartContainer.
             let restart_count = self.ctx.status.find(spec.name).map_or(0, |s| {
@@ -512,9 +631,19 @@ mod tests {
     use k8s_openapi::api::core::v1::{PodSpec, Probe};
     use serde_json::json;
 
+    /// The steps that are CRI calls (without `WriteNodeFiles`).
+    fn cri(plan: &Plan) -> Vec<&Step> {
+        plan.steps
+            .iter()
+            .filter(|s| s.op != StepOp::WriteNodeFiles)
+            .collect()
+    }
+
+    /// The CRI calls in order (the `WriteNodeFiles` steps are checked on their own).
     fn ops(plan: &Plan) -> Vec<String> {
         plan.steps
             .iter()
+            .filter(|s| s.op != StepOp::WriteNodeFiles)
             .map(|s| {
                 let who = s.container.as_deref().or(s.resource.as_deref());
                 format!(
@@ -561,7 +690,7 @@ mod tests {
             ))
         );
         // Restart counts come from the newest status.
-        assert_eq!(p.steps.get(2).and_then(|s| s.attempt), Some(1));
+        assert_eq!(cri(&p).get(2).and_then(|s| s.attempt), Some(1));
     }
 
     #[test]
@@ -600,10 +729,10 @@ mod tests {
             p.steps.first().map(|s| s.containers.clone()),
             Some(vec!["a".to_string()])
         );
-        assert_eq!(p.steps.get(3).and_then(|s| s.attempt), Some(4));
+        assert_eq!(cri(&p).get(3).and_then(|s| s.attempt), Some(4));
         // Starts go into the sandbox this plan creates.
         assert_eq!(
-            p.steps.get(4).and_then(|s| s.sandbox_id.as_deref()),
+            cri(&p).get(4).and_then(|s| s.sandbox_id.as_deref()),
             Some("")
         );
         let reasons: Vec<&str> = p.events.iter().map(|e| e.reason.as_str()).collect();
@@ -654,6 +783,48 @@ mod tests {
             p.steps.first().and_then(|s| s.message.as_deref()),
             Some("killing")
         );
+    }
+
+    #[test]
+    fn node_files_precede_the_sandbox_and_each_create() {
+        let spec = json!({"containers": [{"name": "a", "image": "x",
+            "terminationMessagePath": "/dev/termination-log"}]});
+        // A running sandbox: only the container's files, which do not wait for a sandbox.
+        let p = plan(&req(spec.clone(), json!([]), json!({})));
+        let all: Vec<String> = p.steps.iter().map(|s| s.op.to_string()).collect();
+        assert_eq!(
+            all,
+            vec!["WriteNodeFiles", "CreateContainer", "StartContainer"]
+        );
+        let container = &p.steps[0];
+        assert!(!container.depends_on_new_sandbox);
+        let purposes: Vec<&str> = container.files.iter().map(|f| f.purpose.as_str()).collect();
+        assert_eq!(
+            purposes,
+            vec![
+                "podDir",
+                "terminationLogDir",
+                "containerLogs",
+                "terminationLog"
+            ]
+        );
+        // A new sandbox: its log directory first, and the container's files wait for it.
+        let p = plan(&req(spec, json!([]), json!({"runtimeStatus": {}})));
+        let all: Vec<String> = p.steps.iter().map(|s| s.op.to_string()).collect();
+        assert_eq!(
+            all,
+            vec![
+                "KillPod",
+                "WriteNodeFiles",
+                "RunPodSandbox",
+                "WriteNodeFiles",
+                "CreateContainer",
+                "StartContainer"
+            ]
+        );
+        assert_eq!(p.steps[1].files[0].purpose, "podLogs");
+        assert!(p.steps[3].depends_on_new_sandbox);
+        assert!(p.container_configs.iter().all(|e| e.depends_on_new_sandbox));
     }
 
     #[test]

@@ -175,7 +175,7 @@ fn downward_api_and_resource_fields() {
     );
     let n = node(json!({"allocatable": {"cpu": "3500m"}}));
     let out = env::make_environment_variables(&p, &first(&p), &[], &n, &FeatureGates::default());
-    let out: std::collections::BTreeMap<String, String> =
+    let out: std::collections::BTreeMap<String, podplan_core::cri::EnvBytes> =
         out.unwrap_or_default().into_iter().collect();
     assert_eq!(out["LABELS"], "a=\"x\\\"y\"\nb=\"2\"");
     assert_eq!(out["CPU_LIMIT"], "4"); // allocatable 3.5 CPUs, rounded up

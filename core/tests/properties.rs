@@ -432,9 +432,29 @@ fn check_invariants(value: &Value, plan: &Plan) -> Result<(), TestCaseError> {
         StepOp::RemoveContainer => 1,
         StepOp::RunPodSandbox => 2,
         StepOp::UpdatePodSandboxResources | StepOp::UpdateContainerResources => 3,
-        StepOp::CreateContainer | StepOp::StartContainer => 4,
+        StepOp::CreateContainer | StepOp::StartContainer | StepOp::WriteNodeFiles => 4,
     };
-    let phases: Vec<u8> = plan.steps.iter().map(|s| phase(s.op)).collect();
+    // Node files are written right before the call they prepare: RunPodSandbox or
+    // CreateContainer (issue 13); they take that call's phase.
+    for (i, s) in plan.steps.iter().enumerate() {
+        if s.op == StepOp::WriteNodeFiles {
+            let next = plan.steps.get(i + 1).map(|n| n.op);
+            prop_assert!(
+                matches!(next, Some(StepOp::RunPodSandbox | StepOp::CreateContainer)),
+                "node files must precede RunPodSandbox or CreateContainer: {:?}",
+                plan.steps
+            );
+        }
+    }
+    let phases: Vec<u8> = plan
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s.op {
+            StepOp::WriteNodeFiles => plan.steps.get(i + 1).map_or(4, |n| phase(n.op)),
+            op => phase(op),
+        })
+        .collect();
     let reset_interleaves = !a.containers_to_reset.is_empty();
     if !reset_interleaves {
         prop_assert!(

@@ -34,9 +34,11 @@ fn converge(sim: &mut Simulation) -> Vec<Plan> {
     plans
 }
 
+/// The CRI calls of a plan (its `WriteNodeFiles` steps left out).
 fn ops(plan: &Plan) -> Vec<String> {
     plan.steps
         .iter()
+        .filter(|s| s.op != podplan_core::plan::StepOp::WriteNodeFiles)
         .map(|s| {
             format!(
                 "{}{}",

@@ -63,7 +63,25 @@ plain!(HugepageLimit <-> HugepageLimit { page_size, limit });
 plain!(PodSandboxMetadata <-> PodSandboxMetadata { name, uid, namespace, attempt });
 plain!(DnsConfig <-> DnsConfig { servers, searches, options });
 plain!(ContainerMetadata <-> ContainerMetadata { name, attempt });
-plain!(KeyValue <-> KeyValue { key, value });
+
+impl From<&c::KeyValue> for pb::KeyValue {
+    fn from(v: &c::KeyValue) -> Self {
+        Self {
+            key: v.key.clone(),
+            value: v.value.as_bytes().to_vec(),
+        }
+    }
+}
+
+impl TryFrom<pb::KeyValue> for c::KeyValue {
+    type Error = ConvertError;
+    fn try_from(v: pb::KeyValue) -> Result<Self, ConvertError> {
+        Ok(Self {
+            key: v.key,
+            value: c::EnvBytes(v.value),
+        })
+    }
+}
 plain!(Device <-> Device { container_path, host_path, permissions });
 plain!(CdiDevice <-> CdiDevice { name });
 plain!(Capability <-> Capability { add_capabilities, drop_capabilities, add_ambient_capabilities });

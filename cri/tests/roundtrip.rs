@@ -2,6 +2,17 @@
 //! the configs of the conformance corpus (expected and generated), configs attached to
 //! plans for the requests of the actions corpus and for richer hand-made requests, and
 //! one config with every field set.
+//!
+//! Every one of those configs is also parsed by a standard proto3 JSON parser
+//! (prost-reflect, unknown fields denied) against the `runtime.v1` descriptor protox builds
+//! from this crate's `.proto` (upstream names and numbers): podplan's strict proto3 JSON
+//! (`podplan_core::cri::proto3`) and the `--emit-crictl` documents, each of which must
+//! decode back to the same config.
+
+#![expect(
+    clippy::panic,
+    reason = "test helpers outside #[test] fns fail by panicking"
+)]
 
 use std::path::{Path, PathBuf};
 
@@ -69,7 +80,76 @@ impl Collected {
     }
 }
 
+fn descriptors() -> &'static prost_reflect::DescriptorPool {
+    static POOL: std::sync::OnceLock<prost_reflect::DescriptorPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("proto");
+        let compiled = protox::Compiler::new([include])
+            .and_then(|mut c| {
+                c.open_file("podplan/runtime_v1_configs.proto")?;
+                Ok(c)
+            })
+            .map(|c| c.descriptor_pool());
+        match compiled {
+            Ok(pool) => pool,
+            Err(e) => panic!("the runtime.v1 proto does not compile: {e}"),
+        }
+    })
+}
+
+/// Parses `json` as proto3 JSON of `runtime.v1.<message>` (unknown fields denied) and
+/// gives the protobuf bytes.
+fn proto3_parse(message: &str, json: &Value, what: &str) -> Vec<u8> {
+    use prost::Message;
+    let Some(desc) = descriptors().get_message_by_name(&format!("runtime.v1.{message}")) else {
+        panic!("runtime.v1.{message} is not in the descriptor");
+    };
+    let text = json.to_string();
+    let mut de = serde_json::Deserializer::from_str(&text);
+    let parsed = prost_reflect::DynamicMessage::deserialize_with_options(
+        desc,
+        &mut de,
+        &prost_reflect::DeserializeOptions::new(),
+    );
+    match parsed {
+        Ok(m) => m.encode_to_vec(),
+        Err(e) => panic!("{what}: not proto3 JSON of runtime.v1.{message}: {e}\n{text}"),
+    }
+}
+
+/// The strict proto3 JSON and the crictl document of each config parse as proto3 JSON
+/// and decode to the same config.
+fn check_proto3_json(c: &Collected) {
+    for (what, s) in &c.sandboxes {
+        for (form, json) in [
+            ("proto3", podplan_core::cri::proto3::sandbox_config(s)),
+            ("crictl", config::crictl::sandbox_json(s)),
+        ] {
+            let bytes = proto3_parse("PodSandboxConfig", &json, &format!("{what} ({form})"));
+            let back = podplan_cri::decode_sandbox_config(&bytes);
+            assert!(
+                back.as_ref().is_ok_and(|b| b == s),
+                "{what} ({form}): the proto3 JSON means another sandbox config: {back:?}"
+            );
+        }
+    }
+    for (what, k) in &c.containers {
+        for (form, json) in [
+            ("proto3", podplan_core::cri::proto3::container_config(k)),
+            ("crictl", config::crictl::container_json(k)),
+        ] {
+            let bytes = proto3_parse("ContainerConfig", &json, &format!("{what} ({form})"));
+            let back = podplan_cri::decode_container_config(&bytes);
+            assert!(
+                back.as_ref().is_ok_and(|b| b == k),
+                "{what} ({form}): the proto3 JSON means another container config: {back:?}"
+            );
+        }
+    }
+}
+
 fn check_all(c: &Collected) -> (usize, usize) {
+    check_proto3_json(c);
     for (what, s) in &c.sandboxes {
         let bytes = podplan_cri::encode_sandbox_config(s);
         let back = podplan_cri::decode_sandbox_config(&bytes);
@@ -276,7 +356,8 @@ fn rich_plans_round_trip() {
                                           "envs": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "0"}],
                                           "annotations": [{"name": "cdi.k8s.io/x", "value": "y"}],
                                           "cdiDevices": ["nvidia.com/gpu=0"]}},
-            "images": {"nginx:1.27": {"imageRef": "sha256:abc", "uid": 101}}
+            "images": {"nginx:1.27": {"imageRef": "sha256:abc", "uid": 101}},
+            "runtimeHandlerFeatures": {"recursiveReadOnlyMounts": true, "userNamespaces": true}
         }
     }));
     let Ok(request) = request else {
@@ -383,4 +464,102 @@ fn every_field_set_round_trips() {
     c.containers.push(("everything".into(), container));
     c.sandboxes.push(("everything".into(), sandbox));
     check_all(&c);
+}
+
+#[test]
+fn binary_secret_env_values_pass_through_unchanged() {
+    // Secret `data` is base64 in the API: /wD+YQ== is the bytes ff 00 fe 61 (not UTF-8).
+    let request = podplan_core::api::parse_request_value(serde_json::json!({
+        "pod": {"metadata": {"name": "b", "namespace": "ns", "uid": "u-b"},
+                "spec": {"containers": [{"name": "app", "image": "busybox",
+                    "env": [{"name": "BIN", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
+                            {"name": "TEXT", "value": "abcd"},
+                            {"name": "SPLICED", "value": "<$(BIN)>"}],
+                    "envFrom": [{"prefix": "FROM_", "secretRef": {"name": "s"}}]}]}},
+        "node": {"secrets": {"s": {"metadata": {"name": "s"}, "data": {"k": "/wD+YQ=="}}}},
+        "apiDefaults": true
+    }));
+    let Ok(request) = request else {
+        panic!("the request should parse: {request:?}");
+    };
+    let plan = match podplan_core::plan(&request) {
+        Ok(p) => p,
+        Err(e) => panic!("no plan: {e}"),
+    };
+    let config = plan
+        .container_configs
+        .first()
+        .map(|e| e.config.clone())
+        .unwrap_or_default();
+    let value = |key: &str| {
+        config
+            .envs
+            .iter()
+            .find(|kv| kv.key == key)
+            .map(|kv| kv.value.as_bytes().to_vec())
+    };
+    let raw = vec![0xff, 0x00, 0xfe, b'a'];
+    assert_eq!(value("BIN"), Some(raw.clone()));
+    assert_eq!(value("FROM_k"), Some(raw.clone()));
+    assert_eq!(value("SPLICED"), Some([&b"<"[..], &raw, b">"].concat()));
+    assert_eq!(value("TEXT"), Some(b"abcd".to_vec()));
+    // Readable plan JSON: text stays text, binary is {"base64": ...}.
+    let readable = serde_json::to_value(&plan).unwrap_or_default();
+    let envs = readable
+        .pointer("/containerConfigs/0/config/envs")
+        .cloned()
+        .unwrap_or_default();
+    assert!(envs.as_array().is_some_and(|l| l
+        .iter()
+        .any(|e| e["key"] == "BIN" && e["value"] == serde_json::json!({"base64": "/wD+YQ=="}))));
+    assert!(envs
+        .as_array()
+        .is_some_and(|l| l.iter().any(|e| e["key"] == "TEXT" && e["value"] == "abcd")));
+    // Strict proto3 JSON: every value is base64 ("abcd" is YWJjZA==, not the bytes of "abcd"
+    // decoded as base64).
+    let strict = podplan_core::api::strict_value(&plan);
+    let senvs = strict
+        .pointer("/containerConfigs/0/config/envs")
+        .cloned()
+        .unwrap_or_default();
+    assert!(senvs.as_array().is_some_and(|l| l
+        .iter()
+        .any(|e| e["key"] == "TEXT" && e["value"] == "YWJjZA==")));
+    // Protobuf carries the raw bytes.
+    let bytes = podplan_cri::encode_container_config(&config);
+    assert!(bytes.windows(raw.len()).any(|w| w == raw.as_slice()));
+    let mut c = Collected::default();
+    c.plan("binary", &plan);
+    check_all(&c);
+}
+
+#[test]
+fn the_proto3_check_rejects_the_readable_env_form_and_unknown_fields() {
+    use prost::Message;
+    let desc = descriptors().get_message_by_name("runtime.v1.ContainerConfig");
+    let Some(desc) = desc else {
+        panic!("no ContainerConfig in the descriptor");
+    };
+    let parse = |text: &str| {
+        let mut de = serde_json::Deserializer::from_str(text);
+        prost_reflect::DynamicMessage::deserialize_with_options(
+            desc.clone(),
+            &mut de,
+            &prost_reflect::DeserializeOptions::new(),
+        )
+        .map(|m| m.encode_to_vec())
+    };
+    // "debug" is not base64: the readable form is not proto3 JSON of bytes.
+    assert!(parse(r#"{"envs": [{"key": "LEVEL", "value": "debug"}]}"#).is_err());
+    assert!(parse(r#"{"envs": [{"key": "LEVEL", "value": {"base64": "AA=="}}]}"#).is_err());
+    assert!(parse(r#"{"bogus": 1}"#).is_err());
+    // "abcd" is base64 of other bytes: the strict form says YWJjZA==.
+    let strict = parse(r#"{"envs": [{"key": "A", "value": "YWJjZA=="}]}"#);
+    let back = strict
+        .ok()
+        .map(|b| podplan_cri::decode_container_config(&b));
+    let value = back
+        .and_then(Result::ok)
+        .and_then(|c| c.envs.first().map(|kv| kv.value.as_bytes().to_vec()));
+    assert_eq!(value.as_deref(), Some(&b"abcd"[..]));
 }

@@ -1,4 +1,4 @@
-//! The plain ABI (see `ABI.md`): four exports, no imports.
+//! The plain ABI (see `ABI.md`): five exports, no imports.
 //!
 //! Memory is handed across the boundary as `(ptr, len)` pairs of bytes in the module's
 //! linear memory. Buffers are byte arrays (alignment 1); a zero length never allocates.
@@ -63,13 +63,35 @@ pub unsafe extern "C" fn podplan_free(ptr: u32, len: u32) {
 /// (for `len == 0`, `ptr` is ignored).
 #[no_mangle]
 pub unsafe extern "C" fn podplan_plan(ptr: u32, len: u32) -> u64 {
+    // SAFETY: as required of the caller above.
+    unsafe { answer(ptr, len, podplan_core::plan_json) }
+}
+
+/// `podplan_core::complete_json` (ABI 1.1): `{request, sandboxStatus}` in, the plan
+/// completed from the new sandbox's status out; same buffer rules as `podplan_plan`.
+///
+/// # Safety
+///
+/// As for [`podplan_plan`].
+#[no_mangle]
+pub unsafe extern "C" fn podplan_complete(ptr: u32, len: u32) -> u64 {
+    // SAFETY: as required of the caller above.
+    unsafe { answer(ptr, len, podplan_core::complete_json) }
+}
+
+/// Runs `f` on the request bytes at `ptr`/`len` and hands the answer over.
+///
+/// # Safety
+///
+/// As for [`podplan_plan`].
+unsafe fn answer(ptr: u32, len: u32, f: fn(&[u8]) -> Vec<u8>) -> u64 {
     let request: &[u8] = if len == 0 || ptr == 0 {
         &[]
     } else {
         // SAFETY: the host wrote `len` bytes at `ptr` (from `podplan_alloc(len)`).
         unsafe { std::slice::from_raw_parts(ptr as *const u8, len as usize) }
     };
-    let answer = podplan_core::plan_json(request).into_boxed_slice();
+    let answer = f(request).into_boxed_slice();
     let answer_len = answer.len() as u32;
     if answer_len == 0 {
         return 0;

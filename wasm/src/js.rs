@@ -104,6 +104,24 @@ pub fn plan_json(request: &str) -> String {
     String::from_utf8(answer).unwrap_or_else(|e| error_text(&format!("answer is not UTF-8: {e}")))
 }
 
+/// Completes a plan from the status of the sandbox it created: `{request, sandboxStatus}`
+/// in, the plan with its `dependsOnNewSandbox` configs and file steps regenerated out (or
+/// `{error}`); never throws (`podplan_core::complete_json`).
+#[wasm_bindgen]
+pub fn complete(input: JsValue) -> JsValue {
+    match json_stringify(&input).ok().and_then(|t| t.as_string()) {
+        Some(text) => to_js(&complete_json(&text)),
+        None => error_value("the completion request cannot be converted to JSON"),
+    }
+}
+
+/// [`complete`] on JSON text.
+#[wasm_bindgen(js_name = completeJson)]
+pub fn complete_json(input: &str) -> String {
+    let answer = podplan_core::complete_json(input.as_bytes());
+    String::from_utf8(answer).unwrap_or_else(|e| error_text(&format!("answer is not UTF-8: {e}")))
+}
+
 /// The version facts of this build: `{podplan, contract, kubernetes}`.
 #[wasm_bindgen]
 pub fn version() -> JsValue {

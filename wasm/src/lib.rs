@@ -31,7 +31,7 @@ mod js;
 /// Major version of the plain ABI (see `ABI.md`): bumped on every breaking change.
 pub const ABI_MAJOR: u32 = 1;
 /// Minor version of the plain ABI: bumped on additive, backwards-compatible changes.
-pub const ABI_MINOR: u32 = 0;
+pub const ABI_MINOR: u32 = 1;
 /// The value `podplan_abi_version()` returns: `major << 16 | minor`.
 pub const ABI_VERSION: u32 = (ABI_MAJOR << 16) | ABI_MINOR;
 

@@ -27,6 +27,12 @@ export function planJson(request: string): string;
 
 /** Version facts of this build. */
 export function version(): VersionInfo;
+/** Completes a plan from the status of the sandbox it created (`RunPodSandbox`, then
+ * `PodSandboxStatus`): the `dependsOnNewSandbox` configs and file steps regenerated
+ * with its pod IPs. Never throws. */
+export function complete(input: { request: PlanRequest; sandboxStatus: JsonObject }): PlanAnswer;
+/** {@link complete} on JSON text. */
+export function completeJson(input: string): string;
 
 /**
  * Carries out `call.plan` on `call.request`'s runtime state with podplan's runtime
@@ -154,6 +160,10 @@ export interface PlanRequest {
   now?: Time | null;
   /** Extension: crash-loop back-off records from the previous plan's `backoff`. */
   backoff?: BackoffRecord[];
+  /** Extension: apply the API server's defaulting to `pod` first. */
+  apiDefaults?: boolean;
+  /** Extension: configs in strict proto3 JSON (env values base64). */
+  proto3Json?: boolean;
 }
 
 /** Prober results recorded for one container. */
@@ -656,7 +666,8 @@ export interface Step {
     | "UpdatePodSandboxResources"
     | "UpdateContainerResources"
     | "CreateContainer"
-    | "StartContainer";
+    | "StartContainer"
+    | "WriteNodeFiles";
   container?: string;
   kind?: ContainerKind;
   /** Index into the spec list `kind` names. */
@@ -671,6 +682,24 @@ export interface Step {
   containers?: string[];
   reason?: string;
   message?: string;
+  /** The exact CRI request of a resize step (proto3 JSON). */
+  request?: JsonObject;
+  /** `WriteNodeFiles`: directories and files to create on the node, in order. */
+  files?: NodeFile[];
+  /** Complete this step from the new sandbox's status (`complete`) before doing it. */
+  dependsOnNewSandbox?: boolean;
+}
+
+/** A directory or file the kubelet writes on the node. */
+export interface NodeFile {
+  purpose: "podLogs" | "podDir" | "etcHosts" | "terminationLogDir" | "containerLogs" | "terminationLog" | string;
+  path: string;
+  kind: "directory" | "file";
+  /** Octal permission bits, e.g. `0644`. */
+  mode: string;
+  content?: string;
+  /** A node file whose bytes follow `content` (host-network `/etc/hosts`). */
+  include?: { path: string; suffix?: string };
 }
 
 /** An event the kubelet would record. */
@@ -737,6 +766,8 @@ export interface ContainerConfigEntry {
   restartCount: number;
   /** CRI `ContainerConfig`. */
   config: CriContainerConfig;
+  /** Generated before the sandbox this sync creates: complete it (`complete`). */
+  dependsOnNewSandbox?: boolean;
 }
 
 /** CRI `ContainerConfig` (proto3 JSON); the main fields typed, the rest open. */
@@ -746,7 +777,9 @@ export interface CriContainerConfig {
   command?: string[];
   args?: string[];
   workingDir?: string;
-  envs?: { key?: string; value?: string }[];
+  /** `value` is `bytes` in the 1.37 cri-api: readable form a string when UTF-8, else
+   *  `{base64}`; strict form (`proto3Json`) always a base64 string. */
+  envs?: { key?: string; value?: string | { base64: string } }[];
   mounts?: JsonObject[];
   devices?: JsonObject[];
   labels?: { [key: string]: string };

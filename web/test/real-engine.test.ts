@@ -42,7 +42,9 @@ describe("the engine accepts every request the playground builds", () => {
       return c ? `${c.state}${c.state === "exited" ? ` ${c.exitCode}` : ""} #${c.restartCount}` : "none";
     };
     const reasons = (s: SyncRecord) => (isError(s.answer) ? [] : (s.answer.decisions ?? []).map((d) => d.action));
-    const steps = (s: SyncRecord) => (isError(s.answer) ? [] : (s.answer.steps ?? []).map((x) => x.op));
+    // CRI calls only: the WriteNodeFiles steps (node files, not CRI calls) are left out.
+    const steps = (s: SyncRecord) =>
+      isError(s.answer) ? [] : (s.answer.steps ?? []).filter((x) => x.op !== "WriteNodeFiles").map((x) => x.op);
     const edit = (id: string, f: (t: string) => string): SessionAction => ({ t: "edit", pod: f(yaml(id)) });
 
     let s = run("plain", [{ t: "exit", c: "web", code: 0 }, { t: "sync" }]);

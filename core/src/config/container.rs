@@ -215,12 +215,16 @@ pub fn generate_container_config_from(
 ) -> Result<ContainerConfig, ConfigError> {
     let c = input.container;
     verify_run_as_non_root(pod, c, &input.image_user)?;
+    // Command and args are strings: a binary value spliced into one is shown as text.
+    let env_text: Vec<(&str, std::borrow::Cow<'_, str>)> = opts
+        .envs
+        .iter()
+        .map(|nv| (nv.name.as_str(), nv.value.as_text()))
+        .collect();
     let (command, args) = expand_command_and_args_with(
         c.command.as_deref(),
         c.args.as_deref(),
-        opts.envs
-            .iter()
-            .map(|nv| (nv.name.as_str(), nv.value.as_str())),
+        env_text.iter().map(|(k, v)| (*k, v.as_ref())),
     );
     let mut config = ContainerConfig {
         metadata: Some(ContainerMetadata {

@@ -3,7 +3,8 @@
 //!
 //! crictl reads these files with `sigs.k8s.io/yaml` into the generated Go structs, i.e.
 //! with `encoding/json` and the structs' tags: proto field names (`log_directory`,
-//! `CDI_devices`, `uidMappings`), enums as numbers, int64 as numbers. Map keys (labels,
+//! `CDI_devices`, `uidMappings`), enums as numbers, int64 as numbers, `bytes` (env
+//! values, `KeyValue.value` in the 1.37 cri-api) as base64. Map keys (labels,
 //! annotations, sysctls, unified) are kept as they are.
 
 use serde_json::{Map, Value};
@@ -37,7 +38,8 @@ pub fn sandbox_json(config: &PodSandboxConfig) -> Value {
 /// `ContainerConfig` as crictl's loader reads it.
 #[must_use]
 pub fn container_json(config: &ContainerConfig) -> Value {
-    to_crictl(serde_json::to_value(config).unwrap_or_default())
+    // `KeyValue.value` is `bytes`: Go's encoding/json reads a `[]byte` from base64.
+    to_crictl(crate::cri::proto3::container_config(config))
 }
 
 fn snake(key: &str) -> String {
@@ -167,5 +169,41 @@ mod tests {
                 .unwrap_or_default(),
             1
         );
+    }
+
+    #[test]
+    fn env_values_are_base64_bytes() {
+        use crate::cri::{EnvBytes, KeyValue};
+        let c = ContainerConfig {
+            envs: vec![
+                KeyValue {
+                    key: "TEXT".into(),
+                    value: "abcd".into(),
+                },
+                KeyValue {
+                    key: "BINARY".into(),
+                    value: EnvBytes(vec![0xff, 0x00, 0xfe]),
+                },
+                KeyValue {
+                    key: "EMPTY".into(),
+                    value: EnvBytes::default(),
+                },
+            ],
+            ..Default::default()
+        };
+        let j = container_json(&c);
+        assert_eq!(
+            j.pointer("/envs/0/value").cloned().unwrap_or_default(),
+            "YWJjZA=="
+        );
+        assert_eq!(
+            j.pointer("/envs/1/value").cloned().unwrap_or_default(),
+            "/wD+"
+        );
+        assert_eq!(
+            j.pointer("/envs/2/key").cloned().unwrap_or_default(),
+            "EMPTY"
+        );
+        assert!(j.pointer("/envs/2/value").is_none());
     }
 }

@@ -10,11 +10,12 @@ use k8s_openapi::api::core::v1::{
     Container, FileKeySelector, ObjectFieldSelector, Pod, ResourceFieldSelector, Service,
 };
 
+use crate::cri::EnvBytes;
 use crate::features::{FeatureGates, Gate};
 use crate::quantity::Quantity;
 
 use super::errors::ConfigError;
-use super::expand::expand;
+use super::expand::expand_bytes;
 use super::go_encoding::go_quote;
 use super::mounts::volume_info;
 use super::node::NodeContext;
@@ -22,8 +23,9 @@ use super::paths::{clean, join_all};
 use super::ports::is_ipv6;
 use crate::pod::is_static_pod;
 
-/// One environment variable.
-pub type EnvVar = (String, String);
+/// One environment variable: its name and its value's bytes (CRI `KeyValue.value` is
+/// `bytes`: binary Secret data passes through unchanged, as in the kubelet).
+pub type EnvVar = (String, EnvBytes);
 
 /// The env list of `container` (sorted by name), or the error that stops its creation.
 pub fn make_environment_variables(
@@ -46,14 +48,14 @@ pub fn make_environment_variables(
     let namespace = pod.metadata.namespace.clone().unwrap_or_default();
     let service_env = service_env_map(&node.services, &namespace, enable_service_links);
 
-    let mut tmp: BTreeMap<String, String> = BTreeMap::new();
+    let mut tmp: BTreeMap<String, EnvBytes> = BTreeMap::new();
     for from in container.env_from.iter().flatten() {
         let prefix = from.prefix.clone().unwrap_or_default();
         if let Some(cm) = &from.config_map_ref {
             match node.config_maps.get(&cm.name) {
                 Some(obj) => {
                     for (k, v) in obj.data.iter().flatten() {
-                        tmp.insert(format!("{prefix}{k}"), v.clone());
+                        tmp.insert(format!("{prefix}{k}"), EnvBytes::from(v.as_str()));
                     }
                 }
                 None if cm.optional == Some(true) => {}
@@ -68,7 +70,7 @@ pub fn make_environment_variables(
             match node.secrets.get(&sr.name) {
                 Some(obj) => {
                     for (k, v) in obj.data.iter().flatten() {
-                        tmp.insert(format!("{prefix}{k}"), bytes_to_string(&v.0));
+                        tmp.insert(format!("{prefix}{k}"), EnvBytes(v.0.clone()));
                     }
                 }
                 None if sr.optional == Some(true) => {}
@@ -85,14 +87,16 @@ pub fn make_environment_variables(
     for var in container.env.iter().flatten() {
         let value = var.value.as_deref().unwrap_or_default();
         let resolved = if !value.is_empty() {
-            Some(expand(value, |name| {
-                tmp.get(name).or_else(|| service_env.get(name)).cloned()
-            }))
+            Some(EnvBytes(expand_bytes(value, |name| {
+                tmp.get(name)
+                    .map(|v| v.as_bytes().to_vec())
+                    .or_else(|| service_env.get(name).map(|v| v.as_bytes().to_vec()))
+            })))
         } else if let Some(from) = &var.value_from {
             if let Some(f) = &from.field_ref {
-                Some(field_ref_value(f, pod, pod_ips, node)?)
+                Some(field_ref_value(f, pod, pod_ips, node)?.into())
             } else if let Some(r) = &from.resource_field_ref {
-                Some(resource_field_value(r, pod, container, node)?)
+                Some(resource_field_value(r, pod, container, node)?.into())
             } else if let Some(k) = &from.config_map_key_ref {
                 let optional = k.optional == Some(true);
                 match node.config_maps.get(&k.name) {
@@ -104,7 +108,7 @@ pub fn make_environment_variables(
                         })
                     }
                     Some(obj) => match obj.data.as_ref().and_then(|d| d.get(&k.key)) {
-                        Some(v) => Some(v.clone()),
+                        Some(v) => Some(EnvBytes::from(v.as_str())),
                         None if optional => None,
                         None => {
                             return Err(ConfigError::MissingKey {
@@ -127,7 +131,7 @@ pub fn make_environment_variables(
                         })
                     }
                     Some(obj) => match obj.data.as_ref().and_then(|d| d.get(&k.key)) {
-                        Some(v) => Some(bytes_to_string(&v.0)),
+                        Some(v) => Some(EnvBytes(v.0.clone())),
                         None if optional => None,
                         None => {
                             return Err(ConfigError::MissingKey {
@@ -140,12 +144,12 @@ pub fn make_environment_variables(
                     },
                 }
             } else if let (Some(k), true) = (&from.file_key_ref, gates.enabled(Gate::EnvFiles)) {
-                file_key_value(pod, k, node)?
+                file_key_value(pod, k, node)?.map(EnvBytes::from)
             } else {
-                Some(String::new())
+                Some(EnvBytes::default())
             }
         } else {
-            Some(String::new())
+            Some(EnvBytes::default())
         };
         if let Some(v) = resolved {
             tmp.insert(var.name.clone(), v);
@@ -154,7 +158,7 @@ pub fn make_environment_variables(
 
     let mut out = tmp;
     for (k, v) in service_env {
-        out.entry(k).or_insert(v);
+        out.entry(k).or_insert_with(|| EnvBytes::from(v));
     }
     Ok(out.into_iter().collect())
 }
@@ -200,10 +204,6 @@ fn secure_join(root: &str, unsafe_path: &str) -> String {
     join_all(&[root, &clean(&format!("/{unsafe_path}"))])
 }
 
-fn bytes_to_string(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// `getServiceEnvVarMap`: the `kubernetes` service of `default` always; services of the
 /// pod's namespace when service links are enabled. Services without a cluster IP are
 /// skipped.
@@ -245,7 +245,7 @@ fn env_name(s: &str) -> String {
 }
 
 /// `envvars.FromServices` for one service.
-fn service_vars(name: &str, s: &Service) -> Vec<EnvVar> {
+fn service_vars(name: &str, s: &Service) -> Vec<(String, String)> {
     let Some(spec) = s.spec.as_ref() else {
         return Vec::new();
     };

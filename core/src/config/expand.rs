@@ -24,34 +24,52 @@ pub fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> S
     if !input.contains('$') {
         return input.to_string();
     }
+    let out = expand_bytes(input, |name| mapping(name).map(String::into_bytes));
+    // Every piece is UTF-8 and pieces meet at ASCII characters.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`expand`] with byte values: what the kubelet does with env values, whose
+/// replacements may be binary Secret data (Go strings are bytes).
+///
+/// ```
+/// use podplan_core::config::expand::expand_bytes;
+/// let vars = |n: &str| (n == "BIN").then(|| vec![0xff, 0x00]);
+/// assert_eq!(expand_bytes("a$(BIN)b", vars), vec![b'a', 0xff, 0x00, b'b']);
+/// ```
+pub fn expand_bytes(input: &str, mut mapping: impl FnMut(&str) -> Option<Vec<u8>>) -> Vec<u8> {
     let bytes = input.as_bytes();
-    let mut out = String::with_capacity(input.len());
+    if !input.contains('$') {
+        return bytes.to_vec();
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(input.len());
     let mut checkpoint = 0;
     let mut cursor = 0;
     while cursor < bytes.len() {
         if bytes.get(cursor) == Some(&b'$') && cursor + 1 < bytes.len() {
             // Copy what came before the operator.
-            out.push_str(input.get(checkpoint..cursor).unwrap_or(""));
+            out.extend_from_slice(bytes.get(checkpoint..cursor).unwrap_or_default());
             let rest = input.get(cursor + 1..).unwrap_or("");
             let advance = match read_after_operator(rest) {
                 Read::Variable(name, advance) => {
                     match mapping(name) {
-                        Some(v) => out.push_str(&v),
+                        Some(v) => out.extend_from_slice(&v),
                         None => {
-                            out.push_str("$(");
-                            out.push_str(name);
-                            out.push(')');
+                            out.extend_from_slice(b"$(");
+                            out.extend_from_slice(name.as_bytes());
+                            out.push(b')');
                         }
                     }
                     advance
                 }
                 Read::Literal(text, advance) => {
-                    out.push_str(text);
+                    out.extend_from_slice(text.as_bytes());
                     advance
                 }
                 Read::OperatorAnd(c) => {
-                    out.push('$');
-                    out.push(c);
+                    out.push(b'$');
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
                     c.len_utf8()
                 }
             };
@@ -60,7 +78,7 @@ pub fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> S
         }
         cursor += 1;
     }
-    out.push_str(input.get(checkpoint..).unwrap_or(""));
+    out.extend_from_slice(bytes.get(checkpoint..).unwrap_or_default());
     out
 }
 
@@ -148,6 +166,12 @@ impl EnvLookup for BTreeMap<String, String> {
 impl EnvLookup for BTreeMap<&str, &str> {
     fn value(&self, name: &str) -> Option<&str> {
         self.get(name).copied()
+    }
+}
+
+impl EnvLookup for BTreeMap<&str, std::borrow::Cow<'_, str>> {
+    fn value(&self, name: &str) -> Option<&str> {
+        self.get(name).map(AsRef::as_ref)
     }
 }
 

@@ -9,12 +9,14 @@
 //! exercise).
 
 pub mod apparmor;
+pub mod complete;
 pub mod container;
 pub mod crictl;
 pub mod dns;
 pub mod env;
 pub mod errors;
 pub mod expand;
+pub mod files;
 pub mod go_encoding;
 pub mod hostname;
 pub mod labels;
@@ -23,6 +25,7 @@ pub mod node;
 pub mod paths;
 pub mod pod_resources;
 pub mod ports;
+pub mod resize_requests;
 pub mod resources;
 pub mod run_options;
 pub mod sandbox;
@@ -81,6 +84,7 @@ pub fn generate_for(
         kind: kind.as_str().to_string(),
         restart_count,
         config,
+        depends_on_new_sandbox: false,
     })
 }
 
@@ -100,7 +104,7 @@ pub fn sandbox_for(
     request: &PlanRequest,
     gates: &FeatureGates,
     actions: &PodActions,
-) -> Result<(PodSandboxConfig, Vec<Warning>), ContainerError> {
+) -> Result<(PodSandboxConfig, Vec<Warning>), (ContainerError, String)> {
     let pod = &request.pod;
     match sandbox::generate_pod_sandbox_config(pod, actions.attempt, &node_of(request), gates) {
         Ok((config, notes)) => {
@@ -126,7 +130,7 @@ pub fn sandbox_for(
                     errors::CREATE_POD_SANDBOX_ERROR,
                     SandboxConfigError {
                         pod: pod_name,
-                        cause,
+                        cause: cause.clone(),
                     }
                     .to_string(),
                 )
@@ -136,11 +140,14 @@ pub fn sandbox_for(
                     format!("GeneratePodSandboxConfig for pod {pod_name:?} failed: {cause}"),
                 )
             };
-            Err(ContainerError {
-                container: String::new(),
-                reason: reason.to_string(),
-                message,
-            })
+            Err((
+                ContainerError {
+                    container: String::new(),
+                    reason: reason.to_string(),
+                    message,
+                },
+                cause.to_string(),
+            ))
         }
     }
 }

@@ -69,6 +69,11 @@ pub struct NodeContext {
     /// KubeletConfiguration values.
     #[serde(skip_serializing_if = "is_default_kubelet")]
     pub kubelet: KubeletSettings,
+    /// Content of the node's `/etc/hosts`, which host-network pods get (behind the
+    /// kubelet's header). Default: unknown (the plan's file step then copies the node's
+    /// file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub etc_hosts: Option<String>,
     /// The host's parsed resolv.conf. Default: empty.
     #[serde(rename = "hostDNS", skip_serializing_if = "Option::is_none")]
     pub host_dns: Option<HostDns>,
@@ -96,7 +101,8 @@ pub struct NodeContext {
     /// RuntimeClass handler. Default "".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_handler: Option<String>,
-    /// Features the runtime handler reports. Default: both supported.
+    /// Features the runtime handler reports (CRI `Status`). Default: recursive read-only
+    /// mounts supported, user namespaces not supported.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_handler_features: Option<RuntimeHandlerFeatures>,
     /// The user-namespace mapping allocated for a `hostUsers: false` pod. Default none.
@@ -474,14 +480,17 @@ impl NodeContext {
         self.services_synced.unwrap_or(true)
     }
 
-    /// The runtime handler's features (default: both supported, as current containerd
-    /// and CRI-O report on a recent kernel).
+    /// The runtime handler's features. Without `runtimeHandlerFeatures`, user namespaces
+    /// are NOT supported: a runtime that does not report them (containerd 1.6) silently
+    /// ignores the user-namespace options and runs a `hostUsers: false` pod as real root,
+    /// so only the runtime's CRI `Status` may turn them on. Recursive read-only mounts
+    /// default to supported (a current containerd or CRI-O on a recent kernel).
     #[must_use]
     pub fn handler_features(&self) -> RuntimeHandlerFeatures {
         self.runtime_handler_features
             .unwrap_or(RuntimeHandlerFeatures {
                 recursive_read_only_mounts: true,
-                user_namespaces: true,
+                user_namespaces: false,
             })
     }
 

@@ -2,12 +2,13 @@
 //! for one container (`GenerateRunContainerOptions`): device-plugin results, hostname,
 //! block devices, the environment and the mounts.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, Pod};
 use serde::{Deserialize, Serialize};
 
-use crate::cri::Device;
+use crate::cri::{Device, EnvBytes};
 use crate::features::FeatureGates;
 
 use super::env::make_environment_variables;
@@ -16,12 +17,22 @@ use super::hostname::{nodename_for_kernel, pod_hostname_and_domain};
 use super::mounts::{block_devices, make_mounts, pod_container_dir, RunMount};
 use super::node::{NameValue, NodeContext};
 
+/// One environment variable of [`RunContainerOptions`] (`kubecontainer.EnvVar`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunEnv {
+    /// Name.
+    pub name: String,
+    /// Value (bytes: binary Secret data passes through unchanged).
+    pub value: EnvBytes,
+}
+
 /// `kubecontainer.RunContainerOptions` (the parts config generation reads).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct RunContainerOptions {
     /// Environment in order: device-plugin envs, then the container's (sorted by name).
-    pub envs: Vec<NameValue>,
+    pub envs: Vec<RunEnv>,
     /// Mounts: device-plugin mounts, volume mounts, `/etc/hosts`.
     pub mounts: Vec<RunMount>,
     /// Devices: device-plugin devices, then block volumes.
@@ -50,7 +61,14 @@ pub fn generate(
         .cloned()
         .unwrap_or_default();
     let mut opts = RunContainerOptions {
-        envs: alloc.envs.clone(),
+        envs: alloc
+            .envs
+            .iter()
+            .map(|nv| RunEnv {
+                name: nv.name.clone(),
+                value: EnvBytes::from(nv.value.as_str()),
+            })
+            .collect(),
         mounts: alloc
             .mounts
             .iter()
@@ -82,15 +100,13 @@ pub fn generate(
     )?;
     opts.devices.extend(block_devices(pod, c, node)?);
     let env = make_environment_variables(pod, c, pod_ips, node, gates)?;
-    opts.envs.extend(
-        env.into_iter()
-            .map(|(name, value)| NameValue { name, value }),
-    );
+    opts.envs
+        .extend(env.into_iter().map(|(name, value)| RunEnv { name, value }));
     // Borrowed, built like `env_map` (the last value of a name wins).
-    let env: BTreeMap<&str, &str> = opts
+    let env: BTreeMap<&str, Cow<'_, str>> = opts
         .envs
         .iter()
-        .map(|nv| (nv.name.as_str(), nv.value.as_str()))
+        .map(|nv| (nv.name.as_str(), nv.value.as_text()))
         .collect();
     let mounts = make_mounts(pod, c, pod_ips, &env, node, gates)?;
     opts.mounts.extend(mounts);

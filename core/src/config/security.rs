@@ -12,6 +12,7 @@ use crate::pod::format_pod;
 
 use super::apparmor::apparmor_profile;
 use super::errors::ConfigError;
+use super::go_encoding::go_quote;
 use super::node::NodeContext;
 use super::seccomp::container_seccomp;
 
@@ -202,10 +203,7 @@ pub fn user_namespace(
         )),
         Some(true) => Ok(Some(node_mode())),
         Some(false) if !node.handler_features().user_namespaces => {
-            Err(ConfigError::Input(format!(
-                "RuntimeClass handler {:?} does not support user namespaces",
-                node.runtime_handler.as_deref().unwrap_or_default()
-            )))
+            Err(ConfigError::Input(userns_unsupported_message(node)))
         }
         Some(false) => Ok(Some(node.user_namespace.clone().unwrap_or_else(|| {
             // The kubelet allocates a free 64Ki range; the first one is used by default.
@@ -221,6 +219,57 @@ pub fn user_namespace(
             }
         }))),
     }
+}
+
+/// Where a caller declares that the runtime handler supports user namespaces (CRI
+/// `Status` → `runtimeHandlers[].features.userNamespaces`).
+pub const USERNS_FEATURE_PATH: &str = "node.runtimeHandlerFeatures.userNamespaces";
+
+/// The kubelet's refusal of a `hostUsers: false` pod whose runtime handler does not
+/// support user namespaces (`GetOrCreateUserNamespaceMappings`). Without
+/// `runtimeHandlerFeatures` the node context says nothing about the handler, which is
+/// what the kubelet sees when the runtime reports no handlers (containerd 1.6): the
+/// handler is "not known".
+#[must_use]
+pub fn userns_unsupported_message(node: &NodeContext) -> String {
+    let handler = node.runtime_handler.as_deref().unwrap_or_default();
+    let msg = if handler.is_empty() {
+        "can't set `spec.hostUsers: false`, runtime does not support user namespaces".to_string()
+    } else {
+        format!(
+            "can't set `spec.hostUsers: false`, RuntimeClass handler {} does not support user namespaces",
+            go_quote(handler)
+        )
+    };
+    if node.runtime_handler_features.is_some() {
+        msg
+    } else {
+        format!("{msg}: the handler {} is not known", go_quote(handler))
+    }
+}
+
+/// The plan warning that goes with [`userns_unsupported_message`]: it names the
+/// node-context field that declares user-namespace support. `None` when the pod does not
+/// ask for a user namespace or the node context says the handler supports it.
+#[must_use]
+pub fn userns_support_warning(
+    pod: &Pod,
+    node: Option<&NodeContext>,
+    gates: &FeatureGates,
+) -> Option<crate::plan::Warning> {
+    let wants_userns = gates.enabled(Gate::UserNamespacesSupport)
+        && pod.spec.as_ref().and_then(|s| s.host_users) == Some(false);
+    let supported = node.is_some_and(|n| n.handler_features().user_namespaces);
+    (wants_userns && !supported).then(|| crate::plan::Warning {
+        path: USERNS_FEATURE_PATH.to_string(),
+        message: format!(
+            "hostUsers: false needs a runtime handler that supports user namespaces; the node \
+             context does not say it does (the default is \"not supported\"). Set \
+             {USERNS_FEATURE_PATH}: true only when the runtime's CRI Status reports \
+             userNamespaces for the handler: a runtime without support (e.g. containerd 1.6) \
+             ignores the user-namespace options and runs the pod as real root."
+        ),
+    })
 }
 
 /// `NamespacesForPod`, given the runtime helper's user-namespace answer.

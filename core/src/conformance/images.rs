@@ -434,7 +434,6 @@ fn compare(expected: &Value, actual: &Value, exact: bool) -> Result<(), String> 
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn vector(expected: Value, runtime: Value, policy: &str) -> Value {

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::bytes::EnvBytes;
 use super::common::{
     IdMapping, Int64Value, LinuxContainerResources, NamespaceOption, SeLinuxOption, SecurityProfile,
 };
@@ -109,9 +110,10 @@ pub struct KeyValue {
     /// Key.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub key: String,
-    /// Value.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub value: String,
+    /// Value: `bytes` in the 1.37 cri-api (readable JSON: a string when UTF-8, else
+    /// `{"base64": ...}`; see [`EnvBytes`]).
+    #[serde(skip_serializing_if = "EnvBytes::is_empty")]
+    pub value: EnvBytes,
 }
 
 /// CRI `Mount`.

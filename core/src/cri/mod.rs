@@ -14,11 +14,15 @@
 //! assert_eq!(serde_json::to_string(&c).unwrap(), r#"{"metadata":{"name":"web"}}"#);
 //! ```
 
+mod bytes;
 mod common;
 mod container;
 mod enums;
+pub mod proto3;
 mod sandbox;
+mod update;
 
+pub use bytes::{base64_decode, base64_encode, EnvBytes};
 pub use common::{
     HugepageLimit, IdMapping, Int64Value, LinuxContainerResources, NamespaceOption, SeLinuxOption,
     SecurityProfile, UserNamespace,
@@ -37,3 +41,4 @@ pub use sandbox::{
     PodSandboxMetadata, PortMapping, WindowsNamespaceOption, WindowsPodSandboxConfig,
     WindowsSandboxSecurityContext,
 };
+pub use update::{StepRequest, UpdateContainerResourcesRequest, UpdatePodSandboxResourcesRequest};

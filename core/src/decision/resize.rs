@@ -130,12 +130,22 @@ impl Ctx<'_> {
         )
     }
 
-    /// The checkpoint's record for a container, if any.
+    /// The checkpoint's record for a container, if any. A pod the checkpoint has no record
+    /// of at all (no `actuatedResources`) is new to the kubelet: `InitializeActuatedPod`
+    /// (1.37) first records every init and regular container's resources as actuated, so
+    /// a container that never gets created does not count as resized on every sync.
     fn actuated_record(&self, name: &str) -> Option<&ResourceRequirements> {
-        self.request
-            .actuated_resources
-            .as_ref()
-            .and_then(|a| a.containers.get(name))
+        match self.request.actuated_resources.as_ref() {
+            Some(a) => a.containers.get(name),
+            None => self
+                .spec
+                .init_containers
+                .iter()
+                .flatten()
+                .chain(self.spec.containers.iter())
+                .find(|c| c.name == name)
+                .and_then(|c| c.resources.as_ref()),
+        }
     }
 
     /// What the checkpoint says was last applied to a container (zero if no record).

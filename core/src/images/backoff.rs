@@ -235,7 +235,6 @@ impl ImageBackoff {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn t(s: i64) -> jiff::Timestamp {

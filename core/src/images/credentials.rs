@@ -321,7 +321,6 @@ pub fn pod_credentials(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     fn secret(name: &str, uid: &str, json: &str) -> Secret {

@@ -814,7 +814,6 @@ pub fn usable_pull_results<'a>(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     /// The figure at the function level: a pull that fails twice, then succeeds,

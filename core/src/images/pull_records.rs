@@ -283,7 +283,6 @@ impl PullRecords {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn secret(uid: &str, hash: &str) -> RecordedSecret {

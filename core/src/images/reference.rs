@@ -358,7 +358,6 @@ pub fn apply_default_image_tag(image: &str) -> Result<String, ParseImageNameErro
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     const SHA: &str = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";

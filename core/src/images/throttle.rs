@@ -57,7 +57,6 @@ impl PullThrottle {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

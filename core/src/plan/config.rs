@@ -17,4 +17,9 @@ pub struct ContainerConfigEntry {
     pub restart_count: i32,
     /// CRI `ContainerConfig`.
     pub config: ContainerConfig,
+    /// Generated before the sandbox this sync creates exists: the pod IPs
+    /// (`status.podIP(s)` env values, the `/etc/hosts` mount) come from its status, so
+    /// complete it (`complete`) after `RunPodSandbox`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub depends_on_new_sandbox: bool,
 }

@@ -8,6 +8,7 @@ mod actions;
 mod backoff;
 mod config;
 mod decision;
+mod files;
 mod kind;
 mod report;
 mod step;
@@ -23,6 +24,7 @@ pub use actions::{
 pub use backoff::{BackoffRecord, HeldBack};
 pub use config::ContainerConfigEntry;
 pub use decision::{Action, Decision};
+pub use files::{NodeFile, NodeFileInclude, NodeFileKind};
 pub use kind::ContainerKind;
 pub use report::{ContainerError, Warning};
 pub use step::{Step, StepOp};

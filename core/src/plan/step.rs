@@ -26,6 +26,9 @@ pub enum StepOp {
     CreateContainer,
     /// `StartContainer`.
     StartContainer,
+    /// Not a CRI call: the directories and files the kubelet writes on the node before
+    /// the next `RunPodSandbox` or `CreateContainer` (`files`).
+    WriteNodeFiles,
 }
 
 impl StepOp {
@@ -41,6 +44,7 @@ impl StepOp {
             Self::UpdateContainerResources => "UpdateContainerResources",
             Self::CreateContainer => "CreateContainer",
             Self::StartContainer => "StartContainer",
+            Self::WriteNodeFiles => "WriteNodeFiles",
         }
     }
 }
@@ -98,4 +102,15 @@ pub struct Step {
     /// Human message (the kill message the kubelet records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The exact CRI request (`UpdateContainerResources`: `{containerId, linux}`;
+    /// `UpdatePodSandboxResources`: `{podSandboxId, overhead, resources}`), proto3 JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<crate::cri::StepRequest>,
+    /// `WriteNodeFiles`: what to create, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<super::files::NodeFile>,
+    /// The step's content depends on the sandbox this sync creates (its pod IPs): complete
+    /// it from the new sandbox's status (`complete`) before carrying it out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub depends_on_new_sandbox: bool,
 }

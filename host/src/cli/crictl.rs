@@ -121,6 +121,32 @@ mod tests {
     }
 
     #[test]
+    fn env_values_are_base64_as_crictl_decodes_bytes() {
+        let plan: Plan = serde_json::from_value(serde_json::json!({
+            "actions": {
+                "killPod": false, "createSandbox": true, "sandboxId": "", "attempt": 0,
+                "initContainersToStart": [], "containersToStart": [0],
+                "containersToKill": {}, "ephemeralContainersToStart": [],
+                "updatePodResources": false, "updatePodLevelResources": false
+            },
+            "sandboxConfig": {"metadata": {"name": "web"}},
+            "containerConfigs": [
+                {"name": "app", "type": "regular", "restartCount": 0,
+                 "config": {"envs": [{"key": "A", "value": "abcd"},
+                                     {"key": "B", "value": {"base64": "/wD+"}}]}}
+            ]
+        }))
+        .unwrap();
+        let files = crictl_files(&plan).unwrap();
+        let envs = &files[1].document["envs"];
+        assert_eq!(
+            envs[0],
+            serde_json::json!({"key": "A", "value": "YWJjZA=="})
+        );
+        assert_eq!(envs[1], serde_json::json!({"key": "B", "value": "/wD+"}));
+    }
+
+    #[test]
     fn hostile_names_are_refused() {
         assert!(!is_safe_file_part("../x"));
         assert!(!is_safe_file_part(".."));

@@ -44,11 +44,17 @@ impl Output {
     }
 
     /// Writes a plan and a final newline.
-    pub fn plan(&self, out: &mut dyn Write, plan: &Plan) -> Result<(), CliError> {
+    ///
+    /// `strict` gives the configs in strict proto3 JSON (env values base64,
+    /// `--proto3-json`).
+    pub fn plan(&self, out: &mut dyn Write, plan: &Plan, strict: bool) -> Result<(), CliError> {
         match self.format {
             OutputFormat::Text => {
                 let text = podplan_core::explain::to_text(plan);
                 write_text(out, &text)
+            }
+            OutputFormat::Json | OutputFormat::Yaml if strict => {
+                self.document(out, &podplan_core::api::strict_value(plan))
             }
             OutputFormat::Json | OutputFormat::Yaml => self.document(out, plan),
         }

@@ -66,6 +66,12 @@ pub struct PlanArgs {
     #[arg(long, value_name = "DIR")]
     pub emit_crictl: Option<PathBuf>,
 
+    /// Print the configs in strict proto3 JSON (env values, `bytes` in the 1.37 cri-api,
+    /// as base64) instead of the readable form; the request option `proto3Json: true`
+    /// does the same.
+    #[arg(long)]
+    pub proto3_json: bool,
+
     /// The engine that computes the plan.
     #[arg(long, value_enum, default_value_t = EngineFlag::Native)]
     pub engine: EngineFlag,
@@ -88,19 +94,23 @@ pub fn run(args: &PlanArgs) -> Result<Status, CliError> {
                 "--jsonl reads JSON lines; YAML is not line-based",
             ));
         }
-        return run_jsonl(&planner, &source);
+        return run_jsonl(&planner, &source, args.proto3_json);
     }
 
     let output = Output::new(args.output, args.pretty);
     let bytes = source.read_document()?;
     tracing::debug!(bytes = bytes.len(), source = %source.describe(), "read the request");
-    let result = input::parse_document(&bytes, args.input_format, source.path())
-        .and_then(|request| planner.plan_or_limit(&request));
+    let mut strict = args.proto3_json;
+    let result =
+        input::parse_document(&bytes, args.input_format, source.path()).and_then(|request| {
+            strict |= request.proto3_json;
+            planner.plan_or_limit(&request)
+        });
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match result {
         Ok(plan) => {
-            output.plan(&mut out, &plan)?;
+            output.plan(&mut out, &plan, strict)?;
             if let Some(dir) = &args.emit_crictl {
                 let written = crictl::emit(&plan, dir)?;
                 eprintln!(
@@ -119,7 +129,7 @@ pub fn run(args: &PlanArgs) -> Result<Status, CliError> {
 }
 
 /// One request per line in, one answer per line out, flushed line by line.
-fn run_jsonl(planner: &Planner, source: &Source) -> Result<Status, CliError> {
+fn run_jsonl(planner: &Planner, source: &Source, strict_flag: bool) -> Result<Status, CliError> {
     let mut reader = source.open()?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -131,22 +141,29 @@ fn run_jsonl(planner: &Planner, source: &Source) -> Result<Status, CliError> {
             .map_err(|e| CliError::usage(format!("cannot read {}: {e}", source.describe())))?;
         let Some(line) = line else { break };
         line_no += 1;
+        let mut strict = strict_flag;
         let result = match line {
             Line::TooLong => Err(PlanError::limit(
                 "",
                 format!("the line is longer than the request limit of {MAX_REQUEST_BYTES} bytes"),
             )),
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
-            Line::Complete => {
-                input::parse_line(&buf).and_then(|request| planner.plan_or_limit(&request))
-            }
+            Line::Complete => input::parse_line(&buf).and_then(|request| {
+                strict |= request.proto3_json;
+                planner.plan_or_limit(&request)
+            }),
         };
         if let Err(error) = &result {
             rejected += 1;
             eprintln!("podplan: line {line_no}: {}", output::one_line(error));
         }
         answered += 1;
-        let mut answer = podplan_core::api::answer_bytes(result);
+        let mut answer = match &result {
+            Ok(plan) if strict => {
+                serde_json::to_vec(&podplan_core::api::strict_value(plan)).unwrap_or_default()
+            }
+            _ => podplan_core::api::answer_bytes(result),
+        };
         answer.push(b'\n');
         out.write_all(&answer)
             .and_then(|()| out.flush())

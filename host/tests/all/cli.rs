@@ -346,6 +346,33 @@ fn emit_crictl_writes_the_plan_configs_or_says_why_not() {
 }
 
 #[test]
+fn proto3_json_writes_env_values_as_base64() {
+    let request = json!({
+        "pod": {"metadata": {"name": "e", "namespace": "ns", "uid": "u-e"},
+                "spec": {"containers": [{"name": "app", "image": "busybox",
+                         "env": [{"name": "LEVEL", "value": "debug"}]}]}},
+        "apiDefaults": true
+    });
+    let env_value = |answer: &Value| {
+        answer["containerConfigs"][0]["config"]["envs"]
+            .as_array()
+            .and_then(|l| l.iter().find(|e| e["key"] == "LEVEL"))
+            .map(|e| e["value"].clone())
+    };
+    let readable = run(&["plan"], request.to_string().as_bytes());
+    let readable: Value = serde_json::from_str(&stdout(&readable)).unwrap();
+    assert_eq!(env_value(&readable), Some(json!("debug")));
+    let flag = run(&["plan", "--proto3-json"], request.to_string().as_bytes());
+    let flag: Value = serde_json::from_str(&stdout(&flag)).unwrap();
+    assert_eq!(env_value(&flag), Some(json!("ZGVidWc=")));
+    let mut with_option = request.clone();
+    with_option["proto3Json"] = json!(true);
+    let option = run(&["plan"], with_option.to_string().as_bytes());
+    let option: Value = serde_json::from_str(&stdout(&option)).unwrap();
+    assert_eq!(env_value(&option), Some(json!("ZGVidWc=")));
+}
+
+#[test]
 fn a_missing_module_file_and_a_module_without_the_wasm_engine_are_usage_errors() {
     let out = run(
         &["plan", "--engine", "wasm", "--module", "podplan.wasm"],
