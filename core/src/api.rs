@@ -30,6 +30,7 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
     steps::build(request, &gates, &mut plan);
     config::retain_created(&mut plan);
     plan.warnings.extend(warnings);
+    crate::status::attach(request, &gates, &mut plan);
     Ok(plan)
 }
 

@@ -58,6 +58,12 @@ pub enum Gate {
     HostnameOverride,
     /// Host network for Windows host-process containers; no effect on Linux.
     WindowsHostNetwork,
+    /// The `PodReadyToStartContainers` pod condition (GA, on).
+    PodReadyToStartContainersCondition,
+    /// `observedGeneration` on pod conditions (GA, on).
+    PodObservedGenerationTracking,
+    /// Container status is not carried over across kubelet restarts (alpha, off).
+    ChangeContainerStatusOnKubeletRestart,
 }
 
 /// Every known gate with its name and 1.37 default.
@@ -140,6 +146,21 @@ pub const GATES: &[(Gate, &str, bool)] = &[
     (Gate::EnvFiles, "EnvFiles", true),
     (Gate::HostnameOverride, "HostnameOverride", true),
     (Gate::WindowsHostNetwork, "WindowsHostNetwork", true),
+    (
+        Gate::PodReadyToStartContainersCondition,
+        "PodReadyToStartContainersCondition",
+        true,
+    ),
+    (
+        Gate::PodObservedGenerationTracking,
+        "PodObservedGenerationTracking",
+        true,
+    ),
+    (
+        Gate::ChangeContainerStatusOnKubeletRestart,
+        "ChangeContainerStatusOnKubeletRestart",
+        false,
+    ),
 ];
 
 /// How many gates the engine knows (the length of [`GATES`]).

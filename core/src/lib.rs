@@ -42,6 +42,7 @@ pub mod quantity;
 pub mod request;
 pub mod runtime;
 pub mod sim;
+pub mod status;
 pub mod steps;
 pub mod validate;
 

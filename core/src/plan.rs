@@ -47,6 +47,18 @@ pub struct Plan {
     /// Odd but possible inputs (e.g. statuses of containers not in the spec).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// Extension: the API status (`v1.PodStatus`) the kubelet generates at the **start**
+    /// of this sync, from the request's runtime status and the previous sync's results;
+    /// pass it as the next request's `previousStatus`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<k8s_openapi::api::core::v1::PodStatus>,
+    /// Extension: the `kubectl get pods` row of the pod with that `status`, at `now`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubectl: Option<crate::status::wire::KubectlRow>,
+    /// Extension: the reason cache after this sync's steps (start errors and held-back
+    /// starts); pass it as the next request's `reasonCache`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub reason_cache: crate::status::wire::ReasonCache,
 }
 
 /// The kubelet's `podActions` (contract field names).

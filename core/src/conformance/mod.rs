@@ -11,6 +11,7 @@
 pub mod actions;
 pub mod config;
 mod diff;
+pub mod status;
 
 pub use diff::json_diff;
 
@@ -18,10 +19,6 @@ pub use diff::json_diff;
 /// implement yet. Their vectors are reported as pending, never as passed; a function
 /// leaves this list when it is implemented.
 pub const PENDING_FUNCTIONS: &[&str] = &[
-    "podPhase",
-    "podCondition",
-    "apiContainerStatuses",
-    "kubectlPodRow",
     "applyDefaultImageTag",
     "ensureImageExists",
     "evalCRIPullErr",
@@ -32,7 +29,7 @@ pub const PENDING_FUNCTIONS: &[&str] = &[
 pub struct Outcome {
     /// The vector's `name`.
     pub name: String,
-    /// The vector's kind: `actions`, `config`, `pending`, or `unknown`.
+    /// The vector's kind: `actions`, `config`, `status`, `pending`, or `unknown`.
     pub kind: &'static str,
     /// Whether the engine agrees with the expectation (false when pending).
     pub passed: bool,
@@ -60,7 +57,9 @@ pub fn run_vector(vector: &serde_json::Value) -> Outcome {
             diff: String::new(),
         };
     }
-    let result = if function.is_some() {
+    let result = if function.is_some_and(|f| status::FUNCTIONS.contains(&f)) {
+        ("status", status::check(vector))
+    } else if function.is_some() {
         ("config", config::check(vector))
     } else if vector.get("request").is_some() {
         ("actions", actions::check(vector))
