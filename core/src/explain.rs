@@ -124,6 +124,16 @@ fn step_line(s: &Step) -> String {
 #[must_use]
 pub fn to_text(plan: &Plan) -> String {
     let mut out = String::new();
+    if let (Some(row), Some(status)) = (&plan.kubectl, &plan.status) {
+        let _ = writeln!(out, "Status at the start of this sync (kubectl get pods)");
+        for line in crate::status::text::row_table(row).lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+        for line in crate::status::text::status_lines(status) {
+            let _ = writeln!(out, "  - {line}");
+        }
+        let _ = writeln!(out);
+    }
     let _ = writeln!(out, "Plan");
     for line in summary(&plan.actions) {
         let _ = writeln!(out, "  - {line}");

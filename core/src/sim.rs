@@ -352,7 +352,8 @@ pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcom
 }
 
 /// The request for the next sync: the outcome of `plan`, the plan's back-off records,
-/// probe results only for containers that still run, and `now`. When the pod is restarting
+/// status (as `previousStatus`) and reason cache, probe results only for containers that
+/// still run, and `now`. When the pod is restarting
 /// all its containers and none is left in the runtime, the restart is over (the kubelet
 /// then clears `AllContainersRestarting`).
 #[must_use]
@@ -369,6 +370,8 @@ pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) ->
     next.runtime_status = Some(outcome.runtime_status);
     next.actuated_resources = outcome.actuated_resources;
     next.backoff.clone_from(&plan.backoff);
+    next.previous_status.clone_from(&plan.status);
+    next.reason_cache.clone_from(&plan.reason_cache);
     next.now = Some(now);
     if restart_cleaned_up(&next) {
         script::finish_restart_all(&mut next);

@@ -10,7 +10,9 @@ pub mod containers;
 pub mod duration;
 pub mod ips;
 pub mod phase;
+pub mod reconstruct;
 pub mod row;
+pub mod text;
 pub mod wire;
 
 use std::collections::BTreeMap;

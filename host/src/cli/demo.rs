@@ -201,7 +201,8 @@ pub fn example_pod() -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": "web", "namespace": "default", "uid": "8d6c1f4e-demo-4c1b-9a57-podplan0001"},
+        "metadata": {"name": "web", "namespace": "default", "uid": "8d6c1f4e-demo-4c1b-9a57-podplan0001",
+                     "creationTimestamp": "2025-01-01T09:00:00Z"},
         "spec": {
             "restartPolicy": "Always",
             "terminationGracePeriodSeconds": 30,
@@ -219,6 +220,16 @@ pub fn example_pod() -> Value {
                                    "periodSeconds": 10, "failureThreshold": 3}}
             ]
         }
+    })
+}
+
+/// The demo's node: a kubeadm-style kubelet (cluster DNS 10.96.0.10, domain
+/// `cluster.local`) on a node with host IP 192.168.49.2.
+pub fn demo_node() -> Value {
+    json!({
+        "name": "node-1",
+        "hostIPs": ["192.168.49.2"],
+        "kubelet": {"clusterDNS": ["10.96.0.10"], "clusterDomain": "cluster.local"}
     })
 }
 
@@ -276,7 +287,7 @@ fn drive(mut emit: impl FnMut(StepRecord) -> Result<(), CliError>) -> Result<(),
     let start = jiff::Timestamp::from_second(START).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     let mut now = start;
     let mut request = podplan_core::api::parse_request_value(
-        json!({ "pod": example_pod(), "apiDefaults": true }),
+        json!({ "pod": example_pod(), "apiDefaults": true, "node": demo_node() }),
     )
     .map_err(|e| CliError::Io(format!("the demo pod is invalid: {}", one_line(&e))))?;
     for (index, scene) in SCRIPT.iter().enumerate() {
@@ -426,7 +437,10 @@ fn describe(request: &PlanRequest) -> String {
             other => other.as_str().to_string(),
         };
         let mut facts = vec![format!("restarts {}", c.restart_count)];
-        if let Some(ProbeResults { liveness, startup }) = request.probes.get(&c.id) {
+        if let Some(ProbeResults {
+            liveness, startup, ..
+        }) = request.probes.get(&c.id)
+        {
             if let Some(r) = startup {
                 facts.push(format!("startup {}", probe_word(*r)));
             }
@@ -465,6 +479,12 @@ fn render(record: &StepRecord) -> String {
     ));
     for note in &record.notes {
         text.push_str(&format!("note: {note}\n"));
+    }
+    if let Some(row) = &record.plan.kubectl {
+        text.push_str(&format!(
+            "kubectl get pods -w: {}  {}  {}  {}  {}\n",
+            row.name, row.ready, row.status, row.restarts, row.age
+        ));
     }
     let explained = podplan_core::explain::to_text(&record.plan);
     for line in explained.lines() {
