@@ -610,13 +610,13 @@ pub mod script {
         }
     }
 
-    /// Every running container that declares a startup or liveness probe and has no result
-    /// yet reports `success` for it (a healthy prober).
+    /// Every running container that declares a startup, liveness or readiness probe and has
+    /// no result yet reports `success` for it (a healthy prober).
     pub fn pass_probes(request: &mut PlanRequest) {
         let Some(spec) = request.pod.spec.as_ref() else {
             return;
         };
-        let declared: BTreeMap<&str, (bool, bool)> = spec
+        let declared: BTreeMap<&str, (bool, bool, bool)> = spec
             .init_containers
             .iter()
             .flatten()
@@ -624,7 +624,11 @@ pub mod script {
             .map(|c| {
                 (
                     c.name.as_str(),
-                    (c.liveness_probe.is_some(), c.startup_probe.is_some()),
+                    (
+                        c.liveness_probe.is_some(),
+                        c.startup_probe.is_some(),
+                        c.readiness_probe.is_some(),
+                    ),
                 )
             })
             .collect();
@@ -634,7 +638,8 @@ pub mod script {
             .flat_map(|s| s.container_statuses.iter())
             .filter(|s| s.state == ContainerState::Running);
         for s in running {
-            let Some((liveness, startup)) = declared.get(s.name.as_str()).copied() else {
+            let Some((liveness, startup, readiness)) = declared.get(s.name.as_str()).copied()
+            else {
                 continue;
             };
             let entry = request.probes.entry(s.id.clone()).or_default();
@@ -644,10 +649,13 @@ pub mod script {
             if startup && entry.startup.is_none() {
                 entry.startup = Some(ProbeResult::Success);
             }
+            if readiness && entry.readiness.is_none() {
+                entry.readiness = Some(ProbeResult::Success);
+            }
         }
         request
             .probes
-            .retain(|_, r| r.liveness.is_some() || r.startup.is_some());
+            .retain(|_, r| r.liveness.is_some() || r.startup.is_some() || r.readiness.is_some());
     }
 
     /// Every running classic (non-sidecar) init container exits 0 at `at`.
