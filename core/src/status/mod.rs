@@ -363,9 +363,10 @@ fn probe_step(
     }
 }
 
-/// Fills the plan's `status`, `kubectl` row and next `reasonCache` (the status moment is
-/// the start of the sync; the row is printed at the request's `now`).
-pub fn attach(request: &crate::PlanRequest, gates: &FeatureGates, plan: &mut crate::Plan) {
+/// The API status at the start of the sync a request describes, and the kubectl row of
+/// the pod with that status at the request's `now` (what [`attach`] puts in the plan).
+#[must_use]
+pub fn for_request(request: &crate::PlanRequest, gates: &FeatureGates) -> (PodStatus, KubectlRow) {
     let view = StatusView::new(request);
     let node = request.node.as_ref();
     let node_ips = node.map_or(&[][..], |n| n.node_ips.as_slice());
@@ -393,14 +394,22 @@ pub fn attach(request: &crate::PlanRequest, gates: &FeatureGates, plan: &mut cra
         host_ips: &host_ips,
         gates,
     });
-    plan.warnings.extend(check::status_warnings(request));
-    plan.kubectl = Some(row::kubectl_pod_row_parts(
+    let row = row::kubectl_pod_row_parts(
         &request.pod.metadata,
         request.pod.spec.as_ref(),
         &status,
         request.now,
         false,
-    ));
+    );
+    (status, row)
+}
+
+/// Fills the plan's `status`, `kubectl` row and next `reasonCache` (the status moment is
+/// the start of the sync; the row is printed at the request's `now`).
+pub fn attach(request: &crate::PlanRequest, gates: &FeatureGates, plan: &mut crate::Plan) {
+    let (status, row) = for_request(request, gates);
+    plan.warnings.extend(check::status_warnings(request));
+    plan.kubectl = Some(row);
     plan.status = Some(status);
     plan.reason_cache = next_reason_cache(request, plan);
 }
