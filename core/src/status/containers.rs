@@ -264,7 +264,7 @@ pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
 
     // Runtime statuses, newest first by creation time; at most two per name.
     let mut sorted: Vec<&RtStatus> = runtime.iter().collect();
-    sorted.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+    sorted.sort_by_key(|s| std::cmp::Reverse(s.created_at));
     let mut seen: BTreeMap<&str, u8> = BTreeMap::new();
     for cs in sorted {
         if !statuses.contains_key(&cs.name) {
