@@ -473,7 +473,9 @@ fn the_vendored_vectors_run_to_a_final_count() {
     let out = run(&["conformance", "--summary", root.to_str().unwrap()], b"");
     assert!(matches!(code(&out), 0 | 1), "{}", stderr(&out));
     let last = stdout(&out).lines().last().unwrap_or_default().to_string();
-    let (passed, failed) = last
+    // "N passed, M failed", with ", K skipped" when some vectors are pending.
+    let counts = last.split(", ").take(2).collect::<Vec<_>>().join(", ");
+    let (passed, failed) = counts
         .split_once(" passed, ")
         .and_then(|(p, rest)| {
             Some((
