@@ -76,7 +76,7 @@ fn pod_condition(pod: &Pod, input: &Value, g: &FeatureGates) -> Result<Value, St
     let old: Option<PodStatus> = opt_field(input, "previousStatus")?;
     let runtime: Option<RuntimeStatus> = opt_field(input, "runtimeStatus")?;
     let view = StatusView::of(runtime.as_ref());
-    let list = statuses.as_deref();
+    let list = statuses.as_deref().map(conditions::Statuses::from);
     let c: PodCondition = match kind.as_str() {
         "ContainersReady" => conditions::containers_ready(pod, old.as_ref(), list, &phase, g),
         "Ready" => {

@@ -66,8 +66,27 @@ fn names(list: &[&str]) -> String {
     format!("[{}]", list.join(" "))
 }
 
-fn find<'a>(statuses: &'a [ContainerStatus], name: &str) -> Option<&'a ContainerStatus> {
-    statuses.iter().find(|s| s.name == name)
+/// One list of API container statuses given as two slices (Go's `append(a, b...)`,
+/// without the copy); lookups return the first status with the name.
+#[derive(Debug, Clone, Copy)]
+pub struct Statuses<'a>(pub &'a [ContainerStatus], pub &'a [ContainerStatus]);
+
+impl<'a> Statuses<'a> {
+    /// The first status named `name`.
+    #[must_use]
+    pub fn find(&self, name: &str) -> Option<&'a ContainerStatus> {
+        self.0.iter().chain(self.1).find(|s| s.name == name)
+    }
+}
+
+impl<'a> From<&'a [ContainerStatus]> for Statuses<'a> {
+    fn from(list: &'a [ContainerStatus]) -> Self {
+        Statuses(list, &[])
+    }
+}
+
+fn find<'a>(statuses: Statuses<'a>, name: &str) -> Option<&'a ContainerStatus> {
+    statuses.find(name)
 }
 
 fn spec_lists(
@@ -89,7 +108,7 @@ fn spec_lists(
 pub fn containers_ready(
     pod: &Pod,
     old: Option<&PodStatus>,
-    statuses: Option<&[ContainerStatus]>,
+    statuses: Option<Statuses<'_>>,
     phase: &str,
     gates: &FeatureGates,
 ) -> PodCondition {
@@ -155,7 +174,7 @@ pub fn ready(
     pod: &Pod,
     old: Option<&PodStatus>,
     conditions: &[PodCondition],
-    statuses: Option<&[ContainerStatus]>,
+    statuses: Option<Statuses<'_>>,
     phase: &str,
     gates: &FeatureGates,
 ) -> PodCondition {
@@ -204,7 +223,7 @@ pub fn ready(
 pub fn initialized(
     pod: &Pod,
     old: Option<&PodStatus>,
-    statuses: Option<&[ContainerStatus]>,
+    statuses: Option<Statuses<'_>>,
     phase: &str,
     gates: &FeatureGates,
 ) -> PodCondition {

@@ -200,7 +200,7 @@ pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
     } else {
         CONTAINER_CREATING
     };
-    let mut statuses: BTreeMap<String, ContainerStatus> = BTreeMap::new();
+    let mut statuses: BTreeMap<&str, ContainerStatus> = BTreeMap::new();
     for c in args.containers {
         let mut status = ContainerStatus {
             name: c.name.clone(),
@@ -216,7 +216,7 @@ pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
                 status.last_state.clone_from(&o.last_state);
             }
         }
-        statuses.insert(c.name.clone(), status);
+        statuses.insert(c.name.as_str(), status);
     }
 
     // Containers the runtime no longer reports.
@@ -228,7 +228,7 @@ pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
         let Some(o) = old_by_name.get(c.name.as_str()) else {
             continue;
         };
-        let Some(status) = statuses.get_mut(&c.name) else {
+        let Some(status) = statuses.get_mut(c.name.as_str()) else {
             continue;
         };
         if rac && args.pod_restarting && !is_waiting(o) {
@@ -267,7 +267,7 @@ pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
     sorted.sort_by_key(|s| std::cmp::Reverse(s.created_at));
     let mut seen: BTreeMap<&str, u8> = BTreeMap::new();
     for cs in sorted {
-        if !statuses.contains_key(&cs.name) {
+        if !statuses.contains_key(cs.name.as_str()) {
             continue;
         }
         let count = seen.entry(cs.name.as_str()).or_insert(0);
@@ -275,10 +275,12 @@ pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
             continue;
         }
         let converted = convert_one(cs, old_by_name.get(cs.name.as_str()).copied(), args);
-        if *count == 0 {
-            statuses.insert(cs.name.clone(), converted);
-        } else if let Some(first) = statuses.get_mut(&cs.name) {
-            first.last_state = converted.state;
+        if let Some(slot) = statuses.get_mut(cs.name.as_str()) {
+            if *count == 0 {
+                *slot = converted;
+            } else {
+                slot.last_state = converted.state;
+            }
         }
         *count += 1;
     }
@@ -303,7 +305,10 @@ pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
                 continue;
             }
             if s.is_none() && any_regular_created && !is_restartable_init(c) {
-                if let Some(status) = statuses.get_mut(&c.name).filter(|st| is_waiting(st)) {
+                if let Some(status) = statuses
+                    .get_mut(c.name.as_str())
+                    .filter(|st| is_waiting(st))
+                {
                     status.state = Some(terminated(
                         "Completed",
                         "Unable to get init container status from container runtime and pod has been initialized, treat it as exited normally",
@@ -313,13 +318,14 @@ pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
                 }
             }
         }
-        if !should_container_be_restarted(c, pod, args.view, args.gates).yes {
-            continue;
-        }
+        // (The cache lookup first: it is cheaper, and both must hold.)
         let Some(entry) = args.reason_cache.get(&c.name) else {
             continue;
         };
-        let Some(status) = statuses.get_mut(&c.name) else {
+        if !should_container_be_restarted(c, pod, args.view, args.gates).yes {
+            continue;
+        }
+        let Some(status) = statuses.get_mut(c.name.as_str()) else {
             continue;
         };
         if is_terminated(status) {
@@ -331,7 +337,7 @@ pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
     if args.is_init_container {
         args.containers
             .iter()
-            .filter_map(|c| statuses.get(&c.name).cloned())
+            .filter_map(|c| statuses.get(c.name.as_str()).cloned())
             .collect()
     } else {
         statuses.into_values().collect()

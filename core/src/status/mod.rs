@@ -142,10 +142,9 @@ pub fn generate_api_pod_status(input: &StatusInput<'_>) -> PodStatus {
     let ephemeral_statuses = convert(&ephemeral, old.ephemeral_container_statuses.as_ref(), false);
 
     // Phase.
-    let all: Vec<ContainerStatus> = regular.iter().chain(init.iter()).cloned().collect();
-    let mut phase = get_phase(
+    let mut phase = phase::get_phase_of(
         pod,
-        &all,
+        conditions::Statuses(&regular, &init),
         input.pod_is_terminal,
         pod_has_initialized(pod, input.view),
         gates,
@@ -210,20 +209,20 @@ pub fn generate_api_pod_status(input: &StatusInput<'_>) -> PodStatus {
             gates,
         ));
     }
-    let all: Vec<ContainerStatus> = init.iter().chain(regular.iter()).cloned().collect();
+    let all = conditions::Statuses(&init, &regular);
     conds.push(conditions::initialized(
         pod,
         Some(old),
-        Some(&all),
+        Some(all),
         &phase,
         gates,
     ));
-    let ready = conditions::ready(pod, Some(old), &conds, Some(&all), &phase, gates);
+    let ready = conditions::ready(pod, Some(old), &conds, Some(all), &phase, gates);
     conds.push(ready);
     conds.push(conditions::containers_ready(
         pod,
         Some(old),
-        Some(&all),
+        Some(all),
         &phase,
         gates,
     ));

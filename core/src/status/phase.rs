@@ -2,6 +2,7 @@
 
 use k8s_openapi::api::core::v1::{Container, ContainerState, ContainerStatus, Pod};
 
+use super::conditions::Statuses;
 use crate::decision::restart::{container_should_restart, is_restartable_init, pod_restart_policy};
 use crate::features::{FeatureGates, Gate};
 
@@ -61,9 +62,27 @@ pub fn get_phase(
     pod_has_initialized: bool,
     gates: &FeatureGates,
 ) -> Phase {
+    get_phase_of(
+        pod,
+        statuses.into(),
+        pod_is_terminal,
+        pod_has_initialized,
+        gates,
+    )
+}
+
+/// [`get_phase`] over a list given as two slices.
+#[must_use]
+pub fn get_phase_of(
+    pod: &Pod,
+    statuses: Statuses<'_>,
+    pod_is_terminal: bool,
+    pod_has_initialized: bool,
+    gates: &FeatureGates,
+) -> Phase {
     let crr = gates.enabled(Gate::ContainerRestartRules);
     let rac = gates.enabled(Gate::RestartAllContainersOnContainerExits);
-    let find = |name: &str| statuses.iter().find(|s| s.name == name);
+    let find = |name: &str| statuses.find(name);
     let restartable = |c: &Container, code: i32, reason: &str| {
         container_should_restart(c, pod, code, gates).yes
             || (rac && reason == "RestartingAllContainers")

@@ -375,7 +375,8 @@ pub fn reconstruct(pod: &Pod, now: jiff::Timestamp) -> Reconstruction {
         }
     }
     // Newest first.
-    b.containers.sort_by_key(|s| std::cmp::Reverse(s.created_at));
+    b.containers
+        .sort_by_key(|s| std::cmp::Reverse(s.created_at));
     b.out.assumptions.push(
         "older exited instances (before each container's last termination) are gone; liveness probes have no failing result".to_string(),
     );
