@@ -46,8 +46,9 @@ pub struct ConvertArgs<'a> {
     pub gates: &'a FeatureGates,
 }
 
+/// A `metav1.Time` as the API stores it: whole seconds.
 fn time(t: Option<jiff::Timestamp>) -> Option<Time> {
-    t.map(Time)
+    t.map(|t| Time(jiff::Timestamp::from_second(t.as_second()).unwrap_or(t)))
 }
 
 fn waiting(reason: &str, message: &str) -> ContainerState {
