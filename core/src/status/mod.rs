@@ -418,7 +418,7 @@ pub fn attach(request: &crate::PlanRequest, gates: &FeatureGates, plan: &mut cra
 /// entry, containers SyncPod did not try keep theirs.
 #[must_use]
 pub fn next_reason_cache(request: &crate::PlanRequest, plan: &crate::Plan) -> ReasonCache {
-    use crate::steps::{ContainerKind, StepOp};
+    use crate::steps::StepOp;
     let mut cache = request.reason_cache.clone();
     let pod_name = crate::steps::format_pod(&request.pod);
     for h in &plan.held_back {
@@ -458,7 +458,7 @@ pub fn next_reason_cache(request: &crate::PlanRequest, plan: &crate::Plan) -> Re
         }
     }
     for step in &plan.steps {
-        if step.op == StepOp::StartContainer && step.kind != Some(ContainerKind::Ephemeral) {
+        if step.op == StepOp::StartContainer {
             if let Some(name) = &step.container {
                 cache.remove(name);
             }
