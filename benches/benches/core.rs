@@ -1,6 +1,7 @@
 //! Criterion benchmarks of the core engine: the kubelet's `computePodActions` on
 //! already-parsed input (`decide`), the full typed plan with steps and CRI configs
-//! (`plan`), and the JSON-bytes-to-plan-bytes call every front end makes (`plan_json`).
+//! (`plan`), the JSON-bytes-to-plan-bytes call every front end makes (`plan_json`), and
+//! the API status plus kubectl row of the steady pod (`status`).
 //!
 //! `cargo bench -p podplan-benches` (add `-- --quick` for a fast run).
 
@@ -66,5 +67,23 @@ fn json_bytes(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, decide, typed, json_bytes);
+/// The API status and the kubectl row of the steady pod: what the plan's `status` and
+/// `kubectl` add to a typed plan (target: at most 1 µs).
+fn status(c: &mut Criterion) {
+    let mut group = c.benchmark_group("status");
+    for fixture in fixtures().into_iter().filter(|f| f.name == "steady") {
+        let request = fixture.typed().expect("every fixture is a valid request");
+        let gates = FeatureGates::resolve(&request.feature_gates);
+        group.bench_with_input(
+            BenchmarkId::from_parameter(fixture.name),
+            &(request, gates),
+            |b, (r, g)| {
+                b.iter(|| podplan_core::status::for_request(black_box(r), black_box(g)));
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, decide, typed, json_bytes, status);
 criterion_main!(benches);

@@ -44,6 +44,7 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
             request.node.as_ref(),
             &gates,
         ));
+    crate::status::attach(request, &gates, &mut plan);
     Ok(plan)
 }
 

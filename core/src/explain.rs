@@ -128,6 +128,15 @@ pub fn to_text(plan: &Plan) -> String {
     for line in summary(&plan.actions) {
         let _ = writeln!(out, "  - {line}");
     }
+    if let (Some(row), Some(status)) = (&plan.kubectl, &plan.status) {
+        let _ = writeln!(out, "\nStatus at the start of this sync (kubectl get pods)");
+        for line in crate::status::text::row_table(row).lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+        for line in crate::status::text::status_lines(status) {
+            let _ = writeln!(out, "  - {line}");
+        }
+    }
     if !plan.decisions.is_empty() {
         let _ = writeln!(out, "\nWhy");
         for d in &plan.decisions {

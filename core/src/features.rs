@@ -61,6 +61,12 @@ pub enum Gate {
     /// Verify the pod's credentials before it uses a present image that the kubelet pulled
     /// with other credentials (beta, on since 1.35).
     KubeletEnsureSecretPulledImages,
+    /// The `PodReadyToStartContainers` pod condition (GA, on).
+    PodReadyToStartContainersCondition,
+    /// `observedGeneration` on pod conditions (GA, on).
+    PodObservedGenerationTracking,
+    /// Container status is not carried over across kubelet restarts (alpha, off).
+    ChangeContainerStatusOnKubeletRestart,
 }
 
 /// Every known gate with its name and 1.37 default.
@@ -147,6 +153,21 @@ pub const GATES: &[(Gate, &str, bool)] = &[
         Gate::KubeletEnsureSecretPulledImages,
         "KubeletEnsureSecretPulledImages",
         true,
+    ),
+    (
+        Gate::PodReadyToStartContainersCondition,
+        "PodReadyToStartContainersCondition",
+        true,
+    ),
+    (
+        Gate::PodObservedGenerationTracking,
+        "PodObservedGenerationTracking",
+        true,
+    ),
+    (
+        Gate::ChangeContainerStatusOnKubeletRestart,
+        "ChangeContainerStatusOnKubeletRestart",
+        false,
     ),
 ];
 

@@ -41,6 +41,10 @@ pub mod runtime;
 pub mod conformance;
 pub mod explain;
 
+// What users see: the pod's API status and its `kubectl get pods` row (the plan's
+// `status` and `kubectl`), and `explain`'s reconstruction of a real pod.
+pub mod status;
+
 // The generators surface: what the conformance runner and tools call on their own
 // (CRI config generators, the steps of hand-made actions, the container hash, the
 // decision alone). Not part of the plan contract.

@@ -52,6 +52,14 @@ pub struct PlanRequest {
     /// [`crate::plan_json`] and [`crate::plan_value`] read it (see [`crate::cri::proto3`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub proto3_json: bool,
+    /// Extension: the status manager's cached API status (the previous plan's `status`).
+    /// Absent = none cached: the kubelet falls back to `pod.status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_status: Option<k8s_openapi::api::core::v1::PodStatus>,
+    /// Extension: the reason cache, container name → the previous sync's start error
+    /// (the previous plan's `reasonCache`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reason_cache: crate::plan::ReasonCache,
 }
 
 /// Prober results recorded for one container.
@@ -64,6 +72,10 @@ pub struct ProbeResults {
     /// Startup result, absent when the prober has not reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup: Option<ProbeResult>,
+    /// Extension: readiness result, absent when the prober has not reported (read only
+    /// by the plan's `status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readiness: Option<ProbeResult>,
 }
 
 /// One probe result (`proberesults.Result`).

@@ -399,7 +399,8 @@ pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcom
 }
 
 /// The request for the next sync: the outcome of `plan`, the plan's back-off records,
-/// probe results only for containers that still run, and `now`. When the pod is restarting
+/// status (as `previousStatus`) and reason cache, probe results only for containers that
+/// still run, and `now`. When the pod is restarting
 /// all its containers and none is left in the runtime, the restart is over (the kubelet
 /// then clears `AllContainersRestarting`).
 #[must_use]
@@ -416,6 +417,8 @@ pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) ->
     next.runtime_status = Some(outcome.runtime_status);
     next.actuated_resources = outcome.actuated_resources;
     next.backoff.clone_from(&plan.backoff);
+    next.previous_status.clone_from(&plan.status);
+    next.reason_cache.clone_from(&plan.reason_cache);
     next.now = Some(now);
     if restart_cleaned_up(&next) {
         script::finish_restart_all(&mut next);
@@ -646,13 +649,13 @@ pub mod script {
         }
     }
 
-    /// Every running container that declares a startup or liveness probe and has no result
-    /// yet reports `success` for it (a healthy prober).
+    /// Every running container that declares a startup, liveness or readiness probe and has
+    /// no result yet reports `success` for it (a healthy prober).
     pub fn pass_probes(request: &mut PlanRequest) {
         let Some(spec) = request.pod.spec.as_ref() else {
             return;
         };
-        let declared: BTreeMap<&str, (bool, bool)> = spec
+        let declared: BTreeMap<&str, (bool, bool, bool)> = spec
             .init_containers
             .iter()
             .flatten()
@@ -660,7 +663,11 @@ pub mod script {
             .map(|c| {
                 (
                     c.name.as_str(),
-                    (c.liveness_probe.is_some(), c.startup_probe.is_some()),
+                    (
+                        c.liveness_probe.is_some(),
+                        c.startup_probe.is_some(),
+                        c.readiness_probe.is_some(),
+                    ),
                 )
             })
             .collect();
@@ -670,7 +677,8 @@ pub mod script {
             .flat_map(|s| s.container_statuses.iter())
             .filter(|s| s.state == ContainerState::Running);
         for s in running {
-            let Some((liveness, startup)) = declared.get(s.name.as_str()).copied() else {
+            let Some((liveness, startup, readiness)) = declared.get(s.name.as_str()).copied()
+            else {
                 continue;
             };
             let entry = request.probes.entry(s.id.clone()).or_default();
@@ -680,10 +688,13 @@ pub mod script {
             if startup && entry.startup.is_none() {
                 entry.startup = Some(ProbeResult::Success);
             }
+            if readiness && entry.readiness.is_none() {
+                entry.readiness = Some(ProbeResult::Success);
+            }
         }
         request
             .probes
-            .retain(|_, r| r.liveness.is_some() || r.startup.is_some());
+            .retain(|_, r| r.liveness.is_some() || r.startup.is_some() || r.readiness.is_some());
     }
 
     /// Every running classic (non-sidecar) init container exits 0 at `at`.

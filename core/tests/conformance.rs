@@ -60,5 +60,5 @@ fn check(path: &Path, contents: String) -> datatest_stable::Result<()> {
 }
 
 datatest_stable::harness! {
-    { test = check, root = "../conformance", pattern = r"^(actions|config|images)/.*\.json$" },
+    { test = check, root = "../conformance", pattern = r"^(actions|config|images|status)/.*\.json$" },
 }

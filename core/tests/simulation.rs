@@ -433,3 +433,137 @@ fn pod_level_resources_resize_in_place() {
     assert!(plans.len() <= 3);
     assert!(sim.all_running());
 }
+
+/// (phase, kubectl STATUS, READY) of each plan's status: the start of each sync.
+fn seen(plans: &[Plan]) -> Vec<(String, String, String)> {
+    plans
+        .iter()
+        .map(|p| {
+            let phase = p
+                .status
+                .as_ref()
+                .and_then(|s| s.phase.clone())
+                .unwrap_or_default();
+            let row = p.kubectl.clone().unwrap_or_default();
+            (phase, row.status, row.ready)
+        })
+        .collect()
+}
+
+fn triple(phase: &str, status: &str, ready: &str) -> (String, String, String) {
+    (phase.into(), status.into(), ready.into())
+}
+
+#[test]
+fn never_pod_that_exits_0_goes_pending_running_succeeded() {
+    let spec = json!({"restartPolicy": "Never", "containers": [{"name": "job", "image": "batch"}]});
+    let mut sim = Simulation::new(request(spec), start());
+    let mut plans = converge(&mut sim);
+    let now = sim.now;
+    assert!(script::exit_container(&mut sim.request, "job", 0, now));
+    plans.extend(converge(&mut sim));
+    let mut phases: Vec<(String, String, String)> = seen(&plans);
+    phases.dedup();
+    assert_eq!(
+        phases,
+        vec![
+            triple("Pending", "ContainerCreating", "0/1"),
+            triple("Running", "Running", "1/1"),
+            triple("Succeeded", "Completed", "0/1"),
+        ]
+    );
+    let last = plans.last().and_then(|p| p.status.as_ref());
+    let ready = last
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+        .and_then(|c| c.reason.clone());
+    assert_eq!(ready.as_deref(), Some("PodCompleted"));
+}
+
+#[test]
+fn never_pod_that_fails_ends_failed_with_error() {
+    let spec = json!({"restartPolicy": "Never", "containers": [{"name": "job", "image": "batch"}]});
+    let mut sim = Simulation::new(request(spec), start());
+    converge(&mut sim);
+    let now = sim.now;
+    assert!(script::exit_container(&mut sim.request, "job", 2, now));
+    let plans = converge(&mut sim);
+    assert_eq!(
+        seen(&plans).first(),
+        Some(&triple("Failed", "Error", "0/1"))
+    );
+}
+
+#[test]
+fn crash_loop_shows_crash_loop_back_off_while_running_and_then_running_again() {
+    let spec = json!({"containers": [{"name": "app", "image": "crashy"}]});
+    let mut sim = Simulation::new(request(spec), start());
+    converge(&mut sim);
+    let mut rows = Vec::new();
+    for _ in 0..8 {
+        let now = sim.now;
+        script::exit_container(&mut sim.request, "app", 1, now);
+        // Syncs until the container runs again, as the kubelet would (every 10 s).
+        for _ in 0..40 {
+            let Ok(plan) = sim.sync() else { break };
+            let row = plan.kubectl.clone().unwrap_or_default();
+            let phase = plan.status.as_ref().and_then(|s| s.phase.clone());
+            rows.push((phase.unwrap_or_default(), row.status, row.restarts));
+            if sim.all_running() {
+                break;
+            }
+        }
+        // The sync after the restart reports the new instance.
+        if let Ok(plan) = sim.sync() {
+            let row = plan.kubectl.clone().unwrap_or_default();
+            let phase = plan.status.as_ref().and_then(|s| s.phase.clone());
+            rows.push((phase.unwrap_or_default(), row.status, row.restarts));
+        }
+    }
+    // The phase never leaves Running: a crash-looping container counts as stopped, and
+    // the pod restarts it.
+    assert!(
+        rows.iter().all(|(phase, _, _)| phase == "Running"),
+        "{rows:?}"
+    );
+    let crash = rows
+        .iter()
+        .position(|(_, status, _)| status == "CrashLoopBackOff");
+    let Some(crash) = crash else {
+        panic!("no CrashLoopBackOff row in {rows:?}");
+    };
+    // Restarts carry "(X ago)" once the container has a last termination.
+    assert!(rows[crash].2.contains(" ago)"), "{rows:?}");
+    // After the back-off the container runs again and the row says so.
+    assert!(
+        rows[crash..]
+            .iter()
+            .any(|(_, status, _)| status == "Running"),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn status_follows_init_containers_and_sidecar_startup() {
+    let spec = json!({
+        "initContainers": [
+            {"name": "init", "image": "busybox"},
+            {"name": "proxy", "image": "envoy", "restartPolicy": "Always",
+             "startupProbe": {"exec": {"command": ["true"]}}}
+        ],
+        "containers": [{"name": "app", "image": "nginx",
+                        "readinessProbe": {"exec": {"command": ["true"]}}}]
+    });
+    let mut sim = Simulation::new(request(spec), start());
+    let plans = converge(&mut sim);
+    let mut statuses: Vec<String> = seen(&plans).into_iter().map(|(_, s, _)| s).collect();
+    statuses.dedup();
+    assert_eq!(statuses.first().map(String::as_str), Some("Init:0/2"));
+    assert!(statuses.iter().any(|s| s == "Init:1/2"), "{statuses:?}");
+    assert_eq!(statuses.last().map(String::as_str), Some("Running"));
+    let last = plans
+        .last()
+        .and_then(|p| p.kubectl.clone())
+        .unwrap_or_default();
+    assert_eq!(last.ready, "2/2");
+}

@@ -13,25 +13,21 @@ pub mod config;
 mod diff;
 pub mod hooks;
 pub mod images;
+pub mod status;
 
 pub use diff::json_diff;
 
 /// Functions of the vendored `status/` and `images/` suites that the engine does not
 /// implement yet. Their vectors are reported as pending, never as passed; a function
 /// leaves this list when it is implemented.
-pub const PENDING_FUNCTIONS: &[&str] = &[
-    "podPhase",
-    "podCondition",
-    "apiContainerStatuses",
-    "kubectlPodRow",
-];
+pub const PENDING_FUNCTIONS: &[&str] = &[];
 
 /// The result of running one vector.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     /// The vector's `name`.
     pub name: String,
-    /// The vector's kind: `actions`, `config`, `images`, `hooks`, `pending`, or `unknown`.
+    /// The vector's kind: `actions`, `config`, `images`, `hooks`, `status`, `pending`, or `unknown`.
     pub kind: &'static str,
     /// Whether the engine agrees with the expectation (false when pending).
     pub passed: bool,
@@ -63,6 +59,8 @@ pub fn run_vector(vector: &serde_json::Value) -> Outcome {
         ("hooks", hooks::check(vector))
     } else if function.is_some_and(|f| images::FUNCTIONS.contains(&f)) {
         ("images", images::check(vector))
+    } else if function.is_some_and(|f| status::FUNCTIONS.contains(&f)) {
+        ("status", status::check(vector))
     } else if function.is_some() {
         ("config", config::check(vector))
     } else if vector.get("request").is_some() {

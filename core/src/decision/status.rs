@@ -25,7 +25,13 @@ impl<'a> StatusView<'a> {
     /// Builds the view for a request (no runtime status = nothing exists).
     #[must_use]
     pub fn new(request: &'a PlanRequest) -> Self {
-        let (sandboxes, containers) = match &request.runtime_status {
+        Self::of(request.runtime_status.as_ref())
+    }
+
+    /// Builds the view for a runtime status (`None` = nothing exists).
+    #[must_use]
+    pub fn of(runtime_status: Option<&'a crate::runtime::RuntimeStatus>) -> Self {
+        let (sandboxes, containers) = match runtime_status {
             Some(s) => (
                 s.sandbox_statuses.as_slice(),
                 s.container_statuses.as_slice(),
@@ -186,6 +192,7 @@ mod tests {
             crate::request::ProbeResults {
                 liveness: Some(ProbeResult::Failure),
                 startup: None,
+                readiness: None,
             },
         );
         assert_eq!(

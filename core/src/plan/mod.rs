@@ -11,6 +11,7 @@ mod decision;
 mod files;
 mod kind;
 mod report;
+mod status;
 mod step;
 
 use serde::{Deserialize, Serialize};
@@ -27,6 +28,7 @@ pub use decision::{Action, Decision};
 pub use files::{NodeFile, NodeFileInclude, NodeFileKind};
 pub use kind::ContainerKind;
 pub use report::{ContainerError, Warning};
+pub use status::{KubectlRow, ReasonCache, ReasonCacheEntry, RowCondition};
 pub use step::{Step, StepOp};
 
 /// What the kubelet would do on its next sync, and why.
@@ -36,7 +38,6 @@ pub use step::{Step, StepOp};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
-    /// The kubelet's `podActions`.
     /// The kubelet's `podActions`.
     pub actions: PodActions,
     /// Why each action was chosen, in the order the decisions were made.
@@ -66,4 +67,16 @@ pub struct Plan {
     /// Odd but possible inputs (e.g. statuses of containers not in the spec).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// Extension: the API status (`v1.PodStatus`) the kubelet generates at the **start**
+    /// of this sync, from the request's runtime status and the previous sync's results;
+    /// pass it as the next request's `previousStatus`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<k8s_openapi::api::core::v1::PodStatus>,
+    /// Extension: the `kubectl get pods` row of the pod with that `status`, at `now`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubectl: Option<KubectlRow>,
+    /// Extension: the reason cache after this sync's steps (start errors and held-back
+    /// starts); pass it as the next request's `reasonCache`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub reason_cache: ReasonCache,
 }

@@ -80,6 +80,16 @@ pub fn scenario() -> Result<Scenario, CliError> {
         .map_err(|e| CliError::Io(format!("the demo's script is invalid: {e}")))
 }
 
+/// The demo's node: a kubeadm-style kubelet (cluster DNS 10.96.0.10, domain
+/// `cluster.local`) on a node with host IP 192.168.49.2.
+pub fn demo_node() -> Value {
+    json!({
+        "name": "node-1",
+        "hostIPs": ["192.168.49.2"],
+        "kubelet": {"clusterDNS": ["10.96.0.10"], "clusterDomain": "cluster.local"}
+    })
+}
+
 /// Runs `podplan demo`.
 pub fn run(args: &DemoArgs) -> Result<Status, CliError> {
     let scenario = scenario()?;
@@ -141,9 +151,10 @@ fn drive<'a>(
         .start
         .parse()
         .map_err(|e| CliError::Io(format!("the demo's start time is invalid: {e}")))?;
-    let mut request =
-        podplan_core::api::parse_request_value(json!({ "pod": scenario.pod, "apiDefaults": true }))
-            .map_err(|e| CliError::Io(format!("the demo pod is invalid: {}", one_line(&e))))?;
+    let mut request = podplan_core::api::parse_request_value(
+        json!({ "pod": scenario.pod, "apiDefaults": true, "node": demo_node() }),
+    )
+    .map_err(|e| CliError::Io(format!("the demo pod is invalid: {}", one_line(&e))))?;
     request.now = Some(start);
     for (index, scene) in scenario.scenes.iter().enumerate() {
         let step = index + 1;
@@ -220,7 +231,10 @@ fn describe(request: &PlanRequest) -> String {
             other => other.as_str().to_string(),
         };
         let mut facts = vec![format!("restarts {}", c.restart_count)];
-        if let Some(ProbeResults { liveness, startup }) = request.probes.get(&c.id) {
+        if let Some(ProbeResults {
+            liveness, startup, ..
+        }) = request.probes.get(&c.id)
+        {
             if let Some(r) = startup {
                 facts.push(format!("startup {}", probe_word(*r)));
             }
@@ -257,6 +271,12 @@ fn render(record: &StepRecord<'_>, total: usize) -> String {
     ));
     for note in &record.notes {
         text.push_str(&format!("note: {note}\n"));
+    }
+    if let Some(row) = &record.plan.kubectl {
+        text.push_str(&format!(
+            "kubectl get pods -w: {}  {}  {}  {}  {}\n",
+            row.name, row.ready, row.status, row.restarts, row.age
+        ));
     }
     let explained = podplan_core::explain::to_text(&record.plan);
     for line in explained.lines() {

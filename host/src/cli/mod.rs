@@ -6,6 +6,7 @@ mod crictl;
 mod demo;
 mod engine;
 mod exit;
+mod explain;
 mod input;
 mod output;
 mod plan;
@@ -36,6 +37,7 @@ Examples:
   podplan plan request.json                      the plan as the contract's JSON
   podplan plan --jsonl requests.jsonl            one plan per input line
   podplan conformance conformance/               run the conformance vectors
+  kubectl get pod web -o yaml | podplan explain -   why a real pod is in its state
   podplan playground                             the browser playground on 127.0.0.1";
 
 /// The `podplan` command line.
@@ -66,6 +68,9 @@ pub enum Command {
     Conformance(conformance::ConformanceArgs),
     /// Walk an example pod through a scripted lifecycle, printing each sync's plan.
     Demo(demo::DemoArgs),
+    /// Explain a real pod (`kubectl get pod NAME -o yaml`): the runtime state the kubelet
+    /// saw, reconstructed from its status, and what the kubelet will do on its next sync.
+    Explain(explain::ExplainArgs),
     /// Show podplan's version, the plan contract version and the Kubernetes target.
     Version(version::VersionArgs),
     /// Serve plans (JSON lines on stdin → stdout) from a wasm module that is swapped
@@ -100,6 +105,7 @@ fn run(command: &Command) -> Result<Status, CliError> {
         Command::Plan(args) => plan::run(args),
         Command::Conformance(args) => conformance::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Explain(args) => explain::run(args),
         Command::Version(args) => version::run(args),
         Command::ServeModule(args) => serve_module::run(args),
         Command::Playground(args) => playground::run(args),

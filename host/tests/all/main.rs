@@ -2,6 +2,7 @@
 //! area:
 //!
 //! - [`cli`]: the `podplan` binary as people and scripts run it.
+//! - [`explain`]: `podplan explain` on recorded pods (`tests/data/explain/`).
 //! - [`wasm_cli`]: the CLI's wasm hooks (`plan --engine wasm`, `serve-module`).
 //! - [`wasm_host`]: the embedded module under wasmtime against the native core; hostile
 //!   modules; the compiled-module cache.
@@ -13,6 +14,8 @@
 // (unwrap, expect, panic, indexing) covers them, not only the `#[test]` functions.
 #[cfg(test)]
 mod cli;
+#[cfg(test)]
+mod explain;
 #[cfg(test)]
 mod support;
 #[cfg(test)]
