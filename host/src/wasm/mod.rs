@@ -21,6 +21,7 @@
 //! ```
 
 mod cache;
+mod call;
 pub mod embedded;
 mod engine;
 mod error;
@@ -28,9 +29,10 @@ mod module;
 mod planner;
 mod slot;
 pub mod verify;
+mod warm;
 
 pub use cache::{compile, hex, CacheOutcome, ModuleCache};
-pub use engine::{EngineSettings, HostEngine};
+pub use engine::{EngineSettings, HostEngine, Isolation, WarmPool};
 pub use error::HostError;
 pub use module::{time_instantiation, AbiVersion, PlanModule, ABI_MAJOR};
 pub use planner::{EngineArgs, EngineChoice, Planner};
