@@ -1,5 +1,6 @@
-//! Runs the request corpus (`podplan_wasm::corpus`: every action vector's request and
-//! the edge cases) through one engine and prints the CPU cost per request, as one JSON
+//! Runs the request corpus (`podplan_wasm::corpus`: every action vector's request; with
+//! `--edge-cases` also the bad and hostile inputs, whose 8 MiB and 100,000-deep requests
+//! would dominate the mean) through one engine and prints the CPU cost per request, as one JSON
 //! line. The same loop for every engine, so runs compare; `scripts/bench-report` and
 //! `scripts/build-wasm` use it, and it is the unit measured under callgrind
 //! (`--toggle-collect='*run_corpus*'` counts only the planning loop).
@@ -7,12 +8,17 @@
 //! ```text
 //! cargo run --release -p podplan-benches --example corpus -- \
 //!     [--engine native|wasm] [--module FILE] [--isolation pooled|per-call] \
-//!     [--repeat N] [--check] [--cache DIR] [--max-instances N]
+//!     [--repeat N] [--check] [--cache DIR] [--max-instances N] [--edge-cases]
 //! ```
 //!
 //! `--check` compares every answer with the native core's first (and fails on a
 //! difference); `--module` defaults to the module built into podplan-host.
 #![allow(missing_docs)]
+
+/// With `--features mimalloc`: the allocator of the `podplan` binary.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -31,6 +37,7 @@ struct Args {
     check: bool,
     cache: Option<PathBuf>,
     max_instances: Option<u32>,
+    edge_cases: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -42,6 +49,7 @@ fn parse() -> Result<Args, String> {
         check: false,
         cache: None,
         max_instances: None,
+        edge_cases: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -52,6 +60,7 @@ fn parse() -> Result<Args, String> {
             "--isolation" => args.isolation = value()?,
             "--repeat" => args.repeat = value()?.parse().map_err(|e| format!("--repeat: {e}"))?,
             "--check" => args.check = true,
+            "--edge-cases" => args.edge_cases = true,
             "--cache" => args.cache = Some(value()?.into()),
             "--max-instances" => {
                 args.max_instances = Some(
@@ -93,7 +102,10 @@ fn main() -> ExitCode {
 
 fn run() -> Result<(), String> {
     let args = parse()?;
-    let cases = podplan_wasm::corpus::load(&podplan_wasm::corpus::repo_root())?;
+    let mut cases = podplan_wasm::corpus::load(&podplan_wasm::corpus::repo_root())?;
+    if !args.edge_cases {
+        cases.retain(|c| !c.name.starts_with("edge/"));
+    }
     let requests: Vec<Vec<u8>> = cases.iter().map(|c| c.request.clone()).collect();
     let isolation = match args.isolation.as_str() {
         "pooled" => Isolation::Pooled(WarmPool::default()),

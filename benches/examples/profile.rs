@@ -6,6 +6,11 @@
 //! containers), `wide-steady-N`.
 #![allow(missing_docs)]
 
+/// With `--features mimalloc`: the allocator of the `podplan` binary.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::hint::black_box;
 use std::process::ExitCode;
 

@@ -10,6 +10,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use wasmtime::{
     Config, Enabled, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig,
+    ProfilingStrategy,
 };
 
 use super::HostError;
@@ -156,6 +157,11 @@ impl HostEngine {
             .cranelift_opt_level(OptLevel::Speed)
             .max_wasm_stack(settings.max_wasm_stack)
             .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        if std::env::var_os("PODPLAN_WASM_PERFMAP").is_some() {
+            // For profiling the module's code: /tmp/perf-PID.map names every compiled
+            // function (perf reads it; so does a script mapping callgrind's addresses).
+            config.profiler(ProfilingStrategy::PerfMap);
+        }
         let engine = Engine::new(&config).map_err(|e| HostError::Engine(format!("{e:#}")))?;
         let fingerprint = fingerprint(&engine);
         let ticker = Ticker::start(&engine, settings.tick)
