@@ -132,7 +132,7 @@ fn running(id: &str, name: &str, image: &str) -> Value {
     json!({"id": format!("containerd://{id}"), "name": name, "state": "running",
            "createdAt": "2025-01-01T11:00:00Z", "startedAt": "2025-01-01T11:00:01Z",
            "image": image, "imageRef": image,
-           "hash": podplan_core::hash::container_hash(name, image), "restartCount": 0})
+           "hash": podplan_core::generators::container_hash(name, image), "restartCount": 0})
 }
 
 fn runtime_status(containers: Vec<Value>) -> Value {
@@ -185,7 +185,7 @@ pub fn crash_looping_pod() -> Value {
             "createdAt": at(finished.saturating_sub(6)), "startedAt": at(finished.saturating_sub(5)),
             "finishedAt": at(finished), "exitCode": 1, "reason": "Error",
             "image": image, "imageRef": image,
-            "hash": podplan_core::hash::container_hash(name, image), "restartCount": restart});
+            "hash": podplan_core::generators::container_hash(name, image), "restartCount": restart});
         let statuses = vec![
             running("c0", SIDECAR.0, SIDECAR.1),
             running("c1", CONTAINERS[0].0, CONTAINERS[0].1),

@@ -25,7 +25,7 @@ fn decide(c: &mut Criterion) {
             BenchmarkId::from_parameter(fixture.name),
             &(request, gates),
             |b, (r, g)| {
-                b.iter(|| podplan_core::decision::decide(black_box(r), black_box(g)));
+                b.iter(|| podplan_core::generators::decide(black_box(r), black_box(g)));
             },
         );
     }

@@ -4,12 +4,13 @@
 
 use serde::Serialize;
 
+use crate::decision::{Ctx, SpecHashes};
 use crate::error::{ErrorEnvelope, PlanError};
 use crate::features::FeatureGates;
 use crate::limits::MAX_REQUEST_BYTES;
 use crate::plan::Plan;
 use crate::request::PlanRequest;
-use crate::{config, decision, steps, validate};
+use crate::{decision, steps, validate};
 
 mod deny_ignored;
 
@@ -25,10 +26,16 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
     }
     let warnings = validate::validate(request)?;
     let gates = FeatureGates::resolve(&request.feature_gates);
-    let mut plan = decision::decide(request, &gates);
-    config::attach(request, &gates, &mut plan);
-    steps::build(request, &gates, &mut plan);
-    config::retain_created(&mut plan);
+    let mut plan = match Ctx::new(request, &gates) {
+        Some(mut ctx) => {
+            let hashes = SpecHashes::of_running(ctx.spec, &ctx.status);
+            ctx.hashes = Some(&hashes);
+            let mut plan = decision::decide_in(&ctx);
+            steps::build_in(&ctx, &mut plan, steps::BuildOptions::default());
+            plan
+        }
+        None => Plan::default(),
+    };
     plan.warnings.extend(warnings);
     Ok(plan)
 }
@@ -167,6 +174,12 @@ fn to_value_or_error<T: Serialize>(value: &T) -> serde_json::Value {
     })
 }
 
+/// The Kubernetes release whose kubelet this engine re-implements.
+pub const KUBERNETES_TARGET: &str = "1.37";
+
+/// Version of the JSON plan contract spoken by [`plan_json`] (see `docs/contract.md`).
+pub const CONTRACT_VERSION: &str = "1";
+
 /// Version facts of this build.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -184,8 +197,8 @@ pub struct VersionInfo {
 pub fn version() -> VersionInfo {
     VersionInfo {
         podplan: env!("CARGO_PKG_VERSION"),
-        contract: crate::CONTRACT_VERSION,
-        kubernetes: crate::KUBERNETES_TARGET,
+        contract: CONTRACT_VERSION,
+        kubernetes: KUBERNETES_TARGET,
     }
 }
 

@@ -10,66 +10,19 @@
 //! * `IsInBackOffSince(key, finishedAt)`: an unexpired entry exists and
 //!   `now - finishedAt < delay`. The start is then held back until `finishedAt + delay`.
 //! * Otherwise `Next(key, finishedAt)` doubles (or resets) the delay and records `now`.
-//!
-//! ```
-//! use podplan_core::backoff::{Backoff, BackoffPolicy};
-//! let t0: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
-//! let mut b = Backoff::new(BackoffPolicy::default(), t0, &[]);
-//! assert!(b.in_backoff_since("k", t0).is_none()); // no entry yet
-//! b.next("k", "app", t0);                          // first failure: 10 s
-//! assert_eq!(b.delay_seconds("k"), Some(10));
-//! assert!(b.in_backoff_since("k", t0).is_some());  // still inside the 10 s window
-//! ```
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Pod, ResourceRequirements};
-use serde::{Deserialize, Serialize};
 
 use crate::features::{FeatureGates, Gate};
-use crate::steps::ContainerKind;
+use crate::hash::{fnv64a_extend, FNV64_OFFSET};
+use crate::plan::BackoffRecord;
 
 /// Seconds after which an entry is forgotten (the kubelet's `HasExpiredFunc`).
 pub const EXPIRY_SECONDS: i64 = 600;
 
 const NANOS: i128 = 1_000_000_000;
-
-/// One back-off entry, keyed as the kubelet keys it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct BackoffRecord {
-    /// The back-off key ([`backoff_key`]).
-    pub key: String,
-    /// The container the key belongs to (informational).
-    #[serde(default)]
-    pub container: String,
-    /// Current delay in seconds.
-    pub delay_seconds: u64,
-    /// When the entry was last updated (the sync's `now` at that time).
-    pub last_update: jiff::Timestamp,
-}
-
-/// A start held back by crash-loop back-off.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HeldBack {
-    /// Container name.
-    pub container: String,
-    /// Which list the container is in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<ContainerKind>,
-    /// Index in that list.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index: Option<usize>,
-    /// Seconds until the back-off expires (rounded up).
-    pub wait_seconds: u64,
-    /// When the back-off expires: the newest exited instance's `finishedAt` + the delay.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub until: Option<jiff::Timestamp>,
-    /// The current delay in seconds.
-    #[serde(default)]
-    pub delay_seconds: u64,
-}
 
 /// The back-off arithmetic's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,10 +189,10 @@ fn resources_string(r: Option<&ResourceRequirements>) -> String {
 ///
 /// ```
 /// let pod = k8s_openapi::api::core::v1::Pod::default();
-/// let a = podplan_core::backoff::backoff_key(&pod, "app", "nginx:1", None);
-/// let b = podplan_core::backoff::backoff_key(&pod, "app", "nginx:2", None);
+/// let a = podplan_core::generators::backoff_key(&pod, "app", "nginx:1", None);
+/// let b = podplan_core::generators::backoff_key(&pod, "app", "nginx:2", None);
 /// assert_ne!(a, b);
-/// assert_eq!(a, podplan_core::backoff::backoff_key(&pod, "app", "nginx:1", None));
+/// assert_eq!(a, podplan_core::generators::backoff_key(&pod, "app", "nginx:1", None));
 /// ```
 #[must_use]
 pub fn backoff_key(
@@ -258,12 +211,7 @@ pub fn backoff_key(
         &resources_string(resources),
     ]
     .join("/");
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.as_bytes() {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:x}")
+    format!("{:x}", fnv64a_extend(FNV64_OFFSET, text.as_bytes()))
 }
 
 #[cfg(test)]
@@ -354,5 +302,17 @@ mod tests {
         assert!(Backoff::new(BackoffPolicy::default(), t(601), &records)
             .into_records()
             .is_empty());
+    }
+
+    #[test]
+    #[expect(clippy::unwrap_used, reason = "tests fail by panicking")]
+    fn module_example() {
+        use crate::backoff::{Backoff, BackoffPolicy};
+        let t0: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
+        let mut b = Backoff::new(BackoffPolicy::default(), t0, &[]);
+        assert!(b.in_backoff_since("k", t0).is_none()); // no entry yet
+        b.next("k", "app", t0); // first failure: 10 s
+        assert_eq!(b.delay_seconds("k"), Some(10));
+        assert!(b.in_backoff_since("k", t0).is_some()); // still inside the 10 s window
     }
 }

@@ -18,16 +18,6 @@ pub const TERMINATION_MESSAGE_PATH: &str = "/dev/termination-log";
 pub const TERMINATION_GRACE_PERIOD_SECONDS: i64 = 30;
 
 /// Applies the API server's defaults to `pod` in place.
-///
-/// ```
-/// use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
-/// let mut pod = Pod { spec: Some(PodSpec { containers: vec![Container { name: "a".into(), image: Some("nginx".into()), ..Default::default() }], ..Default::default() }), ..Default::default() };
-/// podplan_core::defaults::apply_api_defaults(&mut pod);
-/// let spec = pod.spec.unwrap();
-/// assert_eq!(spec.enable_service_links, Some(true));
-/// assert_eq!(spec.restart_policy.as_deref(), Some("Always"));
-/// assert_eq!(spec.containers[0].image_pull_policy.as_deref(), Some("Always"));
-/// ```
 pub fn apply_api_defaults(pod: &mut Pod) {
     let Some(spec) = pod.spec.as_mut() else {
         return;
@@ -117,7 +107,11 @@ fn pull_policy(image: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    #![expect(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        reason = "tests fail by panicking"
+    )]
     use super::*;
 
     #[test]
@@ -150,5 +144,30 @@ mod tests {
         );
         assert_eq!(c["terminationMessagePath"], "/dev/termination-log");
         assert_eq!(v["spec"]["terminationGracePeriodSeconds"], 30);
+    }
+
+    #[test]
+    #[expect(clippy::unwrap_used, reason = "tests fail by panicking")]
+    fn apply_api_defaults_example() {
+        use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+        let mut pod = Pod {
+            spec: Some(PodSpec {
+                containers: vec![Container {
+                    name: "a".into(),
+                    image: Some("nginx".into()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        crate::defaults::apply_api_defaults(&mut pod);
+        let spec = pod.spec.unwrap();
+        assert_eq!(spec.enable_service_links, Some(true));
+        assert_eq!(spec.restart_policy.as_deref(), Some("Always"));
+        assert_eq!(
+            spec.containers[0].image_pull_policy.as_deref(),
+            Some("Always")
+        );
     }
 }

@@ -11,8 +11,8 @@
 
 use std::fmt::Write as _;
 
+use crate::plan::Step;
 use crate::plan::{Plan, PodActions};
-use crate::steps::Step;
 
 fn list(indices: &[usize]) -> String {
     let items: Vec<String> = indices.iter().map(ToString::to_string).collect();
@@ -105,7 +105,7 @@ fn step_line(s: &Step) -> String {
     if let Some(g) = s.grace_period_seconds {
         let _ = write!(line, " grace {g}s");
     }
-    if s.op == crate::steps::StepOp::RunPodSandbox {
+    if s.op == crate::plan::StepOp::RunPodSandbox {
         if let Some(a) = s.attempt {
             let _ = write!(line, " attempt {a}");
         }
@@ -207,7 +207,7 @@ mod tests {
                 ..ContainerToKill::default()
             },
         );
-        plan.held_back.push(crate::backoff::HeldBack {
+        plan.held_back.push(crate::plan::HeldBack {
             container: "app".into(),
             wait_seconds: 5,
             ..Default::default()

@@ -2,7 +2,19 @@
 //!
 //! FNV-1a 32 over go-spew's `%#v` rendering of the JSON `{"image":..,"name":..}`.
 
-use crate::config::gojson::{go_json_string, is_plain_go_json};
+use crate::config::go_encoding::{go_json_string, is_plain_go_json};
+
+/// FNV-64 offset basis.
+pub const FNV64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV64_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a (64 bit) of `bytes`, continuing from `h` (start with [`FNV64_OFFSET`]).
+#[must_use]
+pub fn fnv64a_extend(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(FNV64_PRIME))
+}
 
 const FNV_OFFSET: u32 = 0x811c_9dc5;
 const FNV_PRIME: u32 = 0x0100_0193;
@@ -30,7 +42,7 @@ pub fn deep_hash_bytes(bytes: &[u8]) -> u32 {
 /// `HashContainer(c)`: the hash stored with a container and compared on every sync.
 ///
 /// ```
-/// assert_eq!(podplan_core::hash::container_hash("test_container", "foo/image:v1"), 0x8e45cbd0);
+/// assert_eq!(podplan_core::generators::container_hash("test_container", "foo/image:v1"), 0x8e45cbd0);
 /// ```
 #[must_use]
 pub fn container_hash(name: &str, image: &str) -> u64 {
@@ -48,10 +60,10 @@ pub fn container_hash(name: &str, image: &str) -> u64 {
 /// How many containers [`hash_lanes`] hashes side by side.
 pub const LANES: usize = 4;
 
-/// [`container_hash`] of several `(name, image)` pairs, in order (see [`hash_lanes`]).
+/// [`container_hash`] of several `(name, image)` pairs, in order (see `hash_lanes`).
 ///
 /// ```
-/// use podplan_core::hash::{container_hash, container_hashes};
+/// use podplan_core::generators::{container_hash, container_hashes};
 /// let pairs = [("app", "nginx"), ("sidecar", "envoy:v1"), ("a<b", "x")];
 /// let one_by_one: Vec<u64> = pairs.iter().map(|(n, i)| container_hash(n, i)).collect();
 /// assert_eq!(container_hashes(&pairs), one_by_one);
@@ -146,12 +158,14 @@ fn spaced_decimal(h: u32, byte: u8) -> u32 {
 const DECIMAL: [([u8; 3], u8); 256] = decimal_table();
 
 // Evaluated at compile time: an out-of-range index would fail the build, not panic.
-#[allow(clippy::indexing_slicing)]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "const evaluation: an out-of-range index fails the build"
+)]
 const fn decimal_table() -> [([u8; 3], u8); 256] {
     let mut table = [([0u8; 3], 0u8); 256];
     let mut n = 0;
     while n < 256 {
-        #[allow(clippy::cast_possible_truncation)]
         let (d0, d1, d2) = ((n / 100) as u8, (n / 10 % 10) as u8, (n % 10) as u8);
         table[n] = if n >= 100 {
             ([b'0' + d0, b'0' + d1, b'0' + d2], 3)

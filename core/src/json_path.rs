@@ -34,13 +34,6 @@ pub fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
 }
 
 /// The path (`a.b[0].c`) of the value being read at byte `offset` of `bytes`.
-///
-/// ```
-/// use podplan_core::json_path::path_at;
-/// let doc = br#"{"pod": {"spec": {"containers": [{"name": "a"}, {"name": 5}]}}}"#;
-/// let offset = doc.iter().position(|b| *b == b'5').unwrap() + 1;
-/// assert_eq!(path_at(doc, offset), "pod.spec.containers[1].name");
-/// ```
 #[must_use]
 pub fn path_at(bytes: &[u8], offset: usize) -> String {
     let mut stack: Vec<Frame> = Vec::new();
@@ -151,5 +144,14 @@ mod tests {
         assert_eq!(doc.get(offset - 1), Some(&b'x'));
         assert_eq!(path_at(doc, offset), "b");
         assert_eq!(offset_of(doc, 99, 99), doc.len());
+    }
+
+    #[test]
+    #[expect(clippy::unwrap_used, reason = "tests fail by panicking")]
+    fn path_at_example() {
+        use crate::json_path::path_at;
+        let doc = br#"{"pod": {"spec": {"containers": [{"name": "a"}, {"name": 5}]}}}"#;
+        let offset = doc.iter().position(|b| *b == b'5').unwrap() + 1;
+        assert_eq!(path_at(doc, offset), "pod.spec.containers[1].name");
     }
 }

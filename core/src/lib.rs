@@ -2,7 +2,7 @@
 //!
 //! The kubelet's pod-lifecycle brain (Kubernetes **1.37**) as a pure function.
 //!
-//! Given a pod and what the container runtime reports about it, [`plan`] computes
+//! Given a pod and what the container runtime reports about it, [`plan()`] computes
 //! what the kubelet would do on its next sync: the `podActions` (kill or create the
 //! sandbox, which init containers, sidecars and containers to start or kill and why,
 //! ephemeral containers, in-place resizes), the CRI requests that carry them out,
@@ -11,7 +11,7 @@
 //!
 //! There is one JSON call/answer API ([`plan_json`]) that every front end (the CLI,
 //! the wasm module, the wasmtime host, the browser playground) speaks; the typed API
-//! ([`plan`]) is the same function without the JSON.
+//! ([`plan()`]) is the same function without the JSON.
 //!
 //! ```
 //! let answer = podplan_core::plan_json(br#"{
@@ -23,35 +23,45 @@
 //! assert_eq!(plan["actions"]["containersToStart"], serde_json::json!([0]));
 //! ```
 
+// The documented public API: the call ([`api`]), its request ([`request`]) and answer
+// ([`plan`]), and the runtime model that carries a plan out ([`sim`]).
 pub mod api;
-pub mod backoff;
-pub mod config;
-pub mod conformance;
-pub mod cri;
-pub mod decision;
-pub mod defaults;
-pub mod error;
-pub mod events;
-pub mod explain;
-pub mod features;
-pub mod hash;
-pub mod json_path;
-pub mod limits;
 pub mod plan;
-pub mod quantity;
 pub mod request;
-pub mod runtime;
 pub mod sim;
-pub mod steps;
-pub mod validate;
 
-pub use api::{plan, plan_json, plan_value, version, VersionInfo};
+// Types the request and the plan carry, and the answer's errors.
+pub mod cri;
+pub mod error;
+pub mod features;
+pub mod limits;
+pub mod runtime;
+
+// Tools over the API: the plan in words, the conformance-vector runner.
+pub mod conformance;
+pub mod explain;
+
+// The generators surface: what the conformance runner and tools call on their own
+// (CRI config generators, the steps of hand-made actions, the container hash, the
+// decision alone). Not part of the plan contract.
+pub mod config;
+pub mod generators;
+pub mod steps;
+
+// Internal.
+mod backoff;
+mod decision;
+mod defaults;
+mod events;
+mod hash;
+mod json_path;
+mod pod;
+mod quantity;
+mod validate;
+
+pub use api::{
+    plan, plan_json, plan_value, version, VersionInfo, CONTRACT_VERSION, KUBERNETES_TARGET,
+};
 pub use error::{ErrorKind, PlanError};
 pub use plan::{Plan, PodActions};
 pub use request::PlanRequest;
-
-/// The Kubernetes release whose kubelet this engine re-implements.
-pub const KUBERNETES_TARGET: &str = "1.37";
-
-/// Version of the JSON plan contract spoken by [`plan_json`] (see `docs/contract.md`).
-pub const CONTRACT_VERSION: &str = "1";

@@ -34,7 +34,10 @@ const fn pow10_table() -> [u128; 39] {
     let mut n = 1;
     while n < 39 {
         // Evaluated at compile time: an out-of-range index would fail the build.
-        #[allow(clippy::indexing_slicing)]
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "const evaluation: an out-of-range index fails the build"
+        )]
         {
             table[n] = table[n - 1] * 10;
         }
@@ -60,13 +63,6 @@ fn pow10(n: i32) -> Option<u128> {
 
 impl Quantity {
     /// Parses a quantity (`100m`, `1.5Gi`, `2e3`, `128974848`).
-    ///
-    /// ```
-    /// use podplan_core::quantity::Quantity;
-    /// assert_eq!(Quantity::parse("100m").unwrap().milli_value(), 100);
-    /// assert_eq!(Quantity::parse("1Gi").unwrap().value(), 1 << 30);
-    /// assert_eq!(Quantity::parse("0.5").unwrap().milli_value(), 500);
-    /// ```
     pub fn parse(input: &str) -> Result<Self, QuantityError> {
         let err = |why| QuantityError {
             input: input.to_string(),
@@ -342,5 +338,14 @@ mod tests {
         assert_eq!(v("1e1000"), i64::MAX);
         assert_eq!(v("1e-1000"), 1);
         assert_eq!(v("-5"), -5);
+    }
+
+    #[test]
+    #[expect(clippy::unwrap_used, reason = "tests fail by panicking")]
+    fn parse_example() {
+        use crate::quantity::Quantity;
+        assert_eq!(Quantity::parse("100m").unwrap().milli_value(), 100);
+        assert_eq!(Quantity::parse("1Gi").unwrap().value(), 1 << 30);
+        assert_eq!(Quantity::parse("0.5").unwrap().milli_value(), 500);
     }
 }

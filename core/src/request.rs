@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Pod, ResourceRequirements};
 use serde::{Deserialize, Serialize};
 
-use crate::backoff::BackoffRecord;
-use crate::config::NodeContext;
+use crate::config::node::NodeContext;
+use crate::plan::BackoffRecord;
 use crate::runtime::RuntimeStatus;
 
 /// One request: everything the kubelet knows about a pod at the start of a sync.
@@ -41,7 +41,7 @@ pub struct PlanRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub now: Option<jiff::Timestamp>,
     /// Extension: apply the API server's defaulting to `pod` before deciding (see
-    /// [`crate::defaults`]). Bare Pod documents imply it.
+    /// `defaults`). Bare Pod documents imply it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub api_defaults: bool,
     /// Extension: the crash-loop back-off records from the previous sync's plan.

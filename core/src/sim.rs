@@ -1,7 +1,9 @@
 //! A small, pure model of a container runtime, for demos and convergence tests.
 //!
-//! [`apply`] carries out a plan's [`steps`](crate::plan::Plan::steps) against the
-//! request's runtime status and returns what the runtime (and the kubelet's checkpoints)
+//! [`Runtime`] holds what the runtime reports about one pod plus the kubelet's
+//! actuated-resources checkpoint; [`Runtime::apply_step`] carries out one CRI operation
+//! (one [`Step`]) on it. [`apply`] carries out all of a plan's
+//! [`steps`](crate::plan::Plan::steps) against the request's runtime status and returns what the runtime (and the kubelet's checkpoints)
 //! would report next. Everything is deterministic: ids are derived from the pod, the step
 //! and `now`; there is no randomness and no I/O. Every request always succeeds: the model
 //! does not simulate runtime errors.
@@ -33,18 +35,22 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Pod, PodCondition, ResourceRequirements};
+use k8s_openapi::api::core::v1::{Pod, PodCondition};
 
 use crate::error::PlanError;
-use crate::hash::container_hash;
+use crate::hash::{container_hash, fnv64a_extend, FNV64_OFFSET};
 use crate::plan::Plan;
+use crate::plan::{ContainerKind, Step, StepOp};
+use crate::pod::{init_or_regular_named, spec_container};
 use crate::request::{ActuatedResources, PlanRequest, ProbeResult};
 use crate::runtime::{
     ContainerState, ContainerStatus, LinuxSandboxStatus, NamespaceMode, RuntimeStatus,
     SandboxMetadata, SandboxNamespaceOptions, SandboxNamespaces, SandboxNetwork, SandboxState,
     SandboxStatus,
 };
-use crate::steps::{ContainerKind, Step, StepOp};
+
+pub mod event;
+pub use event::{apply_event, Event, ProbeKind};
 
 /// Exit code the model reports for a container it stopped (SIGKILL).
 pub const KILLED_EXIT_CODE: i32 = 137;
@@ -58,17 +64,11 @@ pub struct Outcome {
     pub actuated_resources: Option<ActuatedResources>,
 }
 
+/// FNV-1a over the parts, each followed by a `0xff` separator.
 fn fnv64(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for b in *part {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+    parts.iter().fold(FNV64_OFFSET, |h, part| {
+        fnv64a_extend(fnv64a_extend(h, part), &[0xff])
+    })
 }
 
 fn pod_uid(pod: &Pod) -> &str {
@@ -83,76 +83,91 @@ fn plus_nanos(t: jiff::Timestamp, n: u32) -> jiff::Timestamp {
     jiff::Timestamp::from_nanosecond(t.as_nanosecond() + i128::from(n)).unwrap_or(t)
 }
 
-struct Applier<'a> {
-    request: &'a PlanRequest,
-    now: jiff::Timestamp,
+/// The simulated runtime of one pod: what the CRI runtime reports about it and the
+/// kubelet's actuated-resources checkpoint. [`Runtime::apply_step`] carries out one CRI
+/// operation of a plan; [`apply`] carries out a whole plan with it.
+///
+/// ```
+/// use podplan_core::plan::{ContainerKind, Step, StepOp};
+/// use podplan_core::runtime::ContainerState;
+/// use podplan_core::sim::Runtime;
+/// let request = podplan_core::api::parse_request(br#"{"pod": {"metadata": {"name": "web", "uid": "u1"},
+///     "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#).unwrap();
+/// let now: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
+/// let mut runtime = Runtime::from_request(&request);
+/// let sandbox = Step { op: StepOp::RunPodSandbox, attempt: Some(0), ..Step::default() };
+/// runtime.apply_step(&request.pod, &sandbox, now);
+/// assert_eq!(runtime.status().ips, vec!["10.88.0.2".to_string()]);
+/// let create = Step {
+///     op: StepOp::CreateContainer,
+///     kind: Some(ContainerKind::Regular),
+///     index: Some(0),
+///     ..Step::default()
+/// };
+/// runtime.apply_step(&request.pod, &create, now);
+/// let start = Step { op: StepOp::StartContainer, container: Some("app".into()), ..Step::default() };
+/// runtime.apply_step(&request.pod, &start, now);
+/// let app = &runtime.status().container_statuses[0];
+/// assert_eq!((app.name.as_str(), app.state), ("app", ContainerState::Running));
+/// assert_eq!(app.pod_sandbox_id, Some(runtime.status().sandbox_statuses[0].id.clone()));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Runtime {
     status: RuntimeStatus,
-    actuated: ActuatedResources,
-    touched_actuated: bool,
+    actuated: Option<ActuatedResources>,
+    /// Operations carried out so far: they order the creation times of one instant.
     seq: u32,
-    /// The sandbox new containers go into.
-    sandbox_id: String,
 }
 
-impl Applier<'_> {
-    fn host_network(&self) -> bool {
-        self.request
-            .pod
-            .spec
-            .as_ref()
-            .and_then(|s| s.host_network)
-            .unwrap_or(false)
-    }
-
-    fn stop(s: &mut ContainerStatus, now: jiff::Timestamp) {
-        if matches!(
-            s.state,
-            ContainerState::Running | ContainerState::Created | ContainerState::Unknown
-        ) {
-            s.state = ContainerState::Exited;
-            s.exit_code = KILLED_EXIT_CODE;
-            s.reason = "Error".into();
-            s.finished_at = Some(now);
+impl Runtime {
+    /// The runtime the request describes (its runtime status and actuated-resources
+    /// checkpoint). A pod the runtime does not know yet gets its id, name and namespace.
+    #[must_use]
+    pub fn from_request(request: &PlanRequest) -> Self {
+        let mut status = request.runtime_status.clone().unwrap_or_default();
+        if status.id.is_empty() {
+            status.id = pod_uid(&request.pod).to_string();
+            status.name = request.pod.metadata.name.clone().unwrap_or_default();
+            status.namespace = request.pod.metadata.namespace.clone().unwrap_or_default();
+        }
+        Self {
+            status,
+            actuated: request.actuated_resources.clone(),
+            seq: 0,
         }
     }
 
-    fn spec_resources(
-        &self,
-        kind: ContainerKind,
-        idx: usize,
-    ) -> Option<(String, String, Option<ResourceRequirements>)> {
-        let spec = self.request.pod.spec.as_ref()?;
-        match kind {
-            ContainerKind::Init => spec.init_containers.as_ref()?.get(idx).map(|c| {
-                (
-                    c.name.clone(),
-                    c.image.clone().unwrap_or_default(),
-                    c.resources.clone(),
-                )
-            }),
-            ContainerKind::Regular => spec.containers.get(idx).map(|c| {
-                (
-                    c.name.clone(),
-                    c.image.clone().unwrap_or_default(),
-                    c.resources.clone(),
-                )
-            }),
-            ContainerKind::Ephemeral => spec
-                .ephemeral_containers
-                .as_ref()?
-                .get(idx)
-                .map(|c| (c.name.clone(), c.image.clone().unwrap_or_default(), None)),
+    /// What the runtime reports now.
+    #[must_use]
+    pub fn status(&self) -> &RuntimeStatus {
+        &self.status
+    }
+
+    /// The actuated-resources checkpoint (none until something was actuated).
+    #[must_use]
+    pub fn actuated_resources(&self) -> Option<&ActuatedResources> {
+        self.actuated.as_ref()
+    }
+
+    /// The state as an [`Outcome`].
+    #[must_use]
+    pub fn into_outcome(self) -> Outcome {
+        Outcome {
+            runtime_status: self.status,
+            actuated_resources: self.actuated,
         }
     }
 
-    fn step(&mut self, step: &Step) {
+    /// Carries out one CRI operation of a plan for `pod` at time `now` (see the module
+    /// documentation for what each operation does). Every operation succeeds; an
+    /// operation naming a container or id the runtime does not have changes nothing.
+    pub fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
         self.seq += 1;
-        let now = self.now;
         match step.op {
             StepOp::KillPod => {
                 for s in &mut self.status.container_statuses {
                     if s.state == ContainerState::Running {
-                        Self::stop(s, now);
+                        stop(s, now);
                     }
                 }
                 for sb in &mut self.status.sandbox_statuses {
@@ -168,7 +183,7 @@ impl Applier<'_> {
                     .iter_mut()
                     .find(|s| s.id == id)
                 {
-                    Self::stop(s, now);
+                    stop(s, now);
                 }
             }
             StepOp::RemoveContainer => {
@@ -176,51 +191,34 @@ impl Applier<'_> {
                 self.status.container_statuses.retain(|s| s.id != id);
             }
             StepOp::RunPodSandbox => {
-                self.run_sandbox(step.attempt.unwrap_or(0));
+                self.run_sandbox(pod, step.attempt.unwrap_or(0), now);
                 // The kubelet records the admitted pod-level resources as actuated
                 // (`InitializeActuatedPod`) before the first sync.
-                if self.actuated.pod.is_none() {
-                    if let Some(r) = self
-                        .request
-                        .pod
-                        .spec
-                        .as_ref()
-                        .and_then(|s| s.resources.clone())
-                    {
-                        self.actuated.pod = Some(r);
-                        self.touched_actuated = true;
+                let recorded = self.actuated.as_ref().is_some_and(|a| a.pod.is_some());
+                if !recorded {
+                    if let Some(r) = pod.spec.as_ref().and_then(|s| s.resources.clone()) {
+                        self.actuated.get_or_insert_with(Default::default).pod = Some(r);
                     }
                 }
             }
             StepOp::UpdateContainerResources => {
                 let name = step.container.clone().unwrap_or_default();
-                let spec = self.request.pod.spec.as_ref();
-                let resources = spec.and_then(|s| {
-                    s.init_containers
-                        .iter()
-                        .flatten()
-                        .chain(s.containers.iter())
-                        .find(|c| c.name == name)
-                        .and_then(|c| c.resources.clone())
-                });
-                self.actuated
-                    .containers
-                    .insert(name, resources.unwrap_or_default());
-                self.touched_actuated = true;
-            }
-            StepOp::UpdatePodSandboxResources => {
-                if let Some(r) = self
-                    .request
-                    .pod
+                let resources = pod
                     .spec
                     .as_ref()
-                    .and_then(|s| s.resources.clone())
-                {
-                    self.actuated.pod = Some(r);
-                    self.touched_actuated = true;
+                    .and_then(|s| init_or_regular_named(s, &name))
+                    .and_then(|c| c.resources.clone());
+                self.actuated
+                    .get_or_insert_with(Default::default)
+                    .containers
+                    .insert(name, resources.unwrap_or_default());
+            }
+            StepOp::UpdatePodSandboxResources => {
+                if let Some(r) = pod.spec.as_ref().and_then(|s| s.resources.clone()) {
+                    self.actuated.get_or_insert_with(Default::default).pod = Some(r);
                 }
             }
-            StepOp::CreateContainer => self.create(step),
+            StepOp::CreateContainer => self.create(pod, step, now),
             StepOp::StartContainer => {
                 let name = step.container.as_deref().unwrap_or("");
                 if let Some(s) = self
@@ -236,21 +234,33 @@ impl Applier<'_> {
         }
     }
 
-    fn run_sandbox(&mut self, attempt: u32) {
-        let pod = &self.request.pod;
+    /// The sandbox new containers go into: the newest one.
+    fn sandbox_id(&self) -> String {
+        self.status
+            .sandbox_statuses
+            .first()
+            .map(|s| s.id.clone())
+            .unwrap_or_default()
+    }
+
+    fn run_sandbox(&mut self, pod: &Pod, attempt: u32, now: jiff::Timestamp) {
         let uid = pod_uid(pod).to_string();
         let id = format!(
             "sandbox-{:012x}",
             fnv64(&[uid.as_bytes(), &attempt.to_le_bytes()]) & 0xffff_ffff_ffff
         );
-        let host = self.host_network();
+        let host = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.host_network)
+            .unwrap_or(false);
         let ip = if host {
             String::new()
         } else {
             format!("10.88.{}.{}", (attempt / 250) % 250, attempt % 250 + 2)
         };
         let sandbox = SandboxStatus {
-            id: id.clone(),
+            id,
             metadata: Some(SandboxMetadata {
                 name: pod.metadata.name.clone().unwrap_or_default(),
                 uid,
@@ -258,7 +268,7 @@ impl Applier<'_> {
                 attempt,
             }),
             state: SandboxState::Ready,
-            created_at: nanos(plus_nanos(self.now, self.seq)),
+            created_at: nanos(plus_nanos(now, self.seq)),
             network: (!host).then(|| SandboxNetwork {
                 ip: ip.clone(),
                 additional_ips: vec![],
@@ -279,27 +289,37 @@ impl Applier<'_> {
         };
         self.status.sandbox_statuses.insert(0, sandbox);
         self.status.ips = if host { vec![] } else { vec![ip] };
-        self.sandbox_id = id;
     }
 
-    fn create(&mut self, step: &Step) {
+    fn create(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
         let (Some(kind), Some(idx)) = (step.kind, step.index) else {
             return;
         };
-        let Some((name, image, resources)) = self.spec_resources(kind, idx) else {
+        let Some(spec) = pod.spec.as_ref().and_then(|s| spec_container(s, kind, idx)) else {
             return;
         };
-        let uid = pod_uid(&self.request.pod);
-        let created = plus_nanos(self.now, self.seq);
-        let digest = fnv64(&[
-            uid.as_bytes(),
-            name.as_bytes(),
-            &created.as_nanosecond().to_le_bytes(),
-        ]);
+        let (name, image) = (spec.name.to_string(), spec.image.to_string());
+        let uid = pod_uid(pod);
+        let created = plus_nanos(now, self.seq);
+        // Derived from the pod, the name and the creation time; an instance created at the
+        // same instant as an earlier one of the same name (no time passed between syncs)
+        // gets a salted id, so that ids stay unique.
+        let mut salt: u32 = 0;
+        let id = loop {
+            let created_bytes = created.as_nanosecond().to_le_bytes();
+            let salt_bytes = salt.to_le_bytes();
+            let parts: &[&[u8]] = &[uid.as_bytes(), name.as_bytes(), &created_bytes, &salt_bytes];
+            let digest = fnv64(parts.get(..if salt == 0 { 3 } else { 4 }).unwrap_or(parts));
+            let id = format!("sim://{name}-{:08x}", digest & 0xffff_ffff);
+            if salt == u32::MAX || !self.status.container_statuses.iter().any(|s| s.id == id) {
+                break id;
+            }
+            salt += 1;
+        };
         let status = ContainerStatus {
-            id: format!("sim://{name}-{:08x}", digest & 0xffff_ffff),
+            id,
             name: name.clone(),
-            pod_sandbox_id: Some(self.sandbox_id.clone()),
+            pod_sandbox_id: Some(self.sandbox_id()),
             state: ContainerState::Created,
             created_at: Some(created),
             image: image.clone(),
@@ -312,43 +332,34 @@ impl Applier<'_> {
         self.status.container_statuses.insert(0, status);
         if kind != ContainerKind::Ephemeral {
             self.actuated
+                .get_or_insert_with(Default::default)
                 .containers
-                .insert(name, resources.unwrap_or_default());
-            self.touched_actuated = true;
+                .insert(name, spec.resources.cloned().unwrap_or_default());
         }
     }
 }
 
-/// Carries out `plan` against the request's runtime state at time `now`.
+fn stop(s: &mut ContainerStatus, now: jiff::Timestamp) {
+    if matches!(
+        s.state,
+        ContainerState::Running | ContainerState::Created | ContainerState::Unknown
+    ) {
+        s.state = ContainerState::Exited;
+        s.exit_code = KILLED_EXIT_CODE;
+        s.reason = "Error".into();
+        s.finished_at = Some(now);
+    }
+}
+
+/// Carries out `plan` against the request's runtime state at time `now`: every step, in
+/// order, with [`Runtime::apply_step`].
 #[must_use]
 pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcome {
-    let mut status = request.runtime_status.clone().unwrap_or_default();
-    if status.id.is_empty() {
-        status.id = pod_uid(&request.pod).to_string();
-        status.name = request.pod.metadata.name.clone().unwrap_or_default();
-        status.namespace = request.pod.metadata.namespace.clone().unwrap_or_default();
-    }
-    let sandbox_id = status
-        .sandbox_statuses
-        .first()
-        .map(|s| s.id.clone())
-        .unwrap_or_default();
-    let mut applier = Applier {
-        request,
-        now,
-        status,
-        actuated: request.actuated_resources.clone().unwrap_or_default(),
-        touched_actuated: request.actuated_resources.is_some(),
-        seq: 0,
-        sandbox_id,
-    };
+    let mut runtime = Runtime::from_request(request);
     for step in &plan.steps {
-        applier.step(step);
+        runtime.apply_step(&request.pod, step, now);
     }
-    Outcome {
-        runtime_status: applier.status,
-        actuated_resources: applier.touched_actuated.then_some(applier.actuated),
-    }
+    runtime.into_outcome()
 }
 
 /// The request for the next sync: the outcome of `plan`, the plan's back-off records,
@@ -378,16 +389,8 @@ pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) ->
 
 /// `AllContainersRestartCleanedUp` while a restart-all is in progress.
 fn restart_cleaned_up(request: &PlanRequest) -> bool {
-    let restarting = request.restart_all_containers
-        || request
-            .pod
-            .status
-            .as_ref()
-            .and_then(|s| s.conditions.as_ref())
-            .is_some_and(|c| {
-                c.iter()
-                    .any(|c| c.type_ == "AllContainersRestarting" && c.status == "True")
-            });
+    let restarting =
+        request.restart_all_containers || crate::pod::all_containers_restarting(&request.pod);
     let Some(spec) = request.pod.spec.as_ref() else {
         return false;
     };
@@ -468,7 +471,7 @@ impl Simulation {
         if self.behaviour.pass_probes {
             script::pass_probes(&mut self.request);
         }
-        let plan = crate::plan(&self.request)?;
+        let plan = crate::api::plan(&self.request)?;
         self.request = next_request(&self.request, &plan, self.now);
         self.advance(self.tick_seconds);
         Ok(plan)
@@ -694,7 +697,7 @@ pub mod script {
 }
 
 #[cfg(test)]
-#[allow(clippy::panic)]
+#[expect(clippy::panic, reason = "tests fail by panicking")]
 mod tests {
     use super::*;
     use crate::api::parse_request;
@@ -733,6 +736,34 @@ mod tests {
         assert_eq!(a.map(|s| s.state), Some(ContainerState::Running));
         // Deterministic.
         assert_eq!(apply(&request, &plan, t0()), out);
+    }
+
+    #[test]
+    fn instances_created_at_the_same_instant_get_distinct_ids() {
+        let Ok(mut request) = parse_request(
+            br#"{"pod": {"metadata": {"name": "p", "uid": "u"},
+                 "spec": {"enableServiceLinks": true, "restartPolicy": "Always",
+                          "containers": [{"name": "a", "image": "x"}]}}}"#,
+        ) else {
+            panic!("bad request");
+        };
+        // Exit and restart without the clock moving between syncs.
+        for _ in 0..3 {
+            let Ok(plan) = crate::plan(&request) else {
+                panic!("no plan");
+            };
+            request = next_request(&request, &plan, t0());
+            script::exit_container(&mut request, "a", 1, t0());
+        }
+        let ids: Vec<&str> = request
+            .runtime_status
+            .iter()
+            .flat_map(|s| s.container_statuses.iter().map(|c| c.id.as_str()))
+            .collect();
+        let unique: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
+        assert!(ids.len() >= 2, "{ids:?}");
+        assert_eq!(unique.len(), ids.len(), "{ids:?}");
+        assert!(crate::plan(&request).is_ok());
     }
 
     #[test]

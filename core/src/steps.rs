@@ -7,153 +7,27 @@
 //! resize (`UpdatePodSandboxResources`, `UpdateContainerResources`, decreases first), then
 //! `CreateContainer` + `StartContainer` for ephemeral, init and regular containers.
 //!
-//! A start is skipped when crash-loop back-off holds it back (see [`crate::backoff`];
-//! only with `request.now`) or when the config generator reported an error for that
-//! container. Either aborts the remaining starts when it hits a classic init container,
-//! as `SyncPod` does; sidecar and regular failures only skip that container.
+//! Starts are done container by container, as `SyncPod`'s `startContainer` does: the
+//! crash-loop back-off check (`doBackOff`, see `backoff`; only with
+//! `request.now`), then config generation (`generateContainerConfig`, see
+//! [`crate::config`]), then `CreateContainer` + `StartContainer`, or the error. A held-back
+//! or failing classic init container stops the remaining starts, as `SyncPod` does;
+//! sidecar, regular and ephemeral failures only skip that container. The sandbox config is
+//! generated once, before any start.
 
 use std::collections::BTreeSet;
-use std::fmt;
 
-use k8s_openapi::api::core::v1::{Container, Pod, ResourceRequirements};
-use serde::{Deserialize, Serialize};
+use k8s_openapi::api::core::v1::{Container, Pod};
 
-use crate::backoff::{backoff_key, Backoff, BackoffPolicy, HeldBack};
-use crate::decision::restart::is_restartable_init;
+use crate::backoff::{backoff_key, Backoff, BackoffPolicy};
+use crate::config;
 use crate::decision::{note, Ctx};
 use crate::events::{self, Event};
 use crate::features::{FeatureGates, Gate};
-use crate::plan::{KillReason, Plan};
+use crate::plan::{Action, ContainerKind, HeldBack, KillReason, Plan, Step, StepOp};
+use crate::pod::{format_pod, init_or_regular_named, spec_container, SpecContainer};
 use crate::request::PlanRequest;
 use crate::runtime::ContainerState;
-
-/// Which list of the pod spec a container comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ContainerKind {
-    /// `spec.initContainers`.
-    Init,
-    /// `spec.containers`.
-    Regular,
-    /// `spec.ephemeralContainers`.
-    Ephemeral,
-}
-
-impl ContainerKind {
-    /// The contract's name (`init`, `regular`, `ephemeral`).
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Init => "init",
-            Self::Regular => "regular",
-            Self::Ephemeral => "ephemeral",
-        }
-    }
-
-    /// The kubelet's words for this kind ("init container", ...).
-    #[must_use]
-    pub fn noun(self) -> &'static str {
-        match self {
-            Self::Init => "init container",
-            Self::Regular => "container",
-            Self::Ephemeral => "ephemeral container",
-        }
-    }
-}
-
-/// A CRI operation (plus the pod-level kill, which stops containers then sandboxes).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum StepOp {
-    /// Stop every running container, then every sandbox.
-    #[default]
-    KillPod,
-    /// `StopContainer`.
-    KillContainer,
-    /// `RemoveContainer`.
-    RemoveContainer,
-    /// `RunPodSandbox`.
-    RunPodSandbox,
-    /// `UpdatePodSandboxResources` + the pod cgroup.
-    UpdatePodSandboxResources,
-    /// `UpdateContainerResources`.
-    UpdateContainerResources,
-    /// `CreateContainer`.
-    CreateContainer,
-    /// `StartContainer`.
-    StartContainer,
-}
-
-impl StepOp {
-    /// The op's name as serialised.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::KillPod => "KillPod",
-            Self::KillContainer => "KillContainer",
-            Self::RemoveContainer => "RemoveContainer",
-            Self::RunPodSandbox => "RunPodSandbox",
-            Self::UpdatePodSandboxResources => "UpdatePodSandboxResources",
-            Self::UpdateContainerResources => "UpdateContainerResources",
-            Self::CreateContainer => "CreateContainer",
-            Self::StartContainer => "StartContainer",
-        }
-    }
-}
-
-impl fmt::Display for StepOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl PartialEq<&str> for StepOp {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-/// One CRI operation.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Step {
-    /// The operation.
-    pub op: StepOp,
-    /// The container concerned.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub container: Option<String>,
-    /// Which spec list the container is in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<ContainerKind>,
-    /// Index in that list.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index: Option<usize>,
-    /// Runtime container id (kills, removals, updates).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub container_id: Option<String>,
-    /// Sandbox id (`KillPod`: the current sandbox; starts: the sandbox they go into, empty
-    /// when it is the one created by this plan).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sandbox_id: Option<String>,
-    /// `RunPodSandbox`: the sandbox attempt; `CreateContainer`: the restart count
-    /// (`ContainerMetadata.attempt`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attempt: Option<u32>,
-    /// Resource updated (`cpu` or `memory`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<String>,
-    /// Kill grace period in seconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub grace_period_seconds: Option<i64>,
-    /// `KillPod`: the running containers it stops.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub containers: Vec<String>,
-    /// Machine-readable reason (kill reason, removal cause).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Human message (the kill message the kubelet records).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-}
 
 /// Execution-time options that do not come from the request.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -163,24 +37,21 @@ pub struct BuildOptions {
     pub max_container_restart_period_seconds: Option<u64>,
 }
 
-/// Fills `plan.steps`, `plan.events`, `plan.heldBack` and `plan.backoff` from the decided
-/// actions.
+/// Carries the decided actions of `plan` out as `SyncPod` would: fills `plan.steps`,
+/// `plan.events`, `plan.sandboxConfig`, `plan.containerConfigs`, `plan.errors`,
+/// `plan.heldBack` and `plan.backoff`. The actions may be hand-made.
 pub fn build(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan) {
-    build_with(request, gates, plan, BuildOptions::default());
+    if let Some(ctx) = Ctx::new(request, gates) {
+        build_in(&ctx, plan, BuildOptions::default());
+    }
 }
 
-/// [`build`] with explicit options.
-pub fn build_with(
-    request: &PlanRequest,
-    gates: &FeatureGates,
-    plan: &mut Plan,
-    options: BuildOptions,
-) {
-    let Some(ctx) = Ctx::new(request, gates) else {
-        return;
-    };
+/// [`build`] with a context already built (by `decision::decide_in`) and explicit
+/// options.
+pub(crate) fn build_in(ctx: &Ctx<'_>, plan: &mut Plan, options: BuildOptions) {
+    let (request, gates) = (ctx.request, ctx.gates);
     let mut b = Builder {
-        ctx,
+        ctx: *ctx,
         steps: Vec::new(),
         events: Vec::new(),
         held_back: Vec::new(),
@@ -193,11 +64,12 @@ pub fn build_with(
             )
         }),
     };
+    let sandbox_ok = b.sandbox_config(plan);
     b.kills(plan);
-    b.prune_init_containers(plan);
+    b.prune_init_containers();
     b.sandbox(plan);
     b.resize(plan);
-    b.starts(plan);
+    b.starts(plan, sandbox_ok);
     plan.steps = b.steps;
     plan.events = b.events;
     plan.held_back = b.held_back;
@@ -208,18 +80,6 @@ pub fn build_with(
         Some(table) => table.into_records(),
         None => request.backoff.clone(),
     };
-}
-
-/// `format.Pod`: `name_namespace(uid)`.
-#[must_use]
-pub fn format_pod(pod: &Pod) -> String {
-    let m = &pod.metadata;
-    format!(
-        "{}_{}({})",
-        m.name.as_deref().unwrap_or(""),
-        m.namespace.as_deref().unwrap_or(""),
-        m.uid.as_deref().unwrap_or("")
-    )
 }
 
 /// The kubelet's minimal shutdown window.
@@ -257,64 +117,40 @@ pub fn grace_period(
     grace.max(MINIMUM_GRACE_PERIOD_SECONDS)
 }
 
-struct SpecRef<'a> {
-    name: &'a str,
-    image: &'a str,
-    resources: Option<&'a ResourceRequirements>,
-    sidecar: bool,
-}
-
 struct Builder<'a> {
     ctx: Ctx<'a>,
     steps: Vec<Step>,
     events: Vec<Event>,
     held_back: Vec<HeldBack>,
-    notes: Vec<(&'static str, String, &'static str, String)>,
+    notes: Vec<(Action, String, &'static str, String)>,
     backoff: Option<Backoff>,
 }
 
 impl<'a> Builder<'a> {
     fn container_spec(&self, name: &str) -> Option<&'a Container> {
-        let spec = self.ctx.spec;
-        spec.init_containers
-            .as_deref()
-            .unwrap_or_default()
-            .iter()
-            .chain(spec.containers.iter())
-            .find(|c| c.name == name)
+        init_or_regular_named(self.ctx.spec, name)
     }
 
-    fn spec_ref(&self, kind: ContainerKind, idx: usize) -> Option<SpecRef<'a>> {
-        let spec = self.ctx.spec;
-        match kind {
-            ContainerKind::Init => spec
-                .init_containers
-                .as_deref()
-                .unwrap_or_default()
-                .get(idx)
-                .map(|c| SpecRef {
-                    name: &c.name,
-                    image: c.image.as_deref().unwrap_or(""),
-                    resources: c.resources.as_ref(),
-                    sidecar: is_restartable_init(c),
-                }),
-            ContainerKind::Regular => spec.containers.get(idx).map(|c| SpecRef {
-                name: &c.name,
-                image: c.image.as_deref().unwrap_or(""),
-                resources: c.resources.as_ref(),
-                sidecar: false,
-            }),
-            ContainerKind::Ephemeral => spec
-                .ephemeral_containers
-                .as_deref()
-                .unwrap_or_default()
-                .get(idx)
-                .map(|c| SpecRef {
-                    name: &c.name,
-                    image: c.image.as_deref().unwrap_or(""),
-                    resources: c.resources.as_ref(),
-                    sidecar: false,
-                }),
+    /// `generatePodSandboxConfig`, once, when the plan creates a sandbox or starts
+    /// anything. Returns whether the configs of the starts are to be generated.
+    fn sandbox_config(&mut self, plan: &mut Plan) -> bool {
+        let a = &plan.actions;
+        let starts = !a.init_containers_to_start.is_empty()
+            || !a.containers_to_start.is_empty()
+            || !a.ephemeral_containers_to_start.is_empty();
+        if !a.create_sandbox && !starts {
+            return false;
+        }
+        match config::sandbox_for(self.ctx.request, self.ctx.gates, a) {
+            Ok((config, warnings)) => {
+                plan.sandbox_config = Some(config);
+                plan.warnings.extend(warnings);
+                true
+            }
+            Err(error) => {
+                plan.errors.push(error);
+                false
+            }
         }
     }
 
@@ -435,7 +271,7 @@ impl<'a> Builder<'a> {
 
     /// `pruneInitContainersBeforeStart`: keep only the newest exited/unknown instance of
     /// each init container.
-    fn prune_init_containers(&mut self, _plan: &Plan) {
+    fn prune_init_containers(&mut self) {
         let removed: BTreeSet<String> = self
             .steps
             .iter()
@@ -522,9 +358,12 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn starts(&mut self, plan: &Plan) {
+    /// `startContainer` for each container to start, in `SyncPod` order (ephemeral,
+    /// init, regular). `configs`: whether the sandbox config could be generated (the
+    /// container configs are only generated then).
+    fn starts(&mut self, plan: &mut Plan, configs: bool) {
         let a = &plan.actions;
-        let order = a
+        let order: Vec<(ContainerKind, usize)> = a
             .ephemeral_containers_to_start
             .iter()
             .map(|i| (ContainerKind::Ephemeral, *i))
@@ -537,18 +376,19 @@ impl<'a> Builder<'a> {
                 a.containers_to_start
                     .iter()
                     .map(|i| (ContainerKind::Regular, *i)),
-            );
+            )
+            .collect();
         let sandbox_id = if a.create_sandbox {
             String::new()
         } else {
             a.sandbox_id.clone()
         };
-        for (kind, idx) in order.collect::<Vec<_>>() {
-            let Some(spec) = self.spec_ref(kind, idx) else {
+        for (kind, idx) in order {
+            let Some(spec) = spec_container(self.ctx.spec, kind, idx) else {
                 continue;
             };
             let aborts = kind == ContainerKind::Init && !spec.sidecar;
-            // startContainer: doBackOff first, then generateContainerConfig.
+            // startContainer: doBackOff first ...
             if self.held_back(kind, idx, &spec) {
                 if aborts {
                     self.abort(spec.name, "CrashLoopBackOff");
@@ -556,14 +396,23 @@ impl<'a> Builder<'a> {
                 }
                 continue;
             }
-            if let Some(err) = plan.errors.iter().find(|e| e.container == spec.name) {
-                self.events.push(events::failed(spec.name, &err.message));
-                if aborts {
-                    self.abort(spec.name, &err.reason);
-                    return;
+            // ... then generateContainerConfig ...
+            if configs {
+                match config::container_for(self.ctx.request, self.ctx.gates, kind, idx) {
+                    Ok(entry) => plan.container_configs.push(entry),
+                    Err(err) => {
+                        self.events.push(events::failed(spec.name, &err.message));
+                        let reason = err.reason.clone();
+                        plan.errors.push(err);
+                        if aborts {
+                            self.abort(spec.name, &reason);
+                            return;
+                        }
+                        continue;
+                    }
                 }
-                continue;
             }
+            // ... then CreateContainer and StartContainer.
             let restart_count = self.ctx.status.find(spec.name).map_or(0, |s| {
                 u32::try_from(s.restart_count.saturating_add(1)).unwrap_or(0)
             });
@@ -596,7 +445,7 @@ impl<'a> Builder<'a> {
 
     fn abort(&mut self, name: &str, why: &str) {
         self.notes.push((
-            "wait",
+            Action::Wait,
             name.to_string(),
             "InitContainerStartFailed",
             format!("init container {name} cannot start on this sync ({why}): SyncPod stops here and starts nothing after it"),
@@ -604,7 +453,7 @@ impl<'a> Builder<'a> {
     }
 
     /// `doBackOff`: returns true when the start is held back.
-    fn held_back(&mut self, kind: ContainerKind, idx: usize, spec: &SpecRef<'_>) -> bool {
+    fn held_back(&mut self, kind: ContainerKind, idx: usize, spec: &SpecContainer<'_>) -> bool {
         let Some(table) = self.backoff.as_mut() else {
             return false;
         };
@@ -629,7 +478,7 @@ impl<'a> Builder<'a> {
             self.events
                 .push(events::back_off(spec.name, &format_pod(self.ctx.pod)));
             self.notes.push((
-                "wait",
+                Action::Wait,
                 spec.name.to_string(),
                 "CrashLoopBackOff",
                 format!(
@@ -841,7 +690,7 @@ mod tests {
             json!([exited("c://1", "a", "x", 1), exited("c://2", "b", "x", 1)]),
             json!({"now": "2025-01-01T00:00:15Z"}),
         );
-        r.backoff = vec![crate::backoff::BackoffRecord {
+        r.backoff = vec![crate::plan::BackoffRecord {
             key: pod_key(&r),
             container: "a".into(),
             delay_seconds: 40,
@@ -885,7 +734,7 @@ mod tests {
             json!([exited("c://1", "i", "x", 1)]),
             json!({"now": "2025-01-01T00:00:01Z"}),
         );
-        r.backoff = vec![crate::backoff::BackoffRecord {
+        r.backoff = vec![crate::plan::BackoffRecord {
             key: backoff_key(&r.pod, "i", "x", None),
             container: "i".into(),
             delay_seconds: 10,

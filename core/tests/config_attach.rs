@@ -1,13 +1,18 @@
-//! `config::attach` with hand-made plans: which configs a plan gets, restart counts,
-//! per-container errors, and SyncPod's early stop after a failing init container.
+//! The configs of hand-made plans carried out by `steps::build`: which configs a plan
+//! gets, restart counts, per-container errors, and SyncPod's early stop after a failing
+//! init container.
 
-#![allow(clippy::indexing_slicing, clippy::panic)]
+#![expect(
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "tests fail by panicking"
+)]
 
 use podplan_core::api::parse_request_value;
-use podplan_core::config;
 use podplan_core::features::FeatureGates;
 use podplan_core::plan::Plan;
 use podplan_core::request::PlanRequest;
+use podplan_core::steps;
 use serde_json::json;
 
 fn request(v: serde_json::Value) -> PlanRequest {
@@ -50,7 +55,7 @@ fn base() -> serde_json::Value {
 }
 
 fn attach(r: &PlanRequest, plan: &mut Plan) {
-    config::attach(r, &FeatureGates::resolve(&r.feature_gates), plan);
+    steps::build(r, &FeatureGates::resolve(&r.feature_gates), plan);
 }
 
 #[test]
@@ -142,20 +147,6 @@ fn a_failing_init_container_stops_the_sync_but_a_sidecar_does_not() {
     // The sidecar's failure does not stop the sync; the classic init container's does.
     assert_eq!(failed, vec!["proxy", "setup"]);
     assert!(plan.container_configs.is_empty());
-}
-
-#[test]
-fn held_back_containers_get_no_config() {
-    let r = request(base());
-    let mut plan = Plan::default();
-    plan.actions.containers_to_start = vec![2];
-    plan.held_back.push(podplan_core::backoff::HeldBack {
-        container: "ok".into(),
-        wait_seconds: 10,
-        ..Default::default()
-    });
-    attach(&r, &mut plan);
-    assert!(plan.container_configs.is_empty() && plan.errors.is_empty());
 }
 
 #[test]

@@ -1,12 +1,16 @@
 //! Focused checks of single generators against the kubelet rules they implement.
 
-#![allow(clippy::indexing_slicing, clippy::panic)]
+#![expect(
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "tests fail by panicking"
+)]
 
 use k8s_openapi::api::core::v1::{Container, Pod};
 use serde_json::json;
 
 use podplan_core::config::node::NodeContext;
-use podplan_core::config::{dns, env, gojson, hostname, mounts, security};
+use podplan_core::config::{dns, env, go_encoding, hostname, mounts, security};
 use podplan_core::cri::NamespaceMode;
 use podplan_core::features::FeatureGates;
 
@@ -257,13 +261,13 @@ fn go_json_of_handlers_and_ports() {
     ))
     .unwrap_or_default();
     assert_eq!(
-        gojson::lifecycle_handler_json(&h),
+        go_encoding::lifecycle_handler_json(&h),
         r#"{"httpGet":{"path":"/q?a=\u003cb\u003e\u0026c","port":"http","httpHeaders":[{"name":"X","value":"1"}]}}"#
     );
     let ports: Vec<k8s_openapi::api::core::v1::ContainerPort> =
         serde_json::from_value(json!([{"containerPort": 80}])).unwrap_or_default();
     assert_eq!(
-        gojson::container_ports_json(&ports),
+        go_encoding::container_ports_json(&ports),
         r#"[{"containerPort":80}]"#
     );
 }

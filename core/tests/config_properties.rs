@@ -2,7 +2,7 @@
 //! generators panic, every config survives a JSON round trip, and environments come out
 //! in one deterministic order.
 
-#![allow(clippy::indexing_slicing)]
+#![expect(clippy::indexing_slicing, reason = "tests fail by panicking")]
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -261,7 +261,7 @@ proptest! {
         let mut plan = Plan::default();
         plan.actions.create_sandbox = true;
         plan.actions.containers_to_start = (0..spec.containers.len()).collect();
-        config::attach(&req, &gates, &mut plan);
+        podplan_core::steps::build(&req, &gates, &mut plan);
         if plan.sandbox_config.is_some() {
             prop_assert_eq!(plan.container_configs.len() + plan.errors.len(), spec.containers.len());
         }

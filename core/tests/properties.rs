@@ -2,11 +2,11 @@
 //! round-trip through JSON, and structural invariants of plans hold.
 
 // serde_json `Value` indexing builds test inputs; a wrong shape is a test bug.
-#![allow(clippy::indexing_slicing)]
+#![expect(clippy::indexing_slicing, reason = "tests fail by panicking")]
 
 use std::collections::BTreeSet;
 
-use podplan_core::steps::StepOp;
+use podplan_core::plan::StepOp;
 use podplan_core::{plan, plan_json, Plan};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -169,7 +169,7 @@ fn status(i: usize) -> BoxedStrategy<Value> {
         .prop_map(move |(name, state, exit, hash_kind, sb, oom, finished)| {
             let hash = match hash_kind {
                 0 => 0,
-                k => podplan_core::hash::container_hash(
+                k => podplan_core::generators::container_hash(
                     name,
                     IMAGES.get(k - 1).copied().unwrap_or(""),
                 ),
@@ -325,8 +325,8 @@ fn typed(value: &Value) -> podplan_core::PlanRequest {
                     .flatten()
                     .chain(s.containers.iter())
             })
-            .map(|c| podplan_core::backoff::BackoffRecord {
-                key: podplan_core::backoff::backoff_key(
+            .map(|c| podplan_core::plan::BackoffRecord {
+                key: podplan_core::generators::backoff_key(
                     &pod,
                     &c.name,
                     c.image.as_deref().unwrap_or(""),

@@ -3,9 +3,6 @@
 //! RestartAllContainers gates). The expectations do not change; replay the vendored
 //! vectors that way.
 
-// serde_json `Value` indexing builds test inputs; a wrong shape is a test bug.
-#![allow(clippy::indexing_slicing)]
-
 use std::path::Path;
 
 use serde_json::{json, Value};

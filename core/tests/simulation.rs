@@ -2,13 +2,10 @@
 //! every pod shape to a fixpoint within a bounded number of syncs, and `Always` pods end
 //! with every regular container and sidecar running.
 
-// serde_json `Value` indexing builds test inputs; a wrong shape is a test bug.
-#![allow(clippy::indexing_slicing)]
-
+use podplan_core::plan::StepOp;
 use podplan_core::request::PlanRequest;
 use podplan_core::runtime::{ContainerState, SandboxState};
 use podplan_core::sim::{script, Simulation};
-use podplan_core::steps::StepOp;
 use podplan_core::Plan;
 use serde_json::{json, Value};
 

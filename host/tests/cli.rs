@@ -80,12 +80,12 @@ fn crashed_request() -> Value {
                 "network": {"ip": "10.0.0.5"}}],
             "containerStatuses": [
                 {"id": "containerd://i1", "name": "init", "state": "exited", "exitCode": 0,
-                 "hash": podplan_core::hash::container_hash("init", "busybox")},
+                 "hash": podplan_core::generators::container_hash("init", "busybox")},
                 {"id": "containerd://a1", "name": "app", "state": "exited", "exitCode": 1,
                  "finishedAt": "2025-01-01T00:00:00Z",
-                 "hash": podplan_core::hash::container_hash("app", "nginx:1.27")},
+                 "hash": podplan_core::generators::container_hash("app", "nginx:1.27")},
                 {"id": "containerd://s1", "name": "side", "state": "running",
-                 "hash": podplan_core::hash::container_hash("side", "envoy")}
+                 "hash": podplan_core::generators::container_hash("side", "envoy")}
             ]
         },
         "now": "2025-01-01T00:00:30Z"
@@ -478,11 +478,16 @@ fn the_vendored_vectors_run_to_a_final_count() {
         .and_then(|(p, rest)| {
             Some((
                 p.parse::<usize>().ok()?,
-                rest.strip_suffix(" failed")?.parse::<usize>().ok()?,
+                rest.split(" failed").next()?.parse::<usize>().ok()?,
             ))
         })
         .unwrap_or_else(|| panic!("last line {last:?}"));
     assert!(passed + failed > 100, "{last}");
+    // Vectors of functions not implemented yet are counted apart, never as passed.
+    let pending = stdout(&out)
+        .matches(" pending (not implemented yet)")
+        .count();
+    assert_eq!(last.ends_with(" skipped"), pending > 0, "{last}");
     assert_eq!(code(&out) == 0, failed == 0);
 }
 

@@ -1,6 +1,7 @@
 //! The wasm-bindgen exports for JavaScript (feature `js`).
 //!
-//! Thin conversions only, around [`podplan_core::plan_json`]. Nothing here throws: a
+//! Thin conversions only, around [`podplan_core::plan_json`] and the calls of
+//! [`crate::calls`] (the runtime model and crictl conversion). Nothing here throws: a
 //! value that cannot be converted becomes an `{error: {...}}` answer.
 //!
 //! JS objects cross the boundary as JSON text, converted by the JS engine's own `JSON`
@@ -32,23 +33,67 @@ extern "C" {
 /// answers.
 #[wasm_bindgen]
 pub fn plan(request: JsValue) -> JsValue {
-    let text = match json_stringify(&request) {
+    call_object(&request, "request", plan_json)
+}
+
+/// Carries out a plan on the request's runtime state with `podplan_core::sim`:
+/// `{request, plan}` in, `{request}` out (the next sync's request), or `{error}`.
+#[wasm_bindgen(js_name = simApply)]
+pub fn sim_apply(call: JsValue) -> JsValue {
+    call_object(&call, "call", sim_apply_json)
+}
+
+/// [`sim_apply`] on JSON text.
+#[wasm_bindgen(js_name = simApplyJson)]
+pub fn sim_apply_json(call: &str) -> String {
+    crate::calls::sim_apply(call)
+}
+
+/// Applies one scripted runtime event (`core::sim::Event`): `{request, event}` in,
+/// `{request, note?}` out, or `{error}`.
+#[wasm_bindgen(js_name = simEvent)]
+pub fn sim_event(call: JsValue) -> JsValue {
+    call_object(&call, "call", sim_event_json)
+}
+
+/// [`sim_event`] on JSON text.
+#[wasm_bindgen(js_name = simEventJson)]
+pub fn sim_event_json(call: &str) -> String {
+    crate::calls::sim_event(call)
+}
+
+/// A CRI config as the file crictl reads: `{sandboxConfig}` or `{containerConfig}` in,
+/// `{crictl}` out, or `{error}`.
+#[wasm_bindgen]
+pub fn crictl(call: JsValue) -> JsValue {
+    call_object(&call, "call", crictl_json)
+}
+
+/// [`crictl`] on JSON text.
+#[wasm_bindgen(js_name = crictlJson)]
+pub fn crictl_json(call: &str) -> String {
+    crate::calls::crictl(call)
+}
+
+/// Runs a text call on a JS object: `JSON.stringify`, the call, `JSON.parse`.
+fn call_object(value: &JsValue, what: &str, call: fn(&str) -> String) -> JsValue {
+    let text = match json_stringify(value) {
         Ok(text) => match text.as_string() {
             Some(text) => text,
             None => {
-                return error_value(
-                    "the request is not a JSON value (undefined, a function or a symbol)",
-                )
+                return error_value(&format!(
+                    "the {what} is not a JSON value (undefined, a function or a symbol)"
+                ))
             }
         },
         Err(e) => {
             return error_value(&format!(
-                "the request cannot be converted to JSON: {}",
+                "the {what} cannot be converted to JSON: {}",
                 describe(&e)
             ))
         }
     };
-    to_js(&plan_json(&text))
+    to_js(&call(&text))
 }
 
 /// Computes the plan for a request given as JSON text; answers JSON text (the plan, or

@@ -4,12 +4,15 @@
 //! this crate (see `scripts/build-wasm`):
 //!
 //! - **JS build** (cargo feature `js`): wasm-bindgen exports `plan(request)` (a JS object
-//!   in, a JS object out), `planJson(string)` and `version()`, for browsers and Node.
+//!   in, a JS object out), `planJson(string)` and `version()`, for browsers and Node, and
+//!   the runtime-model and crictl calls of `calls` (`simApply`, `simEvent`, `crictl`,
+//!   each also as `…Json` on text).
 //! - **Plain ABI build** (no feature): a module with no imports at all, for wasmtime and
 //!   any other host; the exports are described in `ABI.md`.
 //!
 //! Neither flavour adds logic: every answer is what [`podplan_core::plan_json`] or
-//! [`podplan_core::plan_value`] gives for the same request.
+//! [`podplan_core::plan_value`] gives for the same request, or (the `calls`) what
+//! `podplan_core::sim` and `podplan_core::config::crictl` give.
 //!
 //! ```
 //! // What both flavours wrap (the native call):
@@ -20,6 +23,8 @@
 
 #[cfg(all(target_arch = "wasm32", not(feature = "js")))]
 mod abi;
+#[cfg(any(feature = "js", test))]
+pub mod calls;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod corpus;
 #[cfg(feature = "js")]

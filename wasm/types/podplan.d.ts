@@ -1,5 +1,5 @@
 // Type declarations for podplan-wasm: the plan contract (wire format v1) and the
-// module's three functions. Hand-written to match the contract
+// module's functions. Hand-written to match the contract
 // (shared/contract/README.md, docs/contract.md) and the Rust types in core/src
 // (request.rs, runtime.rs, plan.rs, error.rs). Kubernetes objects follow the
 // API server's JSON (k8s-openapi, v1_37); only the fields the kubelet reads are spelled
@@ -27,6 +27,80 @@ export function planJson(request: string): string;
 
 /** Version facts of this build. */
 export function version(): VersionInfo;
+
+/**
+ * Carries out `call.plan` on `call.request`'s runtime state with podplan's runtime
+ * model (`podplan_core::sim::next_request`) at `request.now`; answers the request of the
+ * next sync (runtime status, actuated resources, back-off records, probes of running
+ * containers, `now`). Never throws.
+ */
+export function simApply(call: SimApplyCall): SimAnswer | ErrorAnswer;
+
+/** {@link simApply} on JSON text. */
+export function simApplyJson(call: string): string;
+
+/**
+ * Applies one scripted runtime event (`podplan_core::sim::Event`) to `call.request` at
+ * its `now`. When the event cannot happen (the container is not running, there is no
+ * sandbox) the request comes back unchanged with a `note`. Never throws.
+ */
+export function simEvent(call: SimEventCall): SimAnswer | ErrorAnswer;
+
+/** {@link simEvent} on JSON text. */
+export function simEventJson(call: string): string;
+
+/**
+ * A CRI config of a plan as the file crictl reads (`crictl runp`, `crictl create`):
+ * proto field names, enums as numbers. Never throws.
+ */
+export function crictl(call: CrictlCall): CrictlAnswer | ErrorAnswer;
+
+/** {@link crictl} on JSON text. */
+export function crictlJson(call: string): string;
+
+/** The input of {@link simApply}. */
+export interface SimApplyCall {
+  /** The request the plan was made for; it must carry `now`. */
+  request: PlanRequest;
+  plan: Plan;
+}
+
+/** The input of {@link simEvent}. */
+export interface SimEventCall {
+  request: PlanRequest;
+  event: SimEvent;
+}
+
+/** The answer of {@link simApply} and {@link simEvent}. */
+export interface SimAnswer {
+  /** The request after the plan or the event. */
+  request: PlanRequest;
+  /** Why an event could not happen (the request is then unchanged). */
+  note?: string;
+}
+
+/** Something that happens to the pod between two syncs (`podplan_core::sim::Event`). */
+export type SimEvent =
+  /** Virtual time passes (seconds, not negative). */
+  | { type: "advance"; seconds: number }
+  /** The newest running instance of a container exits. */
+  | { type: "exit"; container: string; code: number }
+  /** The prober records a result for a running container. */
+  | { type: "probe"; container: string; probe: "liveness" | "startup"; result: ProbeResult }
+  /** The latest sandbox dies with its running containers (exit 137). */
+  | { type: "sandboxDies" }
+  /** The latest sandbox loses its IP address. */
+  | { type: "sandboxLosesIp" }
+  /** The pod spec changes a container's image. */
+  | { type: "setImage"; container: string; image: string };
+
+/** The input of {@link crictl}: exactly one config. */
+export type CrictlCall = { sandboxConfig: PodSandboxConfig } | { containerConfig: CriContainerConfig };
+
+/** The answer of {@link crictl}. */
+export interface CrictlAnswer {
+  crictl: JsonObject;
+}
 
 /** What `version()` returns. */
 export interface VersionInfo {
@@ -62,6 +136,8 @@ export type ResourceList = { [resource: string]: Quantity };
 export interface PlanRequest {
   /** The API pod (`v1.Pod`), not API-defaulted: an absent field really is absent. */
   pod: Pod;
+  /** Extension: apply the API server's defaulting to `pod` before deciding (default false). */
+  apiDefaults?: boolean;
   /** What the runtime reports (`kubecontainer.PodStatus`). Absent = nothing exists yet. */
   runtimeStatus?: RuntimeStatus | null;
   /** Prober results by runtime container id (`type://id`). No entry = no result. */

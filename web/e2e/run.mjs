@@ -6,8 +6,8 @@
 //
 // It serves web/dist on 127.0.0.1 with its own tiny server, drives the page like a user
 // and saves screenshots of the main views to e2e/artifacts/. The checks are written
-// against what the page shows, not against fixed engine wording, so they run the same
-// against podplan's wasm module and the stand-in.
+// against what the page shows, not against fixed engine wording. The page runs podplan's
+// wasm module only: there is no stand-in engine.
 
 import { mkdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -112,7 +112,9 @@ async function main() {
 
   try {
     await section("load", async (page) => {
-      console.log(`  engine: ${await page.locator("#engine-badge").innerText()}`);
+      const badge = await page.locator("#engine-badge").innerText();
+      console.log(`  engine: ${badge}`);
+      check(badge.startsWith("podplan ") && (await page.locator("#no-engine").count()) === 0, "the page runs podplan's wasm module");
       check((await page.locator(".syncbtn").count()) === 1, "a fresh page shows the first sync");
       check((await page.locator("#gallery .chip").count()) >= 11, "the gallery offers the scenarios");
       await page.screenshot({ path: join(artifacts, "01-start.png"), fullPage: true });

@@ -8,14 +8,14 @@
 // does. What is left to the page is what is not field defaulting: the namespace, the uid
 // the API server assigns, and the scheduler's node assignment.
 
-import type { JsonObject, Pod } from "./types";
+import type { NodeContext, Pod } from "../../wasm/types/podplan";
 
 /** The node every playground pod runs on. */
 export const NODE_NAME = "playground-node";
 export const NODE_IP = "192.168.0.10";
 
 /** The node/kubelet facts sent with every request (see docs/node-context.md). */
-export const NODE_CONTEXT: JsonObject = {
+export const NODE_CONTEXT: NodeContext = {
   name: NODE_NAME,
   hostIPs: [NODE_IP],
   kubelet: { clusterDomain: "cluster.local", clusterDNS: ["10.96.0.10"] },
@@ -30,12 +30,9 @@ export const NODE_CONTEXT: JsonObject = {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
 
-/** A deterministic uid for pods that have none (the API server would assign one). */
+/** A stable uid for pods that have none (the API server would assign one). */
 function uidFor(namespace: string, name: string): string {
-  let h = 0x811c9dc5;
-  for (const ch of `${namespace}/${name}`) h = Math.imul(h ^ (ch.codePointAt(0) ?? 0), 0x01000193) >>> 0;
-  const hex = h.toString(16).padStart(8, "0");
-  return `${hex}-0000-4000-8000-${hex}${hex.slice(0, 4)}`;
+  return `playground-${namespace}-${name}`;
 }
 
 /** The pod as created and scheduled: namespace, uid and node name filled in if absent. */

@@ -1,109 +1,89 @@
-// The engine adapter: the page talks to podplan's wasm module through this interface.
+// The engine: podplan's wasm module (the Rust core), the only place where decisions, the
+// runtime model and crictl conversion live.
 //
 // At build time Vite looks for the wasm-bindgen output of crate `podplan-wasm`
-// (wasm/pkg/web, made by scripts/build-wasm). When it is there, the page uses it; when it
-// is not, the page falls back to a small TypeScript stand-in (engine-mock.ts) and says so
-// on screen. Unit tests use the stand-in directly.
+// (wasm/pkg/web, made by scripts/build-wasm). Without it the page says so and runs
+// nothing: there is no stand-in engine. Node tests wrap wasm/pkg/node the same way.
 
-import { mockEngine } from "./engine-mock";
-import type { PlanAnswer, PlanRequest } from "./types";
+import type * as Podplan from "../../wasm/types/podplan";
+import type { CrictlAnswer, CrictlCall, ErrorAnswer, Plan, PlanAnswer, PlanRequest, SimAnswer, SimEvent } from "../../wasm/types/podplan";
 
 export interface Engine {
-  /** Computes a plan (or returns `{error:{kind,path,message}}`). Never throws. */
+  /** Computes a plan (or `{error:{kind,path,message}}`). Never throws. */
   plan(request: PlanRequest): PlanAnswer;
+  /** Carries out a plan with podplan's runtime model: the next sync's request. */
+  apply(request: PlanRequest, plan: Plan): SimAnswer | ErrorAnswer;
+  /** Applies one scripted runtime event to a request. */
+  event(request: PlanRequest, event: SimEvent): SimAnswer | ErrorAnswer;
+  /** A CRI config as the file crictl reads. */
+  crictl(call: CrictlCall): CrictlAnswer | ErrorAnswer;
   /** A human-readable version string. */
   version: string;
-  /** True when this is podplan's real wasm module. */
-  real: boolean;
 }
 
-/** What a wasm-bindgen `--target web` module of podplan-wasm exports. */
-interface WasmModule {
-  default: (init?: unknown) => Promise<unknown>;
-  plan?: (request: unknown) => unknown;
-  planJson?: (request: string) => string;
-  version?: () => unknown;
+/** The JSON-text functions of podplan-wasm's JS build that the page calls. */
+export type WasmModule = Pick<typeof Podplan, "planJson" | "simApplyJson" | "simEventJson" | "crictlJson" | "version">;
+
+/** Whether an answer is `{error: ...}`. */
+export function isError(answer: unknown): answer is ErrorAnswer {
+  return !!answer && typeof answer === "object" && "error" in answer;
 }
 
-// Resolved by Vite at build time; an empty object when the package has not been built.
-const candidates = import.meta.glob<WasmModule>("../../wasm/pkg/web/podplan_wasm.js");
+function failure(e: unknown): ErrorAnswer {
+  return { error: { kind: "InvalidInput", path: "", message: `the engine failed: ${String(e)}` } };
+}
 
-/** Converts what a wasm call returned into plain JSON (Maps become objects). */
-function toPlain(value: unknown): unknown {
-  if (value instanceof Map) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of value) out[String(k)] = toPlain(v);
-    return out;
+/** Calls a JSON-text function of the module; a thrown exception becomes an error answer. */
+function callJson<T>(fn: (text: string) => string, input: unknown): T | ErrorAnswer {
+  try {
+    return JSON.parse(fn(JSON.stringify(input))) as T | ErrorAnswer;
+  } catch (e) {
+    return failure(e);
   }
-  if (Array.isArray(value)) return value.map(toPlain);
-  if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = toPlain(v);
-    return out;
-  }
-  return value;
 }
 
-function describeVersion(v: unknown): string {
-  if (typeof v === "string") {
-    try {
-      return describeVersion(JSON.parse(v));
-    } catch {
-      return v;
-    }
-  }
-  if (v && typeof v === "object") {
-    const o = toPlain(v) as Record<string, unknown>;
-    const parts = [];
-    if (o.podplan) parts.push(`podplan ${String(o.podplan)}`);
-    if (o.kubernetes) parts.push(`Kubernetes ${String(o.kubernetes)}`);
-    if (o.contract) parts.push(`contract v${String(o.contract)}`);
-    if (parts.length) return parts.join(" · ");
-    return JSON.stringify(o);
-  }
-  return "podplan";
-}
-
-function crash(e: unknown): PlanAnswer {
-  return { error: { kind: "EngineFailure", path: "", message: `the engine failed: ${String(e)}` } };
-}
-
-/** Wraps a loaded wasm module as an [`Engine`]. Exported for tests. */
+/** Wraps a loaded podplan-wasm module (web or Node build) as an [`Engine`]. */
 export function wrapWasm(mod: WasmModule): Engine {
-  const call = (request: PlanRequest): PlanAnswer => {
-    try {
-      // planJson speaks the contract's JSON exactly; prefer it over object conversion.
-      if (mod.planJson) return JSON.parse(mod.planJson(JSON.stringify(request))) as PlanAnswer;
-      if (mod.plan) return toPlain(mod.plan(request)) as PlanAnswer;
-      return { error: { kind: "EngineFailure", path: "", message: "the wasm module exports no plan function" } };
-    } catch (e) {
-      return crash(e);
-    }
-  };
   let version = "podplan (wasm)";
   try {
-    if (mod.version) version = describeVersion(mod.version());
+    const v = mod.version();
+    version = `podplan ${v.podplan} · Kubernetes ${v.kubernetes} · contract v${v.contract}`;
   } catch {
     // keep the default
   }
-  return { plan: call, version, real: true };
+  return {
+    // planJson speaks the contract's JSON exactly, as every other host does.
+    plan: (request) => callJson<Plan>(mod.planJson, request),
+    apply: (request, plan) => callJson<SimAnswer>(mod.simApplyJson, { request, plan }),
+    event: (request, event) => callJson<SimAnswer>(mod.simEventJson, { request, event }),
+    crictl: (call) => callJson<CrictlAnswer>(mod.crictlJson, call),
+    version,
+  };
 }
 
-let loaded: Promise<Engine> | undefined;
+/** What a `--target web` build adds: its initialiser. */
+type WebModule = WasmModule & { default: (init?: unknown) => Promise<unknown> };
 
-/** Loads the real module if it was built into the page, else the stand-in. */
-export function loadEngine(): Promise<Engine> {
-  loaded ??= (async () => {
+// Resolved by Vite at build time; an empty object when the package has not been built.
+const candidates = import.meta.glob<WebModule>("../../wasm/pkg/web/podplan_wasm.js");
+
+/** The engine, or why there is none. */
+export type Loaded = { ok: true; engine: Engine } | { ok: false; reason: string };
+
+let loaded: Promise<Loaded> | undefined;
+
+/** Loads podplan's wasm module if it was built into the page. */
+export function loadEngine(): Promise<Loaded> {
+  loaded ??= (async (): Promise<Loaded> => {
     const load = Object.values(candidates)[0];
-    // VITE_PODPLAN_ENGINE=standin at build time forces the stand-in (UI tests without wasm).
-    if (!load || import.meta.env.VITE_PODPLAN_ENGINE === "standin") return mockEngine;
+    if (!load) return { ok: false, reason: "This page was built without podplan's wasm module (run scripts/build-wasm, then rebuild the page)." };
     try {
       const mod = await load();
       await mod.default();
-      return wrapWasm(mod);
+      return { ok: true, engine: wrapWasm(mod) };
     } catch (e) {
-      console.error("podplan: could not load the wasm module, using the stand-in", e);
-      return mockEngine;
+      console.error("podplan: could not load the wasm module", e);
+      return { ok: false, reason: `podplan's wasm module could not be loaded: ${String(e)}` };
     }
   })();
   return loaded;

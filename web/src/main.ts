@@ -3,13 +3,12 @@
 
 import "./style.css";
 import { admitted } from "./defaults";
-import { loadEngine, type Engine } from "./engine";
+import { isError, loadEngine, type Engine } from "./engine";
 import { convertText, locatePath, parsePodText, type Format } from "./podtext";
 import { DEFAULT_SCENARIO, SCENARIOS, scenarioById, scenarioText } from "./scenarios";
 import { describeAction, next, replay, type Session, type SessionAction, type SyncRecord } from "./session";
 import { decodeShare, encodeShare } from "./share";
 import { buildRequest } from "./sim";
-import { isError } from "./types";
 import { h, replaceChildren } from "./ui/dom";
 import { renderDetails, type ConfigForm, type TabId } from "./ui/details";
 import { renderDrive } from "./ui/drive";
@@ -351,6 +350,7 @@ function render() {
         render();
       },
       copy,
+      engine: app.engine,
     }),
   );
 }
@@ -373,11 +373,18 @@ function keepSelectedColumnVisible() {
 
 async function main() {
   document.body.appendChild(h("div", { id: "announcer", class: "sr-only", role: "status", "aria-live": "polite" }));
-  const engine = await loadEngine();
+  const loaded = await loadEngine();
   const badge = $("engine-badge");
+  if (!loaded.ok) {
+    // No stand-in: without podplan's module there is nothing to show.
+    badge.textContent = "no engine";
+    badge.classList.add("missing");
+    $("app").replaceChildren(h("p", { id: "no-engine", class: "note warn", role: "alert" }, loaded.reason));
+    document.body.dataset.ready = "true";
+    return;
+  }
+  const engine = loaded.engine;
   badge.textContent = engine.version;
-  badge.classList.toggle("standin", !engine.real);
-  if (!engine.real) badge.title = "Build the wasm module (scripts/build-wasm) and rebuild the page to use podplan itself.";
   const fromHash = await sessionFromHash();
   app = {
     engine,

@@ -2,7 +2,7 @@
 // error's path (`pod.spec.containers[1].name`) points.
 
 import { isMap, isPair, isScalar, isSeq, parseDocument, stringify, type Document, type Node as YamlNode } from "yaml";
-import type { Pod } from "./types";
+import type { Pod } from "../../wasm/types/podplan";
 
 export type Format = "yaml" | "json";
 

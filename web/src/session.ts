@@ -1,24 +1,15 @@
 // A session: the starting pod and the list of things the user did. Replaying it through
 // the engine gives the same syncs every time, which is what makes a share link exact.
+// Runtime actions are podplan's runtime events (core::sim::Event), carried out by the
+// module; this file only keeps the order of things.
 
 import { admitted } from "./defaults";
-import type { Engine } from "./engine";
-import { parsePodText, type Format } from "./podtext";
-import {
-  advance,
-  applyPlan,
-  buildRequest,
-  containerExit,
-  initialState,
-  sandboxDies,
-  sandboxLosesIp,
-  setProbe,
-  type AppliedOp,
-  type SimState,
-} from "./sim";
-import { isError, type PlanAnswer, type PlanRequest, type Pod } from "./types";
+import { isError, type Engine } from "./engine";
+import { convertText, parsePodText, type Format } from "./podtext";
+import { applyEvent, applyPlan, buildRequest, initialState, type SimState } from "./sim";
+import type { PlanAnswer, PlanRequest, Pod, SimEvent, Step } from "../../wasm/types/podplan";
 
-/** Something the user did between two syncs. */
+/** Something the user did between two syncs. Each one is followed by a sync. */
 export type SessionAction =
   | { t: "exit"; c: string; code: number }
   | { t: "probe"; c: string; p: "liveness" | "startup"; r: "success" | "failure" }
@@ -26,7 +17,9 @@ export type SessionAction =
   | { t: "sandboxNoIp" }
   | { t: "advance"; s: number; why?: "backoff" }
   | { t: "edit"; pod: string }
-  | { t: "sync" };
+  | { t: "sync" }
+  /** Several runtime events, then one sync (scripted scenarios such as `podplan demo`'s). */
+  | { t: "events"; e: SimEvent[] };
 
 export interface Session {
   /** Gallery scenario the session started from ("custom" if none). */
@@ -43,6 +36,8 @@ export interface SyncRecord {
   index: number;
   /** What led to this sync (undefined for the first). */
   trigger?: SessionAction;
+  /** Why events of the trigger could not happen, as the runtime model says. */
+  notes: string[];
   /** The pod text and object in force for this sync. */
   podText: string;
   pod?: Pod;
@@ -52,66 +47,71 @@ export interface SyncRecord {
   answer: PlanAnswer;
   /** The state after the plan was carried out. */
   after: SimState;
-  applied: AppliedOp[];
-  source: "steps" | "actions" | "none";
+  /** The plan's steps, which the runtime model carried out (none without a plan). */
+  applied: Step[];
 }
 
-/** Applies a runtime action (not an edit) to the state. */
-export function applyAction(state: SimState, action: SessionAction): SimState {
+/** The runtime events of an action (none for edits and resyncs). */
+export function eventsOf(action: SessionAction): SimEvent[] {
   switch (action.t) {
     case "exit":
-      return containerExit(state, action.c, action.code);
+      return [{ type: "exit", container: action.c, code: action.code }];
     case "probe":
-      return setProbe(state, action.c, action.p, action.r);
+      return [{ type: "probe", container: action.c, probe: action.p, result: action.r }];
     case "sandboxDie":
-      return sandboxDies(state);
+      return [{ type: "sandboxDies" }];
     case "sandboxNoIp":
-      return sandboxLosesIp(state);
+      return [{ type: "sandboxLosesIp" }];
     case "advance":
-      return advance(state, action.s);
+      return [{ type: "advance", seconds: action.s }];
+    case "events":
+      return action.e;
     case "edit":
     case "sync":
-      return state;
+      return [];
   }
 }
 
-/** Runs one sync: build the request, ask the engine, carry out the plan. */
-export function runSync(engine: Engine, index: number, trigger: SessionAction | undefined, podText: string, format: Format, before: SimState, gates: Record<string, boolean>): SyncRecord {
+function failed(index: number, trigger: SessionAction | undefined, podText: string, before: SimState, message: string, pod?: Pod, request?: PlanRequest): SyncRecord {
+  return { index, trigger, notes: [], podText, pod, before, request, answer: { error: { kind: "InvalidInput", path: "", message } }, after: before, applied: [] };
+}
+
+/** Runs one sync: build the request, ask the engine, let the runtime model carry out the plan. */
+export function runSync(engine: Engine, index: number, trigger: SessionAction | undefined, podText: string, format: Format, before: SimState, gates: Record<string, boolean>, notes: string[] = []): SyncRecord {
   const parsed = parsePodText(podText, format);
-  if (!parsed.ok) {
-    return {
-      index,
-      trigger,
-      podText,
-      before,
-      answer: { error: { kind: "InvalidInput", path: "", message: parsed.errors[0]?.message ?? "the pod could not be read" } },
-      after: before,
-      applied: [],
-      source: "none",
-    };
-  }
+  if (!parsed.ok) return failed(index, trigger, podText, before, parsed.errors[0]?.message ?? "the pod could not be read");
   const pod = admitted(parsed.pod);
   const request = buildRequest(before, pod, gates);
   const answer = engine.plan(request);
-  if (isError(answer)) return { index, trigger, podText, pod, before, request, answer, after: before, applied: [], source: "none" };
-  const { state, applied, source } = applyPlan(before, pod, answer);
-  return { index, trigger, podText, pod, before, request, answer, after: state, applied, source };
+  if (isError(answer)) return { index, trigger, notes, podText, pod, before, request, answer, after: before, applied: [] };
+  const done = applyPlan(engine, request, answer);
+  if (isError(done)) return failed(index, trigger, podText, before, `the runtime model refused the plan: ${done.error.message}`, pod, request);
+  return { index, trigger, notes, podText, pod, before, request, answer, after: done.state, applied: done.applied };
 }
 
-/** Replays a whole session. The first sync runs on the starting pod with nothing running. */
-export function replay(engine: Engine, session: Session): SyncRecord[] {
+/** Replays a whole session. The first sync runs on the starting pod with nothing running, at `start`. */
+export function replay(engine: Engine, session: Session, start?: number): SyncRecord[] {
   const parsed = parsePodText(session.pod, session.format);
-  const start = initialState(parsed.ok ? admitted(parsed.pod) : {});
-  const syncs: SyncRecord[] = [runSync(engine, 0, undefined, session.pod, session.format, start, session.gates)];
+  const start0 = initialState(parsed.ok ? admitted(parsed.pod) : {}, start);
+  const syncs: SyncRecord[] = [runSync(engine, 0, undefined, session.pod, session.format, start0, session.gates)];
   for (const action of session.actions) syncs.push(next(engine, syncs[syncs.length - 1]!, action, session));
   return syncs;
 }
 
 /** The sync that follows `prev` when the user does `action`. */
 export function next(engine: Engine, prev: SyncRecord, action: SessionAction, session: Pick<Session, "format" | "gates">): SyncRecord {
-  const podText = action.t === "edit" ? action.pod : prev.podText;
-  const before = applyAction(prev.after, action);
-  return runSync(engine, prev.index + 1, action, podText, session.format, before, session.gates);
+  let podText = action.t === "edit" ? action.pod : prev.podText;
+  let state = prev.after;
+  const notes: string[] = [];
+  for (const event of eventsOf(action)) {
+    const done = applyEvent(engine, state, event);
+    if (isError(done)) return failed(prev.index + 1, action, podText, state, `the runtime model refused the event: ${done.error.message}`);
+    state = done.state;
+    if (done.note) notes.push(done.note);
+    // A spec change the model made becomes the pod text of the sync.
+    if (event.type === "setImage" && !done.note) podText = convertText(JSON.stringify(state.world.pod), "json", session.format) ?? podText;
+  }
+  return runSync(engine, prev.index + 1, action, podText, session.format, state, session.gates, notes);
 }
 
 /** A short description of an action, for the timeline. */
@@ -132,5 +132,7 @@ export function describeAction(a: SessionAction | undefined): string {
       return "spec edited";
     case "sync":
       return "resync";
+    case "events":
+      return a.e.map((e) => e.type).join(", ") || "resync";
   }
 }

@@ -77,6 +77,9 @@ function isAction(a: unknown): a is SessionAction {
       return typeof o.s === "number" && o.s >= 0;
     case "edit":
       return typeof o.pod === "string";
+    case "events":
+      // The module checks each event's fields; here only the shape of the list.
+      return Array.isArray(o.e) && o.e.every((e) => !!e && typeof e === "object" && typeof (e as { type?: unknown }).type === "string");
     default:
       return false;
   }

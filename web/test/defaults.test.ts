@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { admitted, NODE_NAME } from "../src/defaults";
 import { buildRequest, initialState } from "../src/sim";
-import type { Pod } from "../src/types";
+import type { Pod } from "../../wasm/types/podplan";
 
 describe("the admitted pod", () => {
   const pod: Pod = { metadata: { name: "web" }, spec: { containers: [{ name: "app", image: "nginx" }] } };
@@ -9,7 +9,7 @@ describe("the admitted pod", () => {
   it("gets a namespace, a stable uid and a node", () => {
     const a = admitted(pod);
     expect(a.metadata).toMatchObject({ name: "web", namespace: "default" });
-    expect(a.metadata!.uid).toMatch(/^[0-9a-f]{8}-0000-4000-8000-[0-9a-f]{12}$/);
+    expect(a.metadata!.uid).toBe("playground-default-web");
     expect(admitted(pod).metadata!.uid).toBe(a.metadata!.uid);
     expect(admitted({ ...pod, metadata: { name: "other" } }).metadata!.uid).not.toBe(a.metadata!.uid);
     expect(a.spec!.nodeName).toBe(NODE_NAME);

@@ -1,37 +1,59 @@
 import { describe, expect, it } from "vitest";
-import { wrapWasm } from "../src/engine";
-import type { PlanRequest } from "../src/types";
+import { isError, wrapWasm } from "../src/engine";
+import type { Plan, PlanRequest } from "../../wasm/types/podplan";
+import { engine, wasm } from "./wasm";
 
-const req = { pod: { spec: { containers: [{ name: "a" }] } } } as PlanRequest;
-const init = async () => undefined;
+const req: PlanRequest = {
+  pod: { metadata: { name: "p", namespace: "ns", uid: "u" }, spec: { containers: [{ name: "a", image: "x" }] } },
+  apiDefaults: true,
+  now: "2026-01-01T00:00:00Z",
+};
 
-describe("engine adapter", () => {
-  it("prefers planJson, which speaks the contract's JSON exactly", () => {
-    let sent = "";
-    const e = wrapWasm({
-      default: init,
-      planJson: (s) => ((sent = s), '{"actions":{"killPod":true}}'),
-      plan: () => ({ wrong: true }),
-      version: () => ({ podplan: "0.1.0", contract: "1", kubernetes: "1.37" }),
-    });
-    expect(e.plan(req)).toEqual({ actions: { killPod: true } });
-    expect(JSON.parse(sent)).toEqual(req);
-    expect(e.version).toBe("podplan 0.1.0 · Kubernetes 1.37 · contract v1");
-    expect(e.real).toBe(true);
+describe("engine adapter over the real module", () => {
+  it("plans with planJson, byte for byte what the module answers", () => {
+    const answer = engine.plan(req);
+    expect(answer).toEqual(JSON.parse(wasm.planJson(JSON.stringify(req))));
+    expect(isError(answer)).toBe(false);
+    expect((answer as Plan).actions.createSandbox).toBe(true);
+    expect(engine.version).toMatch(/^podplan .* · Kubernetes 1\.37 · contract v/);
   });
-  it("turns Maps from plan() into plain objects", () => {
-    const e = wrapWasm({ default: init, plan: () => new Map<string, unknown>([["actions", new Map([["containersToKill", new Map([["id", { name: "a" }]])]])]]) });
-    expect(e.plan(req)).toEqual({ actions: { containersToKill: { id: { name: "a" } } } });
+
+  it("carries out a plan and applies events with the module's runtime model", () => {
+    const plan = engine.plan(req) as Plan;
+    const applied = engine.apply(req, plan);
+    if (isError(applied)) throw new Error(applied.error.message);
+    const rt = applied.request.runtimeStatus!;
+    expect(rt.sandboxStatuses![0]!.state).toBe("SANDBOX_READY");
+    expect(rt.containerStatuses!.map((c) => [c.name, c.state])).toEqual([["a", "running"]]);
+    const exited = engine.event(applied.request, { type: "exit", container: "a", code: 2 });
+    if (isError(exited)) throw new Error(exited.error.message);
+    expect(exited.request.runtimeStatus!.containerStatuses![0]).toMatchObject({ state: "exited", exitCode: 2 });
+    const again = engine.event(exited.request, { type: "exit", container: "a", code: 2 });
+    expect(!isError(again) && again.note).toMatch(/not running/);
   });
-  it("reports a crashing module as an error answer, never a throw", () => {
-    const e = wrapWasm({
-      default: init,
-      planJson: () => {
-        throw new Error("unreachable executed");
-      },
-    });
-    const answer = e.plan(req) as { error: { kind: string; message: string } };
-    expect(answer.error.kind).toBe("EngineFailure");
-    expect(answer.error.message).toContain("unreachable");
+
+  it("converts configs for crictl with the module", () => {
+    const plan = engine.plan(req) as Plan;
+    const sandbox = engine.crictl({ sandboxConfig: plan.sandboxConfig! });
+    expect(!isError(sandbox) && sandbox.crictl.log_directory).toMatch(/^\/var\/log\/pods\//);
+    const container = engine.crictl({ containerConfig: plan.containerConfigs![0]!.config });
+    expect(!isError(container) && (container.crictl.metadata as { name: string }).name).toBe("a");
+  });
+
+  it("answers bad input with structured errors", () => {
+    const bad = engine.event(req, { type: "explode" } as never);
+    expect(isError(bad) && bad.error.path).toBe("event");
+    const badRequest = engine.apply({ ...req, bogus: 1 } as never, engine.plan(req) as Plan);
+    expect(isError(badRequest) && badRequest.error.path).toBe("request.bogus");
+  });
+
+  it("reports a module that throws as an error answer, never a throw", () => {
+    const throwing = () => {
+      throw new Error("unreachable executed");
+    };
+    const e = wrapWasm({ ...wasm, planJson: throwing, simApplyJson: throwing });
+    const answer = e.plan(req);
+    expect(isError(answer) && answer.error.message).toContain("unreachable");
+    expect(isError(e.apply(req, {} as Plan))).toBe(true);
   });
 });

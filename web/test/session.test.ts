@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { mockEngine } from "../src/engine-mock";
 import { replay, type Session } from "../src/session";
 import { decodeShare, encodeShare } from "../src/share";
 import { scenarioText, SCENARIOS } from "../src/scenarios";
-import { isError, type Plan } from "../src/types";
+import { isError } from "../src/engine";
+import type { Plan } from "../../wasm/types/podplan";
+import { engine } from "./wasm";
 import { nextBackoffExpiry } from "../src/sim";
 
 const crashloop = (actions: Session["actions"]): Session => ({
@@ -14,7 +15,7 @@ const crashloop = (actions: Session["actions"]): Session => ({
   actions,
 });
 
-describe("session replay (stand-in engine)", () => {
+describe("session replay (podplan's module)", () => {
   it("drives a crash loop through two back-offs on the virtual clock", () => {
     const actions: Session["actions"] = [
       { t: "exit", c: "worker", code: 1 }, // first restart is immediate
@@ -23,16 +24,16 @@ describe("session replay (stand-in engine)", () => {
       { t: "exit", c: "worker", code: 1 }, // held back 20s
       { t: "advance", s: 20, why: "backoff" },
     ];
-    const syncs = replay(mockEngine, crashloop(actions));
+    const syncs = replay(engine, crashloop(actions));
     expect(syncs).toHaveLength(6);
     const worker = (i: number) => syncs[i]!.after.runtime.containerStatuses.find((c) => c.name === "worker")!;
     expect(worker(0).state).toBe("running");
     expect(worker(1)).toMatchObject({ state: "running", restartCount: 1 });
     expect(worker(2).state).toBe("exited");
-    expect((syncs[2]!.answer as Plan).heldBack).toEqual([{ container: "worker", waitSeconds: 10 }]);
+    expect((syncs[2]!.answer as Plan).heldBack).toMatchObject([{ container: "worker", waitSeconds: 10 }]);
     expect(nextBackoffExpiry(syncs[2]!.after)).toBe(10);
     expect(worker(3)).toMatchObject({ state: "running", restartCount: 2 });
-    expect((syncs[4]!.answer as Plan).heldBack).toEqual([{ container: "worker", waitSeconds: 20 }]);
+    expect((syncs[4]!.answer as Plan).heldBack).toMatchObject([{ container: "worker", waitSeconds: 20 }]);
     expect(worker(5)).toMatchObject({ state: "running", restartCount: 3 });
     expect(syncs[5]!.after.now - syncs[0]!.after.now).toBe(30_000);
     // Each request carries the back-off records of the plan before it.
@@ -41,12 +42,12 @@ describe("session replay (stand-in engine)", () => {
 
   it("replays the same session to the same result", () => {
     const s = crashloop([{ t: "exit", c: "worker", code: 1 }, { t: "sandboxDie" }, { t: "sync" }]);
-    expect(JSON.stringify(replay(mockEngine, s))).toBe(JSON.stringify(replay(mockEngine, s)));
+    expect(JSON.stringify(replay(engine, s))).toBe(JSON.stringify(replay(engine, s)));
   });
 
   it("an invalid edit gives an engine error and leaves the runtime as it was", () => {
     const bad = scenarioText("crashloop", "yaml")!.replace("- name: worker", '- name: ""');
-    const syncs = replay(mockEngine, crashloop([{ t: "edit", pod: bad }]));
+    const syncs = replay(engine, crashloop([{ t: "edit", pod: bad }]));
     const last = syncs[1]!;
     expect(isError(last.answer)).toBe(true);
     expect(last.after).toEqual(last.before);
@@ -54,7 +55,7 @@ describe("session replay (stand-in engine)", () => {
 
   it("every gallery scenario gives a plan on its first sync", () => {
     for (const sc of SCENARIOS) {
-      const syncs = replay(mockEngine, { scenario: sc.id, format: "yaml", pod: sc.yaml, gates: sc.gates ?? {}, actions: [] });
+      const syncs = replay(engine, { scenario: sc.id, format: "yaml", pod: sc.yaml, gates: sc.gates ?? {}, actions: [] });
       expect(isError(syncs[0]!.answer), sc.id).toBe(false);
       expect((syncs[0]!.answer as Plan).actions.createSandbox, sc.id).toBe(true);
     }

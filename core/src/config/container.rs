@@ -18,7 +18,7 @@ use super::mounts::cri_mounts_from;
 use super::node::NodeContext;
 use super::paths::join_all;
 use super::resources::container_resources;
-pub use crate::steps::ContainerKind;
+pub use crate::plan::ContainerKind;
 
 use super::run_options::RunContainerOptions;
 use super::security::{container_security_context, verify_run_as_non_root, ImageUser};

@@ -15,12 +15,12 @@ use crate::quantity::Quantity;
 
 use super::errors::ConfigError;
 use super::expand::expand;
-use super::gojson::go_quote;
+use super::go_encoding::go_quote;
 use super::mounts::volume_info;
 use super::node::NodeContext;
 use super::paths::{clean, join_all};
 use super::ports::is_ipv6;
-use super::reslist::is_static_pod;
+use crate::pod::is_static_pod;
 
 /// One environment variable.
 pub type EnvVar = (String, String);
@@ -514,9 +514,7 @@ fn ceil_div(a: i64, b: i64) -> i64 {
     if b == 0 {
         return 0;
     }
-    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-    let v = (a as f64 / b as f64).ceil() as i64;
-    v
+    (a as f64 / b as f64).ceil() as i64
 }
 
 fn parse_list(

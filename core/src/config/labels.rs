@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, Pod};
 
-use super::gojson::{container_ports_json, lifecycle_handler_json};
+use super::go_encoding::{container_ports_json, lifecycle_handler_json};
 use super::node::NameValue;
 
 /// Pod name label.

@@ -3,18 +3,10 @@
 //!
 //! Everything a real kubelet reads from disk, the API server, the runtime or its managers
 //! is an explicit input: the pod, the runtime status, the feature gates and the
-//! [`NodeContext`]. [`attach`] adds the configs a plan needs; the modules expose each
-//! generator on its own (they are what the conformance vectors exercise).
-//!
-//! ```
-//! let answer = podplan_core::config::preview_json(br#"{
-//!   "pod": {"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
-//!           "spec": {"enableServiceLinks": true, "containers": [{"name": "app", "image": "nginx"}]}}
-//! }"#);
-//! let v: serde_json::Value = serde_json::from_slice(&answer).unwrap();
-//! assert_eq!(v["sandboxConfig"]["logDirectory"], "/var/log/pods/default_web_u1");
-//! assert_eq!(v["containerConfigs"][0]["config"]["logPath"], "app/0.log");
-//! ```
+//! [`NodeContext`]. [`sandbox_for`] and [`container_for`] give the configs the steps of a
+//! plan need (`crate::steps` calls them, container by container, as `SyncPod` does); the
+//! modules expose each generator on its own (they are what the conformance vectors
+//! exercise).
 
 pub mod apparmor;
 pub mod container;
@@ -23,14 +15,14 @@ pub mod dns;
 pub mod env;
 pub mod errors;
 pub mod expand;
-pub mod gojson;
+pub mod go_encoding;
 pub mod hostname;
 pub mod labels;
 pub mod mounts;
 pub mod node;
 pub mod paths;
+pub mod pod_resources;
 pub mod ports;
-pub mod reslist;
 pub mod resources;
 pub mod run_options;
 pub mod sandbox;
@@ -39,32 +31,16 @@ pub mod security;
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
-
-use crate::cri::ContainerConfig;
+use crate::cri::PodSandboxConfig;
 use crate::features::FeatureGates;
-use crate::plan::{ContainerError, Plan, PodActions, Warning};
+use crate::plan::{ContainerConfigEntry, ContainerError, PodActions, Warning};
+use crate::pod::format_pod;
 use crate::request::PlanRequest;
 
 pub use container::ContainerKind;
 pub use errors::{ConfigError, SandboxConfigError};
 pub use node::NodeContext;
 pub use run_options::RunContainerOptions;
-
-/// A generated container config in the plan.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContainerConfigEntry {
-    /// Container name.
-    pub name: String,
-    /// `init`, `regular` or `ephemeral`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Restart count carried in the config's metadata.
-    pub restart_count: i32,
-    /// CRI `ContainerConfig`.
-    pub config: ContainerConfig,
-}
 
 /// Reason for a sandbox config failure when only containers are started.
 pub const CONFIG_POD_SANDBOX_ERROR: &str = "ConfigPodSandboxError";
@@ -116,47 +92,35 @@ fn node_of(request: &PlanRequest) -> Cow<'_, NodeContext> {
         .map_or_else(|| Cow::Owned(NodeContext::default()), Cow::Borrowed)
 }
 
-fn is_sidecar(request: &PlanRequest, index: usize) -> bool {
-    request
-        .pod
-        .spec
-        .as_ref()
-        .and_then(|s| s.init_containers.as_ref())
-        .and_then(|l| l.get(index))
-        .is_some_and(reslist::is_restartable_init)
-}
-
-/// Adds `sandboxConfig` and one `containerConfigs` entry per container the plan starts
-/// (SyncPod order: ephemeral, init, regular). A container whose config cannot be
-/// generated gets a `CreateContainerConfigError` in `plan.errors` instead; as in
-/// SyncPod, a failing non-restartable init container stops the containers after it.
-pub fn attach(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan) {
-    let actions: &PodActions = &plan.actions;
-    let starts = !actions.init_containers_to_start.is_empty()
-        || !actions.containers_to_start.is_empty()
-        || !actions.ephemeral_containers_to_start.is_empty();
-    if !actions.create_sandbox && !starts {
-        return;
-    }
+/// `generatePodSandboxConfig` for the plan's sandbox attempt, with the warnings it
+/// notes (missing cluster DNS, DNS limits). A failure is the plan error the kubelet
+/// reports: `CreatePodSandboxError` when the sandbox is being created,
+/// `ConfigPodSandboxError` when only containers are started.
+pub fn sandbox_for(
+    request: &PlanRequest,
+    gates: &FeatureGates,
+    actions: &PodActions,
+) -> Result<(PodSandboxConfig, Vec<Warning>), ContainerError> {
     let pod = &request.pod;
     match sandbox::generate_pod_sandbox_config(pod, actions.attempt, &node_of(request), gates) {
         Ok((config, notes)) => {
-            plan.sandbox_config = Some(config);
+            let mut warnings = Vec::new();
             if notes.missing_cluster_dns {
-                plan.warnings.push(Warning {
+                warnings.push(Warning {
                     path: "node.kubelet.clusterDNS".into(),
                     message: "MissingClusterDNS: kubelet does not have ClusterDNS IP configured and cannot create Pod using \"ClusterFirst\" policy. Falling back to \"Default\" policy.".into(),
                 });
             }
             for msg in notes.limits_exceeded {
-                plan.warnings.push(Warning {
+                warnings.push(Warning {
                     path: "pod.spec.dnsConfig".into(),
                     message: format!("DNSConfigForming: {msg}"),
                 });
             }
+            Ok((config, warnings))
         }
         Err(cause) => {
-            let pod_name = security::format_pod(pod);
+            let pod_name = format_pod(pod);
             let (reason, message) = if actions.create_sandbox {
                 (
                     errors::CREATE_POD_SANDBOX_ERROR,
@@ -172,127 +136,26 @@ pub fn attach(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan) {
                     format!("GeneratePodSandboxConfig for pod {pod_name:?} failed: {cause}"),
                 )
             };
-            plan.errors.push(ContainerError {
+            Err(ContainerError {
                 container: String::new(),
                 reason: reason.to_string(),
                 message,
-            });
-            return;
-        }
-    }
-    let held: Vec<String> = plan.held_back.iter().map(|h| h.container.clone()).collect();
-    let mut work: Vec<(ContainerKind, usize)> = Vec::new();
-    work.extend(
-        actions
-            .ephemeral_containers_to_start
-            .iter()
-            .map(|i| (ContainerKind::Ephemeral, *i)),
-    );
-    work.extend(
-        actions
-            .init_containers_to_start
-            .iter()
-            .map(|i| (ContainerKind::Init, *i)),
-    );
-    work.extend(
-        actions
-            .containers_to_start
-            .iter()
-            .map(|i| (ContainerKind::Regular, *i)),
-    );
-    for (kind, index) in work {
-        let is_held = !held.is_empty()
-            && container::select(pod, kind, index).is_ok_and(|s| held.contains(&s.container.name));
-        if is_held {
-            continue;
-        }
-        match generate_for(request, gates, kind, index) {
-            Ok(entry) => plan.container_configs.push(entry),
-            Err((container, cause)) => {
-                plan.errors.push(ContainerError {
-                    container,
-                    reason: errors::CREATE_CONTAINER_CONFIG_ERROR.to_string(),
-                    message: cause.to_string(),
-                });
-                if kind == ContainerKind::Init && !is_sidecar(request, index) {
-                    break;
-                }
-            }
+            })
         }
     }
 }
 
-/// Keeps the configs of the containers the steps really create, and drops the errors of
-/// starts held back by crash-loop back-off: SyncPod's `doBackOff` runs before
-/// `generateContainerConfig`, and nothing after an aborting init container is reached.
-pub fn retain_created(plan: &mut Plan) {
-    let created: Vec<&str> = plan
-        .steps
-        .iter()
-        .filter(|s| s.op == crate::steps::StepOp::CreateContainer)
-        .filter_map(|s| s.container.as_deref())
-        .collect();
-    plan.container_configs
-        .retain(|c| created.contains(&c.name.as_str()));
-    let held: Vec<&str> = plan
-        .held_back
-        .iter()
-        .map(|h| h.container.as_str())
-        .collect();
-    plan.errors
-        .retain(|e| !held.contains(&e.container.as_str()));
-}
-
-/// The configs for a request as if the kubelet were about to create the sandbox and
-/// start every init and regular container (no decision involved): a preview for tools.
-/// JSON in, JSON out (`{sandboxConfig, containerConfigs, errors}` or `{error}`).
-#[must_use]
-pub fn preview_json(bytes: &[u8]) -> Vec<u8> {
-    let request = match crate::api::parse_request(bytes) {
-        Ok(r) => r,
-        Err(e) => return crate::api::answer_bytes(Err(e)),
-    };
-    let gates = FeatureGates::resolve(&request.feature_gates);
-    let node = request.node.clone().unwrap_or_default();
-    let mut failures = Vec::new();
-    let sandbox = match sandbox::generate_pod_sandbox_config(&request.pod, 0, &node, &gates) {
-        Ok((config, _)) => Some(config),
-        Err(cause) => {
-            failures.push(ContainerError {
-                container: String::new(),
-                reason: errors::CREATE_POD_SANDBOX_ERROR.to_string(),
-                message: SandboxConfigError {
-                    pod: security::format_pod(&request.pod),
-                    cause,
-                }
-                .to_string(),
-            });
-            None
-        }
-    };
-    let spec = request.pod.spec.as_ref();
-    let inits = spec
-        .and_then(|s| s.init_containers.as_ref())
-        .map_or(0, Vec::len);
-    let regulars = spec.map_or(0, |s| s.containers.len());
-    let work = (0..inits)
-        .map(|i| (ContainerKind::Init, i))
-        .chain((0..regulars).map(|i| (ContainerKind::Regular, i)));
-    let mut configs = Vec::new();
-    for (kind, index) in work {
-        match generate_for(&request, &gates, kind, index) {
-            Ok(entry) => configs.push(entry),
-            Err((container, cause)) => failures.push(ContainerError {
-                container,
-                reason: errors::CREATE_CONTAINER_CONFIG_ERROR.to_string(),
-                message: cause.to_string(),
-            }),
-        }
-    }
-    let out = serde_json::json!({
-        "sandboxConfig": sandbox,
-        "containerConfigs": configs,
-        "errors": failures,
-    });
-    serde_json::to_vec(&out).unwrap_or_default()
+/// [`generate_for`] with its failure as the plan error the kubelet reports
+/// (`CreateContainerConfigError`).
+pub fn container_for(
+    request: &PlanRequest,
+    gates: &FeatureGates,
+    kind: ContainerKind,
+    index: usize,
+) -> Result<ContainerConfigEntry, ContainerError> {
+    generate_for(request, gates, kind, index).map_err(|(container, cause)| ContainerError {
+        container,
+        reason: errors::CREATE_CONTAINER_CONFIG_ERROR.to_string(),
+        message: cause.to_string(),
+    })
 }

@@ -540,7 +540,6 @@ pub fn parse_go_duration_us(s: &str) -> Option<i64> {
         rest = next;
     }
     // Truncation towards zero, like Go's `Duration / time.Microsecond`.
-    #[allow(clippy::cast_possible_truncation)]
     Some(total as i64)
 }
 

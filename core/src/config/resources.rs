@@ -7,12 +7,12 @@ use k8s_openapi::api::core::v1::{Container, Pod};
 
 use crate::cri::{HugepageLimit, LinuxContainerResources};
 use crate::features::{FeatureGates, Gate};
+use crate::pod::is_restartable_init;
 use crate::quantity::Quantity;
 
 use super::node::NodeContext;
-use super::reslist::{
-    self, is_restartable_init, milli_to_value, pod_level, pod_level_requests_set, pod_level_set,
-    QosClass,
+use super::pod_resources::{
+    self, milli_to_value, pod_level, pod_level_requests_set, pod_level_set, QosClass,
 };
 
 /// Fewest CPU shares.
@@ -44,7 +44,7 @@ pub fn milli_cpu_to_shares(milli_cpu: i64) -> i64 {
         return MIN_SHARES;
     }
     let shares = i128::from(milli_cpu) * i128::from(SHARES_PER_CPU) / 1000;
-    reslist::to_i64(shares.clamp(i128::from(MIN_SHARES), i128::from(MAX_SHARES)))
+    pod_resources::to_i64(shares.clamp(i128::from(MIN_SHARES), i128::from(MAX_SHARES)))
 }
 
 /// `milliCPUToQuota`: 0 for no limit, else `limit·period/1000` and at least 1000. Without
@@ -62,7 +62,7 @@ pub fn milli_cpu_to_quota(milli_cpu: i64, period: i64, custom_period: bool) -> i
         return 0;
     }
     let period = if custom_period { period } else { QUOTA_PERIOD };
-    let quota = reslist::to_i64(i128::from(milli_cpu) * i128::from(period) / 1000);
+    let quota = pod_resources::to_i64(i128::from(milli_cpu) * i128::from(period) / 1000);
     quota.max(MIN_QUOTA_PERIOD)
 }
 
@@ -113,7 +113,7 @@ pub fn calculate_linux_resources(
     r
 }
 
-fn get(list: &reslist::MilliList, key: &str) -> i128 {
+fn get(list: &pod_resources::MilliList, key: &str) -> i128 {
     list.get(key).copied().unwrap_or(0)
 }
 
@@ -121,23 +121,24 @@ fn get(list: &reslist::MilliList, key: &str) -> i128 {
 /// pod-level limits where the container has none (PodLevelResources).
 #[must_use]
 pub fn container_cpu_memory(pod: &Pod, c: &Container, gates: &FeatureGates) -> CpuMemory {
-    let lims = reslist::raw_limits(c);
+    let lims = pod_resources::raw_limits(c);
     let pod_lims = if gates.enabled(Gate::PodLevelResources) && pod_level_set(pod) {
         pod_level(pod).and_then(|r| r.limits.as_ref())
     } else {
         None
     };
     let pick = |key: &str| {
-        let own = reslist::milli_in(lims, key).unwrap_or(0);
+        let own = pod_resources::milli_in(lims, key).unwrap_or(0);
         if own == 0 {
-            reslist::milli_in(pod_lims, key).unwrap_or(0)
+            pod_resources::milli_in(pod_lims, key).unwrap_or(0)
         } else {
             own
         }
     };
     CpuMemory {
-        cpu_request_milli: reslist::milli_in(reslist::raw_requests(c), "cpu").map(reslist::to_i64),
-        cpu_limit_milli: reslist::to_i64(pick("cpu")),
+        cpu_request_milli: pod_resources::milli_in(pod_resources::raw_requests(c), "cpu")
+            .map(pod_resources::to_i64),
+        cpu_limit_milli: pod_resources::to_i64(pick("cpu")),
         memory_limit: milli_to_value(pick("memory")),
     }
 }
@@ -161,8 +162,7 @@ pub fn hugepage_limits(
             continue;
         };
         // Go converts the int64 value to uint64 (a negative value wraps).
-        #[allow(clippy::cast_sign_loss)]
-        required.insert(unit, reslist::value(amount) as u64);
+        required.insert(unit, pod_resources::value(amount) as u64);
     }
     page_sizes
         .iter()
@@ -196,7 +196,7 @@ fn remaining_pod_mem_per_container(pod: &Pod) -> i64 {
     let pod_mem = pod_level(pod)
         .and_then(|r| r.requests.as_ref())
         .and_then(|r| r.get("memory"))
-        .map_or(0, reslist::value);
+        .map_or(0, pod_resources::value);
     if pod_mem == 0 {
         return 0;
     }
@@ -206,18 +206,18 @@ fn remaining_pod_mem_per_container(pod: &Pod) -> i64 {
         return 0;
     }
     let aggregated = milli_to_value(get(
-        &reslist::aggregate(pod, reslist::raw_requests),
+        &pod_resources::aggregate(pod, pod_resources::raw_requests),
         "memory",
     ));
     (pod_mem - aggregated) / n
 }
 
 fn container_memory_request(c: &Container) -> i64 {
-    milli_to_value(reslist::milli_in(reslist::raw_requests(c), "memory").unwrap_or(0))
+    milli_to_value(pod_resources::milli_in(pod_resources::raw_requests(c), "memory").unwrap_or(0))
 }
 
 fn container_memory_limit(c: &Container) -> i64 {
-    milli_to_value(reslist::milli_in(reslist::raw_limits(c), "memory").unwrap_or(0))
+    milli_to_value(pod_resources::milli_in(pod_resources::raw_limits(c), "memory").unwrap_or(0))
 }
 
 fn is_sidecar(pod: &Pod, c: &Container) -> bool {
@@ -233,10 +233,10 @@ fn is_sidecar(pod: &Pod, c: &Container) -> bool {
 /// `GetContainerOOMScoreAdjust`.
 #[must_use]
 pub fn oom_score_adj(pod: &Pod, c: &Container, memory_capacity: i64, gates: &FeatureGates) -> i64 {
-    if reslist::is_node_critical_pod(pod) {
+    if pod_resources::is_node_critical_pod(pod) {
         return GUARANTEED_OOM_SCORE_ADJ;
     }
-    match reslist::pod_qos(pod, gates.enabled(Gate::PodLevelResources)) {
+    match pod_resources::pod_qos(pod, gates.enabled(Gate::PodLevelResources)) {
         QosClass::Guaranteed => return GUARANTEED_OOM_SCORE_ADJ,
         QosClass::BestEffort => return BESTEFFORT_OOM_SCORE_ADJ,
         QosClass::Burstable => {}
@@ -247,7 +247,7 @@ pub fn oom_score_adj(pod: &Pod, c: &Container, memory_capacity: i64, gates: &Fea
     } else {
         0
     };
-    let adj_for = |mem: i64| 1000 - reslist::to_i64(1000 * i128::from(mem) / capacity);
+    let adj_for = |mem: i64| 1000 - pod_resources::to_i64(1000 * i128::from(mem) / capacity);
     let mut adj = adj_for(container_memory_request(c).saturating_add(remaining));
     if gates.enabled(Gate::SidecarContainers) && is_sidecar(pod, c) {
         let min_regular = pod
@@ -289,12 +289,12 @@ pub fn container_swap_behavior(
     if !gates.enabled(Gate::NodeSwap) || !node.swap_controller() || !node.cgroup_v2() {
         return SwapBehavior::NoSwap;
     }
-    if reslist::is_critical_pod(pod) {
+    if pod_resources::is_critical_pod(pod) {
         return SwapBehavior::NoSwap;
     }
-    let qos = reslist::pod_qos(pod, gates.enabled(Gate::PodLevelResources));
-    let req = reslist::milli_in(reslist::raw_requests(c), "memory").unwrap_or(0);
-    let lim = reslist::milli_in(reslist::raw_limits(c), "memory").unwrap_or(0);
+    let qos = pod_resources::pod_qos(pod, gates.enabled(Gate::PodLevelResources));
+    let req = pod_resources::milli_in(pod_resources::raw_requests(c), "memory").unwrap_or(0);
+    let lim = pod_resources::milli_in(pod_resources::raw_limits(c), "memory").unwrap_or(0);
     if qos != QosClass::Burstable || (req == 0 && lim == 0) || req == lim {
         return SwapBehavior::NoSwap;
     }
@@ -341,9 +341,7 @@ pub fn calc_swap_for_burstable(request: i64, capacity: i64, swap: i64) -> Option
     if capacity <= 0 || request > capacity {
         return None;
     }
-    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
     let v = (request as f64 / capacity as f64) * swap as f64;
-    #[allow(clippy::cast_possible_truncation)]
     Some(v as i64)
 }
 
@@ -363,7 +361,7 @@ pub fn apply_memory_qos(
     let request = container_memory_request(c);
     let limit = container_memory_limit(c);
     if node.memory_reservation_policy() == "TieredReservation" && request != 0 {
-        match reslist::pod_qos(pod, gates.enabled(Gate::PodLevelResources)) {
+        match pod_resources::pod_qos(pod, gates.enabled(Gate::PodLevelResources)) {
             QosClass::Guaranteed => {
                 r.unified
                     .insert("memory.min".to_string(), request.to_string());
@@ -383,10 +381,11 @@ pub fn apply_memory_qos(
         let ceiling = if limit != 0 {
             limit
         } else {
-            node.allocatable.get("memory").map_or(0, reslist::value)
+            node.allocatable
+                .get("memory")
+                .map_or(0, pod_resources::value)
         };
         let high = if ceiling > 0 {
-            #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
             let v = ((request as f64 + (ceiling as f64 - request as f64) * factor) / page as f64)
                 .floor() as i64;
             v.saturating_mul(page)
@@ -437,8 +436,8 @@ pub fn sandbox_resources(
     gates: &FeatureGates,
 ) -> LinuxContainerResources {
     let pod_level_on = gates.enabled(Gate::PodLevelResources);
-    let req = reslist::pod_requests(pod, pod_level_on, true);
-    let lim = reslist::pod_limits(pod, pod_level_on, true);
+    let req = pod_resources::pod_requests(pod, pod_level_on, true);
+    let lim = pod_resources::pod_limits(pod, pod_level_on, true);
     let pod_exclusive = pod.spec.as_ref().is_some_and(|s| {
         s.containers
             .iter()
@@ -448,8 +447,8 @@ pub fn sandbox_resources(
     let disable_quota = gates.enabled(Gate::DisableCPUQuotaWithExclusiveCPUs) && pod_exclusive;
     calculate_linux_resources(
         CpuMemory {
-            cpu_request_milli: req.get("cpu").map(|m| reslist::to_i64(*m)),
-            cpu_limit_milli: reslist::to_i64(get(&lim, "cpu")),
+            cpu_request_milli: req.get("cpu").map(|m| pod_resources::to_i64(*m)),
+            cpu_limit_milli: pod_resources::to_i64(get(&lim, "cpu")),
             memory_limit: milli_to_value(get(&lim, "memory")),
         },
         disable_quota,
@@ -473,8 +472,8 @@ pub fn sandbox_overhead(
     {
         return LinuxContainerResources::default();
     }
-    let o = reslist::overhead(pod);
-    let cpu = reslist::to_i64(get(&o, "cpu"));
+    let o = pod_resources::overhead(pod);
+    let cpu = pod_resources::to_i64(get(&o, "cpu"));
     calculate_linux_resources(
         CpuMemory {
             cpu_request_milli: Some(cpu),

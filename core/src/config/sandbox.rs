@@ -14,8 +14,8 @@ use super::hostname::sandbox_hostname;
 use super::labels::{sandbox_annotations, sandbox_labels};
 use super::node::{CgroupDriver, NodeContext};
 use super::paths::join_all;
+use super::pod_resources::{pod_qos, QosClass};
 use super::ports::sandbox_port_mappings;
-use super::reslist::{pod_qos, QosClass};
 use super::resources::{sandbox_overhead, sandbox_resources};
 use super::security::{
     has_privileged_container, namespaces_for_pod, selinux_option, supplemental_groups_policy,

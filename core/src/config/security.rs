@@ -8,6 +8,7 @@ use crate::cri::{
     NamespaceOption, SeLinuxOption, SupplementalGroupsPolicy, UserNamespace,
 };
 use crate::features::{FeatureGates, Gate};
+use crate::pod::format_pod;
 
 use super::apparmor::apparmor_profile;
 use super::errors::ConfigError;
@@ -319,17 +320,6 @@ pub fn container_security_context(
     sc.masked_paths = masked;
     sc.readonly_paths = readonly;
     Ok(sc)
-}
-
-/// `format.Pod`: `<name>_<namespace>(<uid>)`.
-#[must_use]
-pub fn format_pod(pod: &Pod) -> String {
-    format!(
-        "{}_{}({})",
-        pod.metadata.name.as_deref().unwrap_or_default(),
-        pod.metadata.namespace.as_deref().unwrap_or_default(),
-        pod.metadata.uid.as_deref().unwrap_or_default()
-    )
 }
 
 /// `verifyRunAsNonRoot`.

@@ -17,7 +17,7 @@ pub fn check(vector: &Value) -> Result<(), String> {
         .ok_or("vector has no `expected.actions`")?;
     let bytes = serde_json::to_vec(request).map_err(|e| e.to_string())?;
     let answer: Value =
-        serde_json::from_slice(&crate::plan_json(&bytes)).map_err(|e| e.to_string())?;
+        serde_json::from_slice(&crate::api::plan_json(&bytes)).map_err(|e| e.to_string())?;
     if let Some(err) = answer.get("error") {
         return Err(format!("  the engine rejected the request: {err}"));
     }

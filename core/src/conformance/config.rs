@@ -296,7 +296,7 @@ fn run(function: &str, input: &Value) -> Result<(Produced, Shape), String> {
                 }
                 Err(cause) => {
                     let msg = SandboxConfigError {
-                        pod: security::format_pod(&pod),
+                        pod: crate::pod::format_pod(&pod),
                         cause,
                     }
                     .to_string();
@@ -422,10 +422,10 @@ fn run(function: &str, input: &Value) -> Result<(Produced, Shape), String> {
                 .chain(spec.init_containers.iter().flatten())
                 .find(|c| c.name == name)
                 .ok_or_else(|| format!("no container {name}"))?;
-            let request = crate::PlanRequest {
+            let request = crate::request::PlanRequest {
                 pod: pod.clone(),
                 runtime_status: status,
-                ..crate::PlanRequest::default()
+                ..crate::request::PlanRequest::default()
             };
             let view = StatusView::new(&request);
             let restart =

@@ -1,8 +1,8 @@
 //! Ephemeral containers: started once, never restarted. Any status with the same name
 //! (even from an older sandbox) blocks the start.
 
-use super::{note, Ctx};
-use crate::plan::Plan;
+use super::ctx::{note, Ctx};
+use crate::plan::{Action, Plan};
 
 /// Fills `ephemeralContainersToStart`.
 pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
@@ -20,7 +20,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
                 plan.actions.ephemeral_containers_to_start.push(i);
                 note(
                     plan,
-                    "startEphemeralContainer",
+                    Action::StartEphemeralContainer,
                     Some(name),
                     "NeverStarted",
                     format!("ephemeral container {name} has never run: it is started (ephemeral containers may start before initialisation completes)"),
@@ -28,7 +28,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
             }
             Some(s) => note(
                 plan,
-                "doNotRestart",
+                Action::DoNotRestart,
                 Some(name),
                 "EphemeralNeverRestarted",
                 format!(

@@ -5,17 +5,17 @@
 //! next; lower sidecars without a status are (re)started once a later one has started.
 //! Returns whether the pod counts as initialised.
 
+use super::ctx::{note, Ctx};
 use super::resize::{compute_pod_resize_action, starting_resized_container};
 use super::restart::{
     is_init_container_failed, is_restartable_init, should_container_be_restarted,
 };
 use super::status::{probe, ProbeKind};
-use super::{note, Ctx};
 use crate::features::Gate;
-use crate::plan::{ContainerToKill, KillReason, Plan};
+use crate::plan::ContainerKind;
+use crate::plan::{Action, ContainerToKill, KillReason, Plan};
 use crate::request::ProbeResult;
 use crate::runtime::ContainerState;
-use crate::steps::ContainerKind;
 
 fn kill(plan: &mut Plan, id: &str, name: &str, message: String, reason: KillReason) {
     plan.actions.containers_to_kill.insert(
@@ -31,7 +31,7 @@ fn kill(plan: &mut Plan, id: &str, name: &str, message: String, reason: KillReas
 fn restarted(plan: &mut Plan, name: &str, reason: &'static str) {
     note(
         plan,
-        "startInitContainer",
+        Action::StartInitContainer,
         Some(name),
         reason,
         format!("{name} is started again after the kill"),
@@ -41,12 +41,17 @@ fn restarted(plan: &mut Plan, name: &str, reason: &'static str) {
 fn terminal(plan: &mut Plan, name: &str, why: String) -> bool {
     plan.actions.kill_pod = true;
     plan.actions.init_containers_to_start.clear();
-    note(plan, "killPod", Some(name), "InitContainerFailed", why);
+    note(
+        plan,
+        Action::KillPod,
+        Some(name),
+        "InitContainerFailed",
+        why,
+    );
     false
 }
 
 /// Runs `computeInitContainerActions`; returns whether the pod is initialised.
-#[allow(clippy::too_many_lines)]
 pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
     let inits = ctx.spec.init_containers.as_deref().unwrap_or_default();
     if inits.is_empty() {
@@ -65,7 +70,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
     if pod_initialized {
         note(
             plan,
-            "keepContainer",
+            Action::KeepContainer,
             None,
             "PodInitialized",
             "a regular container exists in the current sandbox, so initialisation is complete: classic init containers are not run again".to_string(),
@@ -83,7 +88,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                 plan.actions.init_containers_to_start.push(i);
                 note(
                     plan,
-                    "startInitContainer",
+                    Action::StartInitContainer,
                     Some(name),
                     "SidecarNotRunning",
                     format!("sidecar {name} has no status in the current sandbox while a later init container has started: it is started"),
@@ -99,7 +104,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                 plan.actions.init_containers_to_start.push(i);
                 note(
                     plan,
-                    "startInitContainer",
+                    Action::StartInitContainer,
                     Some(name),
                     "StuckInCreated",
                     format!("init container {name} is stuck in created state: it is started again"),
@@ -114,7 +119,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                 }
                 note(
                     plan,
-                    "wait",
+                    Action::Wait,
                     Some(name),
                     "InitContainerRunning",
                     format!(
@@ -128,7 +133,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                         None | Some(ProbeResult::Unknown) => {
                             note(
                                 plan,
-                                "wait",
+                                Action::Wait,
                                 Some(name),
                                 "WaitingForStartupProbe",
                                 format!("sidecar {name} is running but its startup probe has not succeeded yet: later init containers wait"),
@@ -146,7 +151,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                             plan.actions.init_containers_to_start.push(i);
                             note(
                                 plan,
-                                "killContainer",
+                                Action::KillContainer,
                                 Some(name),
                                 "StartupProbeFailed",
                                 format!("sidecar {name} failed its startup probe: it is killed and started again (sidecars always restart)"),
@@ -161,7 +166,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                     pod_initialized = true;
                     note(
                         plan,
-                        "keepContainer",
+                        Action::KeepContainer,
                         Some(name),
                         "SidecarStarted",
                         format!("sidecar {name} is the last init container and has started: the pod is initialised"),
@@ -171,7 +176,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                     let next = inits.get(i + 1).map_or("", |n| n.name.as_str());
                     note(
                         plan,
-                        "startInitContainer",
+                        Action::StartInitContainer,
                         Some(next),
                         "PreviousSidecarStarted",
                         format!(
@@ -190,7 +195,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                     plan.actions.init_containers_to_start.push(i);
                     note(
                         plan,
-                        "killContainer",
+                        Action::KillContainer,
                         Some(name),
                         "DefinitionChanged",
                         format!("sidecar {name}'s image or name changed (hash {} != {}): it is killed and started again", s.hash, ctx.hash(c)),
@@ -203,7 +208,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                         None => {
                             note(
                                 plan,
-                                "keepContainer",
+                                Action::KeepContainer,
                                 Some(name),
                                 "LivenessProbePending",
                                 format!("sidecar {name} is running; its liveness probe has not reported yet"),
@@ -221,7 +226,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                             plan.actions.init_containers_to_start.push(i);
                             note(
                                 plan,
-                                "killContainer",
+                                Action::KillContainer,
                                 Some(name),
                                 "LivenessProbeFailed",
                                 format!("sidecar {name} failed its liveness probe: it is killed and started again (sidecars always restart)"),
@@ -235,7 +240,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                 if compute_pod_resize_action(ctx, plan, ContainerKind::Init, i, c, s) {
                     note(
                         plan,
-                        "keepContainer",
+                        Action::KeepContainer,
                         Some(name),
                         "Running",
                         format!("sidecar {name} is running and healthy: it is kept"),
@@ -246,7 +251,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                 plan.actions.init_containers_to_start.push(i);
                 note(
                     plan,
-                    "startInitContainer",
+                    Action::StartInitContainer,
                     Some(name),
                     "SidecarExited",
                     format!(
@@ -280,7 +285,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                     plan.actions.init_containers_to_start.push(i);
                     note(
                         plan,
-                        "startInitContainer",
+                        Action::StartInitContainer,
                         Some(name),
                         "InitContainerFailed",
                         format!("init container {name} {failure}: it is started again ({why})"),
@@ -289,7 +294,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                     pod_initialized = true;
                     note(
                         plan,
-                        "keepContainer",
+                        Action::KeepContainer,
                         Some(name),
                         "InitContainersDone",
                         format!("init container {name} exited 0 and is the last one: the pod is initialised"),
@@ -299,7 +304,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                     let next = inits.get(i + 1).map_or("", |n| n.name.as_str());
                     note(
                         plan,
-                        "startInitContainer",
+                        Action::StartInitContainer,
                         Some(next),
                         "PreviousInitContainerSucceeded",
                         format!("init container {name} exited 0: starting the next init container {next}"),
@@ -314,7 +319,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                     plan.actions.init_containers_to_start.push(i);
                     note(
                         plan,
-                        "killContainer",
+                        Action::KillContainer,
                         Some(name),
                         "UnknownState",
                         format!(
@@ -340,7 +345,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
                     plan.actions.init_containers_to_start.push(i);
                     note(
                         plan,
-                        "killContainer",
+                        Action::KillContainer,
                         Some(name),
                         "UnknownState",
                         format!("init container {name} is in unknown state: it is killed and started again"),
@@ -356,7 +361,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
         let first = inits.first().map_or("", |c| c.name.as_str());
         note(
             plan,
-            "startInitContainer",
+            Action::StartInitContainer,
             Some(first),
             "InitializationNotStarted",
             format!("no init container has run in the current sandbox: the first one, {first}, is started"),
@@ -373,7 +378,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
             let name = c.name.clone();
             note(
                 plan,
-                "updateResources",
+                Action::UpdateResources,
                 Some(&name),
                 "StartingResizedContainer",
                 format!("init container {name} is about to start with resources that differ from the actuated ones: the pod-level cgroup is resized first"),

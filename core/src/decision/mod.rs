@@ -2,10 +2,8 @@
 //!
 //! [`decide`] fills [`Plan::actions`] exactly as the 1.37 kubelet fills `podActions`, and
 //! [`Plan::decisions`] with one entry per action (plus notable non-actions such as a kept
-//! container or a wait for a sidecar's startup probe). Decision `action` values:
-//! `killPod`, `createSandbox`, `startInitContainer`, `startContainer`,
-//! `startEphemeralContainer`, `killContainer`, `updateResources`, `resetContainer`,
-//! `keepContainer`, `wait`, `doNotRestart`.
+//! container or a wait for a sidecar's startup probe). The decision actions are listed
+//! once, in [`crate::plan::Action`].
 //!
 //! The flow (`kuberuntime_manager.go`):
 //! 1. [`sandbox`]: `PodSandboxChanged` sets killPod / createSandbox / attempt.
@@ -24,174 +22,44 @@ pub mod restart_all;
 pub mod sandbox;
 pub mod status;
 
-use std::borrow::Cow;
-
-use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+mod ctx;
 
 use crate::features::{FeatureGates, Gate};
-use crate::hash::{container_hash, hash_lanes, LANES};
-use crate::plan::{Decision, Plan, Warning};
+use crate::plan::{Action, Plan, Warning};
 use crate::request::PlanRequest;
-use crate::runtime::{ContainerState, ContainerStatus};
 use sandbox::SandboxChangeReason;
-use status::StatusView;
 
-/// Everything one decision reads.
-#[derive(Debug, Clone, Copy)]
-pub struct Ctx<'a> {
-    /// The request.
-    pub request: &'a PlanRequest,
-    /// The pod.
-    pub pod: &'a Pod,
-    /// The pod spec.
-    pub spec: &'a PodSpec,
-    /// Resolved feature gates.
-    pub gates: &'a FeatureGates,
-    /// The runtime status.
-    pub status: StatusView<'a>,
-    /// `IsInPlacePodVerticalScalingAllowed`.
-    pub resize_allowed: bool,
-    /// Container hashes computed ahead (see [`SpecHashes`]); others are computed on use.
-    pub hashes: Option<&'a SpecHashes<'a>>,
-}
-
-/// `HashContainer` of the spec containers that have a running instance (the ones whose
-/// hash a sync compares), computed together: [`hash_lanes`] runs their hash chains side
-/// by side.
-#[derive(Debug, Clone, Default)]
-pub struct SpecHashes<'a> {
-    entries: Vec<(&'a Container, u64)>,
-}
-
-impl<'a> SpecHashes<'a> {
-    /// Hashes the init and regular containers of `spec` that `status` reports running.
-    #[must_use]
-    pub fn of_running(spec: &'a PodSpec, status: &StatusView<'_>) -> Self {
-        let running = |c: &&Container| {
-            status
-                .containers()
-                .iter()
-                .any(|s| s.state == ContainerState::Running && s.name == c.name)
-        };
-        let mut entries: Vec<(&Container, u64)> = spec
-            .init_containers
-            .as_deref()
-            .unwrap_or_default()
-            .iter()
-            .chain(&spec.containers)
-            .filter(running)
-            .map(|c| (c, 0))
-            .collect();
-        for chunk in entries.chunks_mut(LANES) {
-            let mut pairs = [("", ""); LANES];
-            for (pair, (c, _)) in pairs.iter_mut().zip(chunk.iter()) {
-                *pair = (c.name.as_str(), c.image.as_deref().unwrap_or(""));
-            }
-            let hashes = hash_lanes(pairs.get(..chunk.len()).unwrap_or_default());
-            for ((_, h), value) in chunk.iter_mut().zip(hashes) {
-                *h = value;
-            }
-        }
-        Self { entries }
-    }
-
-    /// The hash of this very container (the same spec entry), if computed.
-    #[must_use]
-    pub fn get(&self, c: &Container) -> Option<u64> {
-        self.entries
-            .iter()
-            .find(|(e, _)| std::ptr::eq(*e, c))
-            .map(|(_, h)| *h)
-    }
-}
-
-impl<'a> Ctx<'a> {
-    /// Builds the context; `None` when the pod has no spec.
-    #[must_use]
-    pub fn new(request: &'a PlanRequest, gates: &'a FeatureGates) -> Option<Self> {
-        let spec = request.pod.spec.as_ref()?;
-        Some(Self {
-            request,
-            pod: &request.pod,
-            spec,
-            gates,
-            status: StatusView::new(request),
-            resize_allowed: resize::resize_allowed(&request.pod, gates),
-            hashes: None,
-        })
-    }
-
-    /// `HashContainer(c)`.
-    #[must_use]
-    pub fn hash(&self, c: &Container) -> u64 {
-        self.hashes
-            .and_then(|h| h.get(c))
-            .unwrap_or_else(|| container_hash(&c.name, c.image.as_deref().unwrap_or("")))
-    }
-
-    /// `containerChanged`: the stored hash differs from the spec's.
-    #[must_use]
-    pub fn hash_changed(&self, c: &Container, s: &ContainerStatus) -> bool {
-        self.hash(c) != s.hash
-    }
-
-    /// Whether the kubelet passes `restartAllContainers = true`: the request says so, or
-    /// the pod carries the condition `AllContainersRestarting=True`.
-    #[must_use]
-    pub fn restart_all_containers(&self) -> bool {
-        self.request.restart_all_containers
-            || self
-                .pod
-                .status
-                .as_ref()
-                .and_then(|s| s.conditions.as_ref())
-                .is_some_and(|conds| {
-                    conds
-                        .iter()
-                        .any(|c| c.type_ == "AllContainersRestarting" && c.status == "True")
-                })
-    }
-}
-
-/// Records one decision.
-pub(crate) fn note(
-    plan: &mut Plan,
-    action: &'static str,
-    container: Option<&str>,
-    reason: &'static str,
-    message: String,
-) {
-    plan.decisions.push(Decision {
-        action: Cow::Borrowed(action),
-        container: container.map(str::to_string),
-        reason: Cow::Borrowed(reason),
-        message,
-    });
-}
+pub(crate) use ctx::note;
+pub use ctx::{Ctx, SpecHashes};
 
 /// Computes the pod actions (and their reasons) for a validated request.
 ///
 /// ```
 /// let request = podplan_core::api::parse_request(br#"{"pod": {"spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#).unwrap();
-/// let plan = podplan_core::decision::decide(&request, &Default::default());
+/// let plan = podplan_core::generators::decide(&request, &Default::default());
 /// assert!(plan.actions.create_sandbox && plan.actions.kill_pod);
 /// assert_eq!(plan.actions.containers_to_start, vec![0]);
 /// assert_eq!(plan.decisions[0].reason, "NoSandbox");
 /// ```
 pub fn decide(request: &PlanRequest, gates: &FeatureGates) -> Plan {
-    let mut plan = Plan::default();
     let Some(mut ctx) = Ctx::new(request, gates) else {
-        return plan;
+        return Plan::default();
     };
     let hashes = SpecHashes::of_running(ctx.spec, &ctx.status);
     ctx.hashes = Some(&hashes);
-    if !gates.enabled(Gate::SidecarContainers) {
+    decide_in(&ctx)
+}
+
+/// [`decide`] in a context already built (the one [`crate::steps::build_in`] then uses).
+pub fn decide_in(ctx: &Ctx<'_>) -> Plan {
+    let mut plan = Plan::default();
+    if !ctx.gates.enabled(Gate::SidecarContainers) {
         plan.warnings.push(Warning {
             path: "featureGates.SidecarContainers".into(),
             message: "SidecarContainers=false: the 1.37 kubelet has no code path without sidecars (the gate is GA and removed); init containers with restartPolicy Always are still treated as sidecars".into(),
         });
     }
-    compute(&ctx, &mut plan);
+    compute(ctx, &mut plan);
     plan
 }
 
@@ -230,7 +98,7 @@ fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
         if !plan.actions.kill_pod {
             note(
                 plan,
-                "wait",
+                Action::Wait,
                 None,
                 "InitializationInProgress",
                 "initialisation is not complete: regular containers are not considered on this sync".to_string(),
@@ -266,14 +134,14 @@ fn note_sandbox_change(
             "sandbox {old} has no IP address: the pod is killed and a new sandbox (attempt {attempt}) created"
         ),
     };
-    note(plan, "createSandbox", None, reason.as_str(), message);
+    note(plan, Action::CreateSandbox, None, reason.as_str(), message);
     let kill = if reason == SandboxChangeReason::NoSandbox {
         "nothing runs yet: killPod is set together with createSandbox and the kill is a no-op"
             .to_string()
     } else {
         format!("the sandbox changed: every running container and sandbox {old} is stopped")
     };
-    note(plan, "killPod", None, reason.as_str(), kill);
+    note(plan, Action::KillPod, None, reason.as_str(), kill);
 }
 
 /// Sandbox (re)creation: only the first init container or the regular containers are
@@ -287,7 +155,7 @@ fn recreate(ctx: &Ctx<'_>, plan: &mut Plan) {
         plan.actions.create_sandbox = false;
         note(
             plan,
-            "killPod",
+            Action::KillPod,
             None,
             "RestartPolicyNever",
             "restartPolicy Never and containers have already run: the pod is killed and no new sandbox is created".to_string(),
@@ -306,7 +174,7 @@ fn recreate(ctx: &Ctx<'_>, plan: &mut Plan) {
         if run_once && restart::container_succeeded(c, &ctx.status) {
             note(
                 plan,
-                "doNotRestart",
+                Action::DoNotRestart,
                 Some(&c.name),
                 "Succeeded",
                 format!(
@@ -322,7 +190,7 @@ fn recreate(ctx: &Ctx<'_>, plan: &mut Plan) {
         plan.actions.create_sandbox = false;
         note(
             plan,
-            "killPod",
+            Action::KillPod,
             None,
             "AllContainersDone",
             "every regular container has completed and none is to run again: the pod is killed and no new sandbox is created".to_string(),
@@ -333,7 +201,7 @@ fn recreate(ctx: &Ctx<'_>, plan: &mut Plan) {
         plan.actions.init_containers_to_start = vec![0];
         note(
             plan,
-            "startInitContainer",
+            Action::StartInitContainer,
             Some(&first.name),
             "NewSandbox",
             format!(
@@ -347,7 +215,7 @@ fn recreate(ctx: &Ctx<'_>, plan: &mut Plan) {
         if let Some(c) = ctx.spec.containers.get(*idx) {
             note(
                 plan,
-                "startContainer",
+                Action::StartContainer,
                 Some(&c.name),
                 "NewSandbox",
                 format!("container {} is started in the new sandbox", c.name),

@@ -2,17 +2,16 @@
 //! changed or failed a probe, keep the rest, resize in place, and kill the pod when
 //! nothing is left to run.
 
+use super::ctx::{note, Ctx};
 use super::resize::{compute_pod_resize_action, pod_level_resize, starting_resized_container};
 use super::restart::{restart_after_kill, should_container_be_restarted};
 use super::status::{probe, ProbeKind};
-use super::{note, Ctx};
-use crate::plan::{ContainerToKill, KillReason, Plan};
+use crate::plan::ContainerKind;
+use crate::plan::{Action, ContainerToKill, KillReason, Plan};
 use crate::request::ProbeResult;
 use crate::runtime::ContainerState;
-use crate::steps::ContainerKind;
 
 /// Decides every regular container; runs only once the pod is initialised.
-#[allow(clippy::too_many_lines)]
 pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
     let mut keep_count = 0usize;
     for (idx, c) in ctx.spec.containers.iter().enumerate() {
@@ -43,7 +42,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
                     );
                     note(
                         plan,
-                        "killContainer",
+                        Action::KillContainer,
                         Some(name),
                         "UnknownState",
                         format!("container {name} is in unknown state: it is killed first so that two instances never run"),
@@ -51,7 +50,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
                 }
                 note(
                     plan,
-                    "startContainer",
+                    Action::StartContainer,
                     Some(name),
                     verdict.reason,
                     format!("container {name} {what}: {}", verdict.why),
@@ -59,7 +58,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
             } else {
                 note(
                     plan,
-                    "doNotRestart",
+                    Action::DoNotRestart,
                     Some(name),
                     verdict.reason,
                     format!(
@@ -104,7 +103,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
             keep_count += 1;
             note(
                 plan,
-                "keepContainer",
+                Action::KeepContainer,
                 Some(name),
                 "Running",
                 format!("container {name} is running with the current definition and no failed probe: it is kept"),
@@ -117,7 +116,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
             plan.actions.containers_to_start.push(idx);
             note(
                 plan,
-                "startContainer",
+                Action::StartContainer,
                 Some(name),
                 code,
                 format!("container {name} is started again after the kill"),
@@ -138,7 +137,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
                 message,
             },
         );
-        note(plan, "killContainer", Some(name), code, why);
+        note(plan, Action::KillContainer, Some(name), code, why);
     }
 
     if keep_count == 0 && plan.actions.containers_to_start.is_empty() {
@@ -152,7 +151,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
         };
         note(
             plan,
-            "killPod",
+            Action::KillPod,
             None,
             "NothingToRun",
             format!("no regular container is running or will be started: the pod is done and is killed.{extra}"),
@@ -163,7 +162,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
     if plan.actions.update_pod_level_resources {
         note(
             plan,
-            "updateResources",
+            Action::UpdateResources,
             None,
             "PodLevelResourcesChanged",
             "pod-level resources (spec.resources) differ from the actuated ones: the pod cgroup is resized in place".to_string(),
@@ -177,7 +176,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
             let name = c.name.clone();
             note(
                 plan,
-                "updateResources",
+                Action::UpdateResources,
                 Some(&name),
                 "StartingResizedContainer",
                 format!("container {name} is about to start with resources that differ from the actuated ones: the pod-level cgroup is resized first"),

@@ -9,34 +9,15 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Container, Pod, ResourceRequirements};
+use k8s_openapi::api::core::v1::{Container, ResourceRequirements};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
-use super::{note, Ctx};
+use super::ctx::{note, Ctx};
 use crate::features::{FeatureGates, Gate};
-use crate::plan::{ContainerToKill, ContainerToUpdate, KillReason, Plan, ResizeResources};
+use crate::plan::ContainerKind;
+use crate::plan::{Action, ContainerToKill, ContainerToUpdate, KillReason, Plan, ResizeResources};
 use crate::quantity::Quantity;
 use crate::runtime::{ContainerState, ContainerStatus};
-use crate::steps::ContainerKind;
-
-/// The annotation that names a pod's config source (`kubernetes.io/config.source`).
-pub const CONFIG_SOURCE_ANNOTATION: &str = "kubernetes.io/config.source";
-
-/// `IsStaticPod`: the config-source annotation is present and is not `api`.
-#[must_use]
-pub fn is_static_pod(pod: &Pod) -> bool {
-    pod.metadata
-        .annotations
-        .as_ref()
-        .and_then(|a| a.get(CONFIG_SOURCE_ANNOTATION))
-        .is_some_and(|source| source != "api")
-}
-
-/// `IsInPlacePodVerticalScalingAllowed` (Linux): the gate is on and the pod is not static.
-#[must_use]
-pub fn resize_allowed(pod: &Pod, gates: &FeatureGates) -> bool {
-    gates.enabled(Gate::InPlacePodVerticalScaling) && !is_static_pod(pod)
-}
 
 type List = BTreeMap<String, K8sQuantity>;
 
@@ -245,17 +226,17 @@ pub fn compute_pod_resize_action(
         let start = match kind {
             ContainerKind::Init => {
                 plan.actions.init_containers_to_start.push(idx);
-                "startInitContainer"
+                Action::StartInitContainer
             }
             _ => {
                 plan.actions.containers_to_start.push(idx);
-                "startContainer"
+                Action::StartContainer
             }
         };
         plan.actions.update_pod_resources = true;
         note(
             plan,
-            "killContainer",
+            Action::KillContainer,
             Some(&c.name),
             "ResizeRequiresRestart",
             format!(
@@ -303,7 +284,7 @@ pub fn compute_pod_resize_action(
         };
         note(
             plan,
-            "updateResources",
+            Action::UpdateResources,
             Some(&c.name),
             "ResizeInPlace",
             format!(
@@ -352,6 +333,8 @@ pub fn starting_resized_container<'c>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pod::{resize_allowed, CONFIG_SOURCE_ANNOTATION};
+    use k8s_openapi::api::core::v1::Pod;
 
     fn rr(limits: &[(&str, &str)], requests: &[(&str, &str)]) -> ResourceRequirements {
         let list = |items: &[(&str, &str)]| {

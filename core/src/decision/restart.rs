@@ -8,6 +8,7 @@ use k8s_openapi::api::core::v1::{Container, ContainerRestartRule, Pod};
 
 use super::status::StatusView;
 use crate::features::{FeatureGates, Gate};
+pub(crate) use crate::pod::is_restartable_init;
 use crate::runtime::{ContainerState, ContainerStatus};
 
 /// An answer with its reason.
@@ -44,12 +45,6 @@ pub fn pod_restart_policy(pod: &Pod) -> &str {
 #[must_use]
 pub fn should_restart_on_failure(pod: &Pod) -> bool {
     pod_restart_policy(pod) != "Never"
-}
-
-/// `IsRestartableInitContainer`: an init container with `restartPolicy: Always` (a sidecar).
-#[must_use]
-pub fn is_restartable_init(c: &Container) -> bool {
-    c.restart_policy.as_deref() == Some("Always")
 }
 
 /// `containerSucceeded`: the newest status exists, exited, with code 0.

@@ -7,9 +7,9 @@
 
 use k8s_openapi::api::core::v1::Container;
 
+use super::ctx::{note, Ctx};
 use super::restart::matching_rule;
-use super::{note, Ctx};
-use crate::plan::{ContainerToReset, Plan};
+use crate::plan::{Action, ContainerToReset, Plan};
 use crate::runtime::ContainerState;
 
 #[derive(Default)]
@@ -70,7 +70,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
         };
         note(
             plan,
-            "resetContainer",
+            Action::ResetContainer,
             Some(&r.name),
             "RestartAllContainers",
             format!(
@@ -82,7 +82,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
     if reset.is_empty() {
         note(
             plan,
-            "wait",
+            Action::Wait,
             None,
             "RestartAllContainers",
             "the pod is restarting all its containers and none is left in the runtime: nothing else is planned on this sync".to_string(),

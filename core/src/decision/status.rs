@@ -95,12 +95,6 @@ impl<'a> StatusView<'a> {
         self.active().find(|s| s.name == name)
     }
 
-    /// The id of the active sandbox, if any.
-    #[must_use]
-    pub fn active_sandbox(&self) -> Option<&'a str> {
-        self.active_sandbox
-    }
-
     /// The newest exited status with this name (`doBackOff`'s reference instance).
     #[must_use]
     pub fn newest_exited(&self, name: &str) -> Option<&'a ContainerStatus> {
@@ -181,7 +175,7 @@ mod tests {
         let v = StatusView::new(&r);
         assert!(v.find_active("a").is_none());
         assert!(v.find("a").is_some());
-        assert_eq!(v.active_sandbox(), None);
+        assert_eq!(v.active_sandbox, None);
     }
 
     #[test]

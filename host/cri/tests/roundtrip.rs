@@ -110,7 +110,7 @@ fn full_plan(request: &PlanRequest) -> Plan {
         .map_or(0, Vec::len))
         .collect();
     let gates = FeatureGates::resolve(&request.feature_gates);
-    config::attach(request, &gates, &mut plan);
+    podplan_core::steps::build(request, &gates, &mut plan);
     plan
 }
 

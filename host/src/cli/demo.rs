@@ -3,15 +3,18 @@
 //! sandbox dies) followed by the kubelet's next sync as podplan plans it; the plan's
 //! steps are then carried out by the pure runtime model [`podplan_core::sim`].
 //!
-//! Everything is embedded: the demo reads no files.
+//! The script is data: `demo_scenario.json` (embedded; the playground's agreement test
+//! reads the same file), with [`podplan_core::sim::Event`]s for the events. The demo reads
+//! no files at run time.
 
 use std::io::{self, Write};
 
 use clap::Args;
 use podplan_core::request::{ProbeResult, ProbeResults};
 use podplan_core::runtime::{ContainerState, ContainerStatus, SandboxState};
-use podplan_core::sim::{self, script};
+use podplan_core::sim::{self, Event};
 use podplan_core::{Plan, PlanRequest};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::exit::{CliError, Status};
@@ -39,191 +42,47 @@ pub struct DemoArgs {
     pub jsonl: bool,
 }
 
-/// Something that happens to the pod between two syncs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
-    /// Virtual time passes.
-    Advance {
-        /// Seconds.
-        seconds: i64,
-    },
-    /// The newest running instance of a container exits.
-    Exit {
-        /// Container name.
-        container: &'static str,
-        /// Exit code.
-        code: i32,
-    },
-    /// The prober records a startup-probe result for a running container.
-    Startup {
-        /// Container name.
-        container: &'static str,
-        /// The result.
-        result: ProbeResult,
-    },
-    /// The prober records a liveness-probe result for a running container.
-    Liveness {
-        /// Container name.
-        container: &'static str,
-        /// The result.
-        result: ProbeResult,
-    },
-    /// The pod spec changes a container's image.
-    SetImage {
-        /// Container name.
-        container: &'static str,
-        /// The new image.
-        image: &'static str,
-    },
-    /// The latest sandbox dies (with every container in it).
-    SandboxLost,
+/// The demo's script as JSON (see [`Scenario`]).
+pub const SCENARIO_JSON: &str = include_str!("demo_scenario.json");
+
+/// A scripted lifecycle: a pod, a start time and scenes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// What the file is (for people reading it).
+    #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "documentation inside the JSON file; the demo does not print it"
+    )]
+    pub about: String,
+    /// The virtual start time (RFC 3339).
+    pub start: String,
+    /// The pod (a `v1.Pod`; the request sets `apiDefaults`).
+    pub pod: Value,
+    /// The scenes, one sync each.
+    pub scenes: Vec<Scene>,
 }
 
 /// One scene of the script: what happens, then a sync.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Scene {
     /// The header.
-    pub title: &'static str,
+    pub title: String,
     /// The events before the sync.
-    pub events: &'static [Event],
+    pub events: Vec<Event>,
 }
 
-/// The demo's virtual start time: 2025-01-01T09:00:00Z.
-const START: i64 = 1_735_722_000;
-
-/// The script.
-pub const SCRIPT: &[Scene] = &[
-    Scene {
-        title: "The pod is created: nothing exists yet",
-        events: &[],
-    },
-    Scene {
-        title: "init-db finishes (exit 0)",
-        events: &[
-            Event::Advance { seconds: 4 },
-            Event::Exit {
-                container: "init-db",
-                code: 0,
-            },
-        ],
-    },
-    Scene {
-        title: "The sidecar log-shipper passes its startup probe",
-        events: &[
-            Event::Advance { seconds: 3 },
-            Event::Startup {
-                container: "log-shipper",
-                result: ProbeResult::Success,
-            },
-        ],
-    },
-    Scene {
-        title: "app is running: a steady sync",
-        events: &[Event::Advance { seconds: 30 }],
-    },
-    Scene {
-        title: "app crashes (exit 1)",
-        events: &[
-            Event::Advance { seconds: 60 },
-            Event::Exit {
-                container: "app",
-                code: 1,
-            },
-        ],
-    },
-    Scene {
-        title: "app crashes again 5 s after its restart: crash-loop back-off",
-        events: &[
-            Event::Advance { seconds: 5 },
-            Event::Exit {
-                container: "app",
-                code: 1,
-            },
-        ],
-    },
-    Scene {
-        title: "10 s later: the back-off has expired",
-        events: &[Event::Advance { seconds: 10 }],
-    },
-    Scene {
-        title: "15 minutes later app's liveness probe fails",
-        events: &[
-            Event::Advance { seconds: 900 },
-            Event::Liveness {
-                container: "app",
-                result: ProbeResult::Failure,
-            },
-        ],
-    },
-    Scene {
-        title: "The pod's app image changes: nginx:1.27 -> nginx:1.28",
-        events: &[
-            Event::Advance { seconds: 60 },
-            Event::SetImage {
-                container: "app",
-                image: "nginx:1.28",
-            },
-        ],
-    },
-    Scene {
-        title: "The sandbox is lost (its containers die with it)",
-        events: &[Event::Advance { seconds: 120 }, Event::SandboxLost],
-    },
-    Scene {
-        title: "init-db finishes again in the new sandbox",
-        events: &[
-            Event::Advance { seconds: 4 },
-            Event::Exit {
-                container: "init-db",
-                code: 0,
-            },
-        ],
-    },
-    Scene {
-        title: "log-shipper passes its startup probe again",
-        events: &[
-            Event::Advance { seconds: 15 },
-            Event::Startup {
-                container: "log-shipper",
-                result: ProbeResult::Success,
-            },
-        ],
-    },
-    Scene {
-        title: "Everything runs again: a steady sync",
-        events: &[Event::Advance { seconds: 30 }],
-    },
-];
-
-/// The example pod: an init container, a sidecar with a startup probe, an app with a
-/// liveness probe.
-pub fn example_pod() -> Value {
-    json!({
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "web", "namespace": "default", "uid": "8d6c1f4e-demo-4c1b-9a57-podplan0001"},
-        "spec": {
-            "restartPolicy": "Always",
-            "terminationGracePeriodSeconds": 30,
-            "initContainers": [
-                {"name": "init-db", "image": "busybox:1.36",
-                 "command": ["sh", "-c", "until nc -z db 5432; do sleep 1; done"]},
-                {"name": "log-shipper", "image": "fluent/fluent-bit:3.1", "restartPolicy": "Always",
-                 "startupProbe": {"exec": {"command": ["test", "-e", "/tmp/ready"]},
-                                  "periodSeconds": 1, "failureThreshold": 30}}
-            ],
-            "containers": [
-                {"name": "app", "image": "nginx:1.27",
-                 "ports": [{"name": "http", "containerPort": 80, "protocol": "TCP"}],
-                 "livenessProbe": {"httpGet": {"path": "/healthz", "port": 80},
-                                   "periodSeconds": 10, "failureThreshold": 3}}
-            ]
-        }
-    })
+/// The demo's script.
+pub fn scenario() -> Result<Scenario, CliError> {
+    serde_json::from_str(SCENARIO_JSON)
+        .map_err(|e| CliError::Io(format!("the demo's script is invalid: {e}")))
 }
 
 /// Runs `podplan demo`.
 pub fn run(args: &DemoArgs) -> Result<Status, CliError> {
+    let scenario = scenario()?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     if !args.jsonl {
@@ -233,11 +92,12 @@ pub fn run(args: &DemoArgs) -> Result<Status, CliError> {
                 "podplan demo: the pod default/web (init-db, sidecar log-shipper, app) through \
                  {} syncs.\nEach step is an event, then the kubelet's next sync as podplan plans \
                  it; its steps are then carried out by a model runtime.\n\n",
-                SCRIPT.len()
+                scenario.scenes.len()
             ),
         )?;
     }
-    drive(|record| {
+    let total = scenario.scenes.len();
+    drive(&scenario, |record| {
         let text = if args.jsonl {
             let line = json!({
                 "step": record.step, "title": record.scene.title, "notes": record.notes,
@@ -246,7 +106,7 @@ pub fn run(args: &DemoArgs) -> Result<Status, CliError> {
             serde_json::to_string(&line)
                 .map_err(|e| CliError::Io(format!("cannot serialise step {}: {e}", record.step)))?
         } else {
-            render(&record)
+            render(&record, total)
         };
         write_text(&mut out, &text)
     })?;
@@ -256,9 +116,9 @@ pub fn run(args: &DemoArgs) -> Result<Status, CliError> {
 
 /// What happened in one step.
 #[derive(Debug)]
-struct StepRecord {
+struct StepRecord<'a> {
     step: usize,
-    scene: &'static Scene,
+    scene: &'a Scene,
     /// Seconds of virtual time since the start.
     elapsed: i64,
     /// Events that could not happen as scripted.
@@ -271,22 +131,28 @@ struct StepRecord {
     plan: Plan,
 }
 
-/// Plays the script: the events, a sync, the plan carried out by [`sim::next_request`].
-fn drive(mut emit: impl FnMut(StepRecord) -> Result<(), CliError>) -> Result<(), CliError> {
-    let start = jiff::Timestamp::from_second(START).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
-    let mut now = start;
-    let mut request = podplan_core::api::parse_request_value(
-        json!({ "pod": example_pod(), "apiDefaults": true }),
-    )
-    .map_err(|e| CliError::Io(format!("the demo pod is invalid: {}", one_line(&e))))?;
-    for (index, scene) in SCRIPT.iter().enumerate() {
+/// Plays the script: the events ([`sim::apply_event`]), a sync, the plan carried out by
+/// [`sim::next_request`].
+fn drive<'a>(
+    scenario: &'a Scenario,
+    mut emit: impl FnMut(StepRecord<'a>) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let start: jiff::Timestamp = scenario
+        .start
+        .parse()
+        .map_err(|e| CliError::Io(format!("the demo's start time is invalid: {e}")))?;
+    let mut request =
+        podplan_core::api::parse_request_value(json!({ "pod": scenario.pod, "apiDefaults": true }))
+            .map_err(|e| CliError::Io(format!("the demo pod is invalid: {}", one_line(&e))))?;
+    request.now = Some(start);
+    for (index, scene) in scenario.scenes.iter().enumerate() {
         let step = index + 1;
         let notes: Vec<String> = scene
             .events
             .iter()
-            .filter_map(|event| apply(&mut request, &mut now, *event))
+            .filter_map(|event| sim::apply_event(&mut request, event))
             .collect();
-        request.now = Some(now);
+        let now = request.now.unwrap_or(start);
         let before = describe(&request);
         let plan = podplan_core::plan(&request).map_err(|e| {
             CliError::Io(format!(
@@ -307,78 +173,6 @@ fn drive(mut emit: impl FnMut(StepRecord) -> Result<(), CliError>) -> Result<(),
         })?;
     }
     Ok(())
-}
-
-/// Applies one event to the request; returns a note when it could not happen as scripted.
-fn apply(request: &mut PlanRequest, now: &mut jiff::Timestamp, event: Event) -> Option<String> {
-    match event {
-        Event::Advance { seconds } => {
-            *now = now
-                .checked_add(jiff::SignedDuration::from_secs(seconds))
-                .unwrap_or(*now);
-            None
-        }
-        Event::Exit { container, code } => {
-            (!script::exit_container(request, container, code, *now))
-                .then(|| format!("{container} is not running, so it cannot exit"))
-        }
-        Event::Startup { container, result } => probe(request, container, "startup", result),
-        Event::Liveness { container, result } => probe(request, container, "liveness", result),
-        Event::SetImage { container, image } => {
-            let target = request.pod.spec.as_mut().and_then(|spec| {
-                spec.containers
-                    .iter_mut()
-                    .chain(spec.init_containers.iter_mut().flatten())
-                    .find(|c| c.name == container)
-            });
-            match target {
-                Some(c) => {
-                    c.image = Some(image.to_string());
-                    None
-                }
-                None => Some(format!("the pod has no container {container}")),
-            }
-        }
-        Event::SandboxLost => {
-            let has_sandbox = request
-                .runtime_status
-                .as_ref()
-                .is_some_and(|s| !s.sandbox_statuses.is_empty());
-            if has_sandbox {
-                script::kill_sandbox(request, *now);
-                None
-            } else {
-                Some("there is no sandbox to lose".into())
-            }
-        }
-    }
-}
-
-/// Records a probe result for the newest instance of `container`, if it runs.
-fn probe(
-    request: &mut PlanRequest,
-    container: &str,
-    kind: &str,
-    result: ProbeResult,
-) -> Option<String> {
-    let running = request.runtime_status.as_ref().is_some_and(|s| {
-        s.container_statuses
-            .iter()
-            .find(|c| c.name == container)
-            .is_some_and(|c| c.state == ContainerState::Running)
-    });
-    if !running {
-        return Some(format!(
-            "{container} is not running, so it has no {kind} probe"
-        ));
-    }
-    let (liveness, startup) = if kind == "liveness" {
-        (Some(result), None)
-    } else {
-        (None, Some(result))
-    };
-    script::set_probe(request, container, liveness, startup);
-    None
 }
 
 fn probe_word(result: ProbeResult) -> &'static str {
@@ -449,12 +243,10 @@ fn describe(request: &PlanRequest) -> String {
 }
 
 /// One step as text.
-fn render(record: &StepRecord) -> String {
+fn render(record: &StepRecord<'_>, total: usize) -> String {
     let mut text = format!(
         "=== Step {}/{}: {} ===\n",
-        record.step,
-        SCRIPT.len(),
-        record.scene.title
+        record.step, total, record.scene.title
     );
     let seconds = record.elapsed;
     text.push_str(&format!(
@@ -487,28 +279,27 @@ mod tests {
 
     #[test]
     fn the_example_pod_is_a_valid_request() {
-        let request = json!({ "pod": example_pod() });
+        let request = json!({ "pod": scenario().unwrap().pod });
         let parsed = podplan_core::api::parse_request_value(request);
         assert!(parsed.is_ok_and(|r| podplan_core::plan(&r).is_ok()));
     }
 
     #[test]
     fn every_scene_names_containers_of_the_pod() {
-        let pod = example_pod();
+        let scenario = scenario().unwrap();
         let names: Vec<&str> = ["/spec/initContainers", "/spec/containers"]
             .iter()
-            .filter_map(|p| pod.pointer(p).and_then(Value::as_array))
+            .filter_map(|p| scenario.pod.pointer(p).and_then(Value::as_array))
             .flatten()
             .filter_map(|c| c.get("name").and_then(Value::as_str))
             .collect();
-        for scene in SCRIPT {
-            for event in scene.events {
+        for scene in &scenario.scenes {
+            for event in &scene.events {
                 let named = match event {
                     Event::Exit { container, .. }
-                    | Event::Startup { container, .. }
-                    | Event::Liveness { container, .. }
-                    | Event::SetImage { container, .. } => Some(*container),
-                    Event::Advance { .. } | Event::SandboxLost => None,
+                    | Event::Probe { container, .. }
+                    | Event::SetImage { container, .. } => Some(container.as_str()),
+                    Event::Advance { .. } | Event::SandboxDies | Event::SandboxLosesIp => None,
                 };
                 if let Some(name) = named {
                     assert!(names.contains(&name), "{}: {name}", scene.title);
@@ -520,13 +311,14 @@ mod tests {
     /// The demo tells the story its headers announce.
     #[test]
     fn the_story_happens_as_the_headers_say() {
+        let scenario = scenario().unwrap();
         let mut records = Vec::new();
-        drive(|r| {
+        drive(&scenario, |r| {
             records.push(r);
             Ok(())
         })
         .unwrap();
-        assert_eq!(records.len(), SCRIPT.len());
+        assert_eq!(records.len(), scenario.scenes.len());
         for r in &records {
             assert!(r.notes.is_empty(), "step {}: {:?}", r.step, r.notes);
         }

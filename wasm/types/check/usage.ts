@@ -1,6 +1,6 @@
 // Type-checked in CI (`npm run typecheck` in wasm/): typical use of the package's
 // declarations through its published entry points. Not run.
-import { plan, planJson, version } from "podplan-wasm";
+import { crictl, plan, planJson, simApply, simEvent, simEventJson, version } from "podplan-wasm";
 import type { ContainerStatus, Plan, PlanAnswer, PlanRequest } from "podplan-wasm";
 
 const request: PlanRequest = {
@@ -53,6 +53,23 @@ const text: string = planJson(JSON.stringify(request));
 const v: { podplan: string; contract: string; kubernetes: string } = version();
 void text;
 void v;
+
+// The runtime model and crictl conversion.
+const first = plan(request);
+if (!("error" in first)) {
+  const applied = simApply({ request, plan: first });
+  if (!("error" in applied)) {
+    const next: PlanRequest = applied.request;
+    const exited = simEvent({ request: next, event: { type: "exit", container: "app", code: 1 } });
+    const note: string | undefined = "error" in exited ? exited.error.message : exited.note;
+    void note;
+  }
+  const file = crictl({ sandboxConfig: first.sandboxConfig ?? {} });
+  if (!("error" in file)) void file.crictl["log_directory"];
+}
+void simEventJson(JSON.stringify({ request, event: { type: "advance", seconds: 10 } }));
+// @ts-expect-error an event names its type
+void simEvent({ request, event: { container: "app", code: 1 } });
 
 // The declarations are strict where the engine is strict:
 const badState: ContainerStatus = {

@@ -1,9 +1,9 @@
 // The selected sync in detail: decisions with their reasons, the CRI steps, the generated
 // configs, the events, and the raw request and plan.
 
-import { toCrictl } from "../crictl";
 import type { SyncRecord } from "../session";
-import { isError, type Json, type Plan, type Pod, type Step } from "../types";
+import type { ErrorAnswer, Plan, Pod, Step } from "../../../wasm/types/podplan";
+import { isError, type Engine } from "../engine";
 import { h } from "./dom";
 
 export type TabId = "decisions" | "steps" | "configs" | "events" | "json";
@@ -16,6 +16,8 @@ export interface DetailsContext {
   setTab: (t: TabId) => void;
   setConfigForm: (f: ConfigForm) => void;
   copy: (text: string, what: string) => void;
+  /** The engine, for crictl conversion. */
+  engine: Engine;
 }
 
 const VERBS: Record<string, string> = {
@@ -154,19 +156,19 @@ function stepsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
     h(
       "p",
       { class: "small muted" },
-      ctx.sync.source === "steps"
-        ? "It carried out the plan's steps."
-        : ctx.sync.source === "actions"
-          ? "The plan has no steps it could read, so it followed podActions in SyncPod order (held-back starts skipped)."
-          : "Nothing: there is no plan.",
+      ctx.sync.applied.length
+        ? `podplan's runtime model (core::sim) carried out all ${ctx.sync.applied.length} step(s); it does not simulate runtime errors.`
+        : "Nothing changed.",
     ),
-    ctx.sync.applied.length ? h("ol", { class: "applied" }, ctx.sync.applied.map((o) => h("li", null, h("code", { class: "op" }, o.op), " ", o.text))) : h("p", { class: "muted" }, "Nothing changed."),
+    ...(ctx.sync.notes.length ? [h("ul", { class: "notes" }, ctx.sync.notes.map((n) => h("li", null, `Note: ${n}`)))] : []),
   ];
   return out;
 }
 
 function configsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
-  const form = (v: Json) => (ctx.configForm === "crictl" ? toCrictl(v) : v);
+  const crictl = (answer: { crictl: unknown } | ErrorAnswer) => (isError(answer) ? answer : answer.crictl);
+  const sandboxForm = (v: NonNullable<Plan["sandboxConfig"]>) => (ctx.configForm === "crictl" ? crictl(ctx.engine.crictl({ sandboxConfig: v })) : v);
+  const containerForm = (v: NonNullable<Plan["containerConfigs"]>[number]["config"]) => (ctx.configForm === "crictl" ? crictl(ctx.engine.crictl({ containerConfig: v })) : v);
   const out: HTMLElement[] = [
     h(
       "div",
@@ -188,12 +190,12 @@ function configsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   if (plan.sandboxConfig) {
     out.push(h("h4", null, "PodSandboxConfig"));
     if (ctx.configForm === "crictl") out.push(h("p", { class: "small muted" }, "Save as pod.json, then: ", h("code", null, "crictl runp pod.json")));
-    out.push(pre(form(plan.sandboxConfig), "PodSandboxConfig", ctx.copy, "copy-sandbox"));
+    out.push(pre(sandboxForm(plan.sandboxConfig), "PodSandboxConfig", ctx.copy, "copy-sandbox"));
   }
   for (const [i, c] of (plan.containerConfigs ?? []).entries()) {
     out.push(h("h4", null, `ContainerConfig: ${c.name}`, h("span", { class: "muted small" }, ` (${c.type}, restart count ${c.restartCount})`)));
     if (ctx.configForm === "crictl") out.push(h("p", { class: "small muted" }, `Save as ${c.name}.json, then: `, h("code", null, `crictl create <pod-id> ${c.name}.json pod.json`)));
-    out.push(pre(form(c.config), `ContainerConfig ${c.name}`, ctx.copy, `copy-container-${i}`));
+    out.push(pre(containerForm(c.config), `ContainerConfig ${c.name}`, ctx.copy, `copy-container-${i}`));
   }
   return out;
 }

@@ -2,8 +2,9 @@
 // things the user can make happen to it. Every action runs the next sync.
 
 import type { SessionAction, SyncRecord } from "../session";
-import { findContainer, iso, liveContainer, nextBackoffExpiry, specContainers, type ContainerKind } from "../sim";
-import { isError } from "../types";
+import { findContainer, liveContainer, specContainers, type ContainerKind } from "../containers";
+import { isError } from "../engine";
+import { iso, nextBackoffExpiry } from "../sim";
 import { h, idPart } from "./dom";
 
 export interface DriveContext {
@@ -139,7 +140,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
     const live = liveContainer(state, name);
     const newest = state.runtime.containerStatuses.find((c) => c.name === name);
     const spec = pod ? findContainer(pod, name)?.spec : undefined;
-    const probes = live ? state.probes[live.id] : undefined;
+    const probes = live?.id ? state.probes[live.id] : undefined;
     const key = idPart(name);
     const exitId = `exit-code-${key}`;
     const exit = () => {

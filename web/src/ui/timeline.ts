@@ -2,8 +2,9 @@
 // A cell shows the state after that sync and what the sync did to it.
 
 import { describeAction, type SyncRecord } from "../session";
-import { specContainers, type ContainerKind } from "../sim";
-import { isError, type Plan } from "../types";
+import type { Plan } from "../../../wasm/types/podplan";
+import { specContainers, type ContainerKind } from "../containers";
+import { isError } from "../engine";
 import { h, idPart } from "./dom";
 
 export interface CellInfo {
@@ -21,7 +22,7 @@ export function timelineRows(syncs: SyncRecord[]): Array<{ name: string; kind: C
   const seen = new Map<string, ContainerKind>();
   for (const s of syncs) {
     for (const c of s.pod ? specContainers(s.pod) : []) if (!seen.has(c.name)) seen.set(c.name, c.kind);
-    for (const c of s.after.runtime.containerStatuses) if (!seen.has(c.name)) seen.set(c.name, "regular");
+    for (const c of s.after.runtime.containerStatuses) if (c.name && !seen.has(c.name)) seen.set(c.name, "regular");
   }
   return [...seen].map(([name, kind]) => ({ name, kind }));
 }
@@ -65,7 +66,7 @@ export function sandboxCell(sync: SyncRecord): CellInfo {
   const sb = sync.after.runtime.sandboxStatuses[0];
   const marks: string[] = [];
   if (sync.applied.some((o) => o.op === "RunPodSandbox")) marks.push("created");
-  if (sync.applied.some((o) => o.op === "StopPodSandbox")) marks.push("stopped");
+  if (sync.applied.some((o) => o.op === "KillPod")) marks.push("stopped");
   if (!sb) return { state: "none", label: "—", marks, title: "no sandbox" };
   const attempt = sb.metadata?.attempt ?? 0;
   if (sb.state !== "SANDBOX_READY") return { state: "notready", label: `${sb.id} not ready`, marks, title: `${sb.id} (attempt ${attempt}) is not ready` };

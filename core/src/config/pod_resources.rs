@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Container, Pod, ResourceRequirements};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
+use crate::pod::{annotation, is_restartable_init, is_static_pod, CONFIG_MIRROR_ANNOTATION};
 use crate::quantity::Quantity;
 
 /// A resource list: name → value in thousandths (`MilliValue()`).
@@ -59,12 +60,6 @@ fn add(into: &mut MilliList, from: &MilliList) {
     for (k, v) in from {
         *into.entry(k.clone()).or_insert(0) += v;
     }
-}
-
-/// Whether an init container is restartable (a sidecar).
-#[must_use]
-pub fn is_restartable_init(c: &Container) -> bool {
-    c.restart_policy.as_deref() == Some("Always")
 }
 
 /// A raw `v1.ResourceList`.
@@ -345,25 +340,6 @@ impl CpuMemory {
     fn len(self) -> usize {
         usize::from(self.cpu.is_some()) + usize::from(self.memory.is_some())
     }
-}
-
-/// Annotation naming a static pod's source.
-pub const CONFIG_SOURCE_ANNOTATION: &str = "kubernetes.io/config.source";
-/// Annotation marking a mirror pod.
-pub const CONFIG_MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
-
-fn annotation<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
-    pod.metadata
-        .annotations
-        .as_ref()
-        .and_then(|a| a.get(key))
-        .map(String::as_str)
-}
-
-/// `IsStaticPod`: the source annotation is present and not `api`.
-#[must_use]
-pub fn is_static_pod(pod: &Pod) -> bool {
-    annotation(pod, CONFIG_SOURCE_ANNOTATION).is_some_and(|s| s != "api")
 }
 
 /// `IsCriticalPod`: static, mirror, or priority ≥ 2000000000.

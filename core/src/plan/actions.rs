@@ -1,53 +1,8 @@
-//! The plan: `podActions` plus the CRI requests, ordered steps, events and reasons.
+//! The kubelet's `podActions` and the entries of its maps and lists.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-
-use crate::backoff::{BackoffRecord, HeldBack};
-use crate::config::ContainerConfigEntry;
-use crate::cri::PodSandboxConfig;
-use crate::events::Event;
-use crate::steps::Step;
-
-/// What the kubelet would do on its next sync, and why.
-///
-/// A plan is a decision, not an effect: the caller carries out [`Plan::steps`].
-#[must_use = "a plan does nothing until the caller carries out its steps"]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Plan {
-    /// The kubelet's `podActions`.
-    pub actions: PodActions,
-    /// Why each action was chosen, in the order the decisions were made.
-    #[serde(default)]
-    pub decisions: Vec<Decision>,
-    /// CRI `PodSandboxConfig`, when a sandbox is created or containers are started.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sandbox_config: Option<PodSandboxConfig>,
-    /// CRI `ContainerConfig` per container to be created.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub container_configs: Vec<ContainerConfigEntry>,
-    /// CRI operations in the order `SyncPod` performs them.
-    #[serde(default)]
-    pub steps: Vec<Step>,
-    /// Events the kubelet would record.
-    #[serde(default)]
-    pub events: Vec<Event>,
-    /// Per-container errors that stop a container's creation.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<ContainerError>,
-    /// Starts held back by crash-loop back-off (extension).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub held_back: Vec<HeldBack>,
-    /// The updated crash-loop back-off records, to pass to the next request (extension).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub backoff: Vec<BackoffRecord>,
-    /// Odd but possible inputs (e.g. statuses of containers not in the spec).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<Warning>,
-}
 
 /// The kubelet's `podActions` (contract field names).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,43 +108,4 @@ pub struct ContainerToReset {
     pub container_id: String,
     /// Kill (grace 0) before removing.
     pub kill: bool,
-}
-
-/// Why an action was chosen: a machine-readable reason and a human message naming the rule.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Decision {
-    /// The action: `killPod`, `createSandbox`, `startInitContainer`, `startContainer`,
-    /// `startEphemeralContainer`, `killContainer`, `updateResources`, `resetContainer`,
-    /// `keepContainer`, `wait`.
-    pub action: Cow<'static, str>,
-    /// The container concerned, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub container: Option<String>,
-    /// Machine-readable reason, e.g. `LivenessProbeFailed`.
-    pub reason: Cow<'static, str>,
-    /// Human explanation naming the rule that fired.
-    pub message: String,
-}
-
-/// A per-container error that stops that container's creation.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContainerError {
-    /// Container name.
-    pub container: String,
-    /// Kubelet reason, e.g. `CreateContainerConfigError`.
-    pub reason: String,
-    /// Message.
-    pub message: String,
-}
-
-/// A non-fatal observation about the input.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Warning {
-    /// JSON path of the input concerned.
-    pub path: String,
-    /// What was noticed and what the engine did about it.
-    pub message: String,
 }

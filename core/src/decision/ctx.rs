@@ -1,0 +1,135 @@
+//! The decision context ([`Ctx`]), built once per plan, and the decision recorder.
+
+use std::borrow::Cow;
+
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+
+use super::status::StatusView;
+use crate::features::FeatureGates;
+use crate::hash::{container_hash, hash_lanes, LANES};
+use crate::plan::{Action, Decision, Plan};
+use crate::request::PlanRequest;
+use crate::runtime::{ContainerState, ContainerStatus};
+
+/// Everything one decision reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Ctx<'a> {
+    /// The request.
+    pub request: &'a PlanRequest,
+    /// The pod.
+    pub pod: &'a Pod,
+    /// The pod spec.
+    pub spec: &'a PodSpec,
+    /// Resolved feature gates.
+    pub gates: &'a FeatureGates,
+    /// The runtime status.
+    pub status: StatusView<'a>,
+    /// `IsInPlacePodVerticalScalingAllowed`.
+    pub resize_allowed: bool,
+    /// Container hashes computed ahead (see [`SpecHashes`]); others are computed on use.
+    pub hashes: Option<&'a SpecHashes<'a>>,
+}
+
+/// `HashContainer` of the spec containers that have a running instance (the ones whose
+/// hash a sync compares), computed together: [`hash_lanes`] runs their hash chains side
+/// by side.
+#[derive(Debug, Clone, Default)]
+pub struct SpecHashes<'a> {
+    entries: Vec<(&'a Container, u64)>,
+}
+
+impl<'a> SpecHashes<'a> {
+    /// Hashes the init and regular containers of `spec` that `status` reports running.
+    #[must_use]
+    pub fn of_running(spec: &'a PodSpec, status: &StatusView<'_>) -> Self {
+        let running = |c: &&Container| {
+            status
+                .containers()
+                .iter()
+                .any(|s| s.state == ContainerState::Running && s.name == c.name)
+        };
+        let mut entries: Vec<(&Container, u64)> = spec
+            .init_containers
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .chain(&spec.containers)
+            .filter(running)
+            .map(|c| (c, 0))
+            .collect();
+        for chunk in entries.chunks_mut(LANES) {
+            let mut pairs = [("", ""); LANES];
+            for (pair, (c, _)) in pairs.iter_mut().zip(chunk.iter()) {
+                *pair = (c.name.as_str(), c.image.as_deref().unwrap_or(""));
+            }
+            let hashes = hash_lanes(pairs.get(..chunk.len()).unwrap_or_default());
+            for ((_, h), value) in chunk.iter_mut().zip(hashes) {
+                *h = value;
+            }
+        }
+        Self { entries }
+    }
+
+    /// The hash of this very container (the same spec entry), if computed.
+    #[must_use]
+    pub fn get(&self, c: &Container) -> Option<u64> {
+        self.entries
+            .iter()
+            .find(|(e, _)| std::ptr::eq(*e, c))
+            .map(|(_, h)| *h)
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// Builds the context; `None` when the pod has no spec.
+    #[must_use]
+    pub fn new(request: &'a PlanRequest, gates: &'a FeatureGates) -> Option<Self> {
+        let spec = request.pod.spec.as_ref()?;
+        Some(Self {
+            request,
+            pod: &request.pod,
+            spec,
+            gates,
+            status: StatusView::new(request),
+            resize_allowed: crate::pod::resize_allowed(&request.pod, gates),
+            hashes: None,
+        })
+    }
+
+    /// `HashContainer(c)`.
+    #[must_use]
+    pub fn hash(&self, c: &Container) -> u64 {
+        self.hashes
+            .and_then(|h| h.get(c))
+            .unwrap_or_else(|| container_hash(&c.name, c.image.as_deref().unwrap_or("")))
+    }
+
+    /// `containerChanged`: the stored hash differs from the spec's.
+    #[must_use]
+    pub fn hash_changed(&self, c: &Container, s: &ContainerStatus) -> bool {
+        self.hash(c) != s.hash
+    }
+
+    /// Whether the kubelet passes `restartAllContainers = true`: the request says so, or
+    /// the pod carries the condition `AllContainersRestarting=True`.
+    #[must_use]
+    pub fn restart_all_containers(&self) -> bool {
+        self.request.restart_all_containers || crate::pod::all_containers_restarting(self.pod)
+    }
+}
+
+/// Records one decision.
+pub(crate) fn note(
+    plan: &mut Plan,
+    action: Action,
+    container: Option<&str>,
+    reason: &'static str,
+    message: String,
+) {
+    plan.decisions.push(Decision {
+        action,
+        container: container.map(str::to_string),
+        reason: Cow::Borrowed(reason),
+        message,
+    });
+}

@@ -1,0 +1,67 @@
+//! The plan: `podActions` plus the CRI requests, ordered steps, events and reasons.
+//!
+//! Wire types only: everything here is what a plan serialises, and nothing here
+//! computes. The computing modules (decision, steps, config, backoff, sim, api) depend on
+//! this module, never the reverse.
+
+mod actions;
+mod backoff;
+mod config;
+mod decision;
+mod kind;
+mod report;
+mod step;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cri::PodSandboxConfig;
+pub use crate::events::Event;
+
+pub use actions::{
+    ContainerToKill, ContainerToReset, ContainerToUpdate, KillReason, PodActions, ResizeResources,
+};
+pub use backoff::{BackoffRecord, HeldBack};
+pub use config::ContainerConfigEntry;
+pub use decision::{Action, Decision};
+pub use kind::ContainerKind;
+pub use report::{ContainerError, Warning};
+pub use step::{Step, StepOp};
+
+/// What the kubelet would do on its next sync, and why.
+///
+/// A plan is a decision, not an effect: the caller carries out [`Plan::steps`].
+#[must_use = "a plan does nothing until the caller carries out its steps"]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// The kubelet's `podActions`.
+    /// The kubelet's `podActions`.
+    pub actions: PodActions,
+    /// Why each action was chosen, in the order the decisions were made.
+    #[serde(default)]
+    pub decisions: Vec<Decision>,
+    /// CRI `PodSandboxConfig`, when a sandbox is created or containers are started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_config: Option<PodSandboxConfig>,
+    /// CRI `ContainerConfig` per container to be created.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub container_configs: Vec<ContainerConfigEntry>,
+    /// CRI operations in the order `SyncPod` performs them.
+    #[serde(default)]
+    pub steps: Vec<Step>,
+    /// Events the kubelet would record.
+    #[serde(default)]
+    pub events: Vec<Event>,
+    /// Per-container errors that stop a container's creation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ContainerError>,
+    /// Starts held back by crash-loop back-off (extension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_back: Vec<HeldBack>,
+    /// The updated crash-loop back-off records, to pass to the next request (extension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backoff: Vec<BackoffRecord>,
+    /// Odd but possible inputs (e.g. statuses of containers not in the spec).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}

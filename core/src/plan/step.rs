@@ -1,0 +1,101 @@
+//! The CRI operations of a plan.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::kind::ContainerKind;
+
+/// A CRI operation (plus the pod-level kill, which stops containers then sandboxes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StepOp {
+    /// Stop every running container, then every sandbox.
+    #[default]
+    KillPod,
+    /// `StopContainer`.
+    KillContainer,
+    /// `RemoveContainer`.
+    RemoveContainer,
+    /// `RunPodSandbox`.
+    RunPodSandbox,
+    /// `UpdatePodSandboxResources` + the pod cgroup.
+    UpdatePodSandboxResources,
+    /// `UpdateContainerResources`.
+    UpdateContainerResources,
+    /// `CreateContainer`.
+    CreateContainer,
+    /// `StartContainer`.
+    StartContainer,
+}
+
+impl StepOp {
+    /// The op's name as serialised.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::KillPod => "KillPod",
+            Self::KillContainer => "KillContainer",
+            Self::RemoveContainer => "RemoveContainer",
+            Self::RunPodSandbox => "RunPodSandbox",
+            Self::UpdatePodSandboxResources => "UpdatePodSandboxResources",
+            Self::UpdateContainerResources => "UpdateContainerResources",
+            Self::CreateContainer => "CreateContainer",
+            Self::StartContainer => "StartContainer",
+        }
+    }
+}
+
+impl fmt::Display for StepOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for StepOp {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// One CRI operation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    /// The operation.
+    pub op: StepOp,
+    /// The container concerned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// Which spec list the container is in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ContainerKind>,
+    /// Index in that list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    /// Runtime container id (kills, removals, updates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container_id: Option<String>,
+    /// Sandbox id (`KillPod`: the current sandbox; starts: the sandbox they go into, empty
+    /// when it is the one created by this plan).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_id: Option<String>,
+    /// `RunPodSandbox`: the sandbox attempt; `CreateContainer`: the restart count
+    /// (`ContainerMetadata.attempt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+    /// Resource updated (`cpu` or `memory`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    /// Kill grace period in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace_period_seconds: Option<i64>,
+    /// `KillPod`: the running containers it stops.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub containers: Vec<String>,
+    /// Machine-readable reason (kill reason, removal cause).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Human message (the kill message the kubelet records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}

@@ -1,0 +1,338 @@
+//! Scripted runtime events: what happens to a pod between two syncs, as data.
+//!
+//! The demo's script, the playground's drive controls and tests name the same events
+//! ([`Event`], JSON `{"type": "exit", "container": "app", "code": 1}`); [`apply_event`]
+//! carries one out on a request with the [`script`] helpers, at the
+//! request's `now`. An event that cannot happen as described (the container is not
+//! running, there is no sandbox) changes nothing and answers a note saying why.
+
+use serde::{Deserialize, Serialize};
+
+use super::script;
+use crate::decision::restart::matching_rule;
+use crate::features::{FeatureGates, Gate};
+use crate::request::{PlanRequest, ProbeResult};
+use crate::runtime::ContainerState;
+
+/// Which probe an [`Event::Probe`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProbeKind {
+    /// The liveness probe.
+    Liveness,
+    /// The startup probe.
+    Startup,
+}
+
+/// Something that happens to the pod between two syncs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+pub enum Event {
+    /// Virtual time passes: the request's `now` moves forward.
+    Advance {
+        /// Seconds (not negative).
+        seconds: i64,
+    },
+    /// The newest running instance of a container exits. An exit code that matches a
+    /// `RestartAllContainers` rule (gate `RestartAllContainersOnContainerExits` on) starts
+    /// a restart of all containers, as the kubelet's `ShouldAllContainersRestart` sees it.
+    Exit {
+        /// Container name.
+        container: String,
+        /// Exit code.
+        code: i32,
+    },
+    /// The prober records a result for the newest instance of a running container.
+    Probe {
+        /// Container name.
+        container: String,
+        /// Which probe.
+        probe: ProbeKind,
+        /// The result.
+        result: ProbeResult,
+    },
+    /// The latest sandbox dies, with every running container in it.
+    SandboxDies,
+    /// The latest sandbox loses its IP address (it stays ready).
+    SandboxLosesIp,
+    /// The pod spec changes a container's image.
+    SetImage {
+        /// Container name.
+        container: String,
+        /// The new image.
+        image: String,
+    },
+}
+
+/// Carries out `event` on `request` at the request's `now` (the Unix epoch when it has
+/// none). Returns a note when the event could not happen as described; the request is
+/// then unchanged.
+pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
+    let now = request.now.unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    match event {
+        Event::Advance { seconds } => {
+            if *seconds < 0 {
+                return Some(format!("time does not go backwards ({seconds} s)"));
+            }
+            match now.checked_add(jiff::SignedDuration::from_secs(*seconds)) {
+                Ok(later) => {
+                    request.now = Some(later);
+                    None
+                }
+                Err(e) => Some(format!("the clock cannot move {seconds} s: {e}")),
+            }
+        }
+        Event::Exit { container, code } => {
+            if !script::exit_container(request, container, *code, now) {
+                return Some(format!("{container} is not running, so it cannot exit"));
+            }
+            if restart_all_rule_matches(request, container, *code) {
+                script::begin_restart_all(request);
+            }
+            None
+        }
+        Event::Probe {
+            container,
+            probe,
+            result,
+        } => {
+            if !newest_is_running(request, container) {
+                let kind = match probe {
+                    ProbeKind::Liveness => "liveness",
+                    ProbeKind::Startup => "startup",
+                };
+                return Some(format!(
+                    "{container} is not running, so it has no {kind} probe"
+                ));
+            }
+            let (liveness, startup) = match probe {
+                ProbeKind::Liveness => (Some(*result), None),
+                ProbeKind::Startup => (None, Some(*result)),
+            };
+            script::set_probe(request, container, liveness, startup);
+            None
+        }
+        Event::SandboxDies => {
+            if !has_sandbox(request) {
+                return Some("there is no sandbox to lose".into());
+            }
+            script::kill_sandbox(request, now);
+            None
+        }
+        Event::SandboxLosesIp => {
+            if !has_sandbox(request) {
+                return Some("there is no sandbox to lose its IP".into());
+            }
+            lose_sandbox_ip(request);
+            None
+        }
+        Event::SetImage { container, image } => {
+            let target = request.pod.spec.as_mut().and_then(|spec| {
+                spec.containers
+                    .iter_mut()
+                    .chain(spec.init_containers.iter_mut().flatten())
+                    .find(|c| &c.name == container)
+            });
+            match target {
+                Some(c) => {
+                    c.image = Some(image.clone());
+                    None
+                }
+                None => Some(format!("the pod has no container {container}")),
+            }
+        }
+    }
+}
+
+fn has_sandbox(request: &PlanRequest) -> bool {
+    request
+        .runtime_status
+        .as_ref()
+        .is_some_and(|s| !s.sandbox_statuses.is_empty())
+}
+
+fn newest_is_running(request: &PlanRequest, name: &str) -> bool {
+    request.runtime_status.as_ref().is_some_and(|s| {
+        s.container_statuses
+            .iter()
+            .find(|c| c.name == name)
+            .is_some_and(|c| c.state == ContainerState::Running)
+    })
+}
+
+/// The latest sandbox keeps running but reports no IP; the pod's IPs go with it.
+fn lose_sandbox_ip(request: &mut PlanRequest) {
+    let Some(status) = request.runtime_status.as_mut() else {
+        return;
+    };
+    if let Some(network) = status
+        .sandbox_statuses
+        .first_mut()
+        .and_then(|s| s.network.as_mut())
+    {
+        network.ip.clear();
+        network.additional_ips.clear();
+    }
+    status.ips.clear();
+}
+
+/// Whether `code` of container `name` matches a `RestartAllContainers` rule while the
+/// gate is on.
+fn restart_all_rule_matches(request: &PlanRequest, name: &str, code: i32) -> bool {
+    let gates = FeatureGates::resolve(&request.feature_gates);
+    if !gates.enabled(Gate::RestartAllContainersOnContainerExits) {
+        return false;
+    }
+    request
+        .pod
+        .spec
+        .iter()
+        .flat_map(|s| {
+            s.init_containers
+                .iter()
+                .flatten()
+                .chain(s.containers.iter())
+        })
+        .filter(|c| c.name == name)
+        .any(|c| {
+            matching_rule(c, code).is_some_and(|(_, rule)| rule.action == "RestartAllContainers")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use crate::api::parse_request;
+    use crate::runtime::SandboxState;
+    use crate::sim::next_request;
+
+    fn started(pod: &str) -> PlanRequest {
+        let text =
+            format!(r#"{{"pod": {pod}, "apiDefaults": true, "now": "2025-01-01T00:00:00Z"}}"#);
+        let request = parse_request(text.as_bytes()).unwrap();
+        let plan = crate::plan(&request).unwrap();
+        next_request(&request, &plan, request.now.unwrap())
+    }
+
+    const POD: &str = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
+        "spec": {"containers": [{"name": "a", "image": "x", "restartPolicy": "Never",
+          "restartPolicyRules": [{"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}]}]}}"#;
+
+    #[test]
+    fn events_read_from_json() {
+        let events: Vec<Event> = serde_json::from_str(
+            r#"[{"type": "advance", "seconds": 4}, {"type": "exit", "container": "a", "code": 1},
+                {"type": "probe", "container": "a", "probe": "startup", "result": "success"},
+                {"type": "sandboxDies"}, {"type": "sandboxLosesIp"},
+                {"type": "setImage", "container": "a", "image": "y"}]"#,
+        )
+        .unwrap();
+        assert_eq!(events.len(), 6);
+        assert!(serde_json::from_str::<Event>(
+            r#"{"type": "exit", "container": "a", "code": 1, "x": 1}"#
+        )
+        .is_err());
+        assert!(serde_json::from_str::<Event>(r#"{"type": "explode"}"#).is_err());
+    }
+
+    #[test]
+    fn advance_moves_the_clock_and_refuses_to_go_back() {
+        let mut r = started(POD);
+        let t = r.now.unwrap();
+        assert_eq!(apply_event(&mut r, &Event::Advance { seconds: 5 }), None);
+        assert_eq!(r.now.unwrap().as_second() - t.as_second(), 5);
+        assert!(apply_event(&mut r, &Event::Advance { seconds: -1 }).is_some());
+    }
+
+    #[test]
+    fn an_exit_matching_a_restart_all_rule_starts_a_restart_of_all_containers() {
+        let mut r = started(POD);
+        assert_eq!(
+            apply_event(
+                &mut r,
+                &Event::Exit {
+                    container: "a".into(),
+                    code: 1
+                }
+            ),
+            None
+        );
+        assert!(!r.restart_all_containers);
+        let mut r = started(POD);
+        apply_event(
+            &mut r,
+            &Event::Exit {
+                container: "a".into(),
+                code: 42,
+            },
+        );
+        assert!(r.restart_all_containers);
+        let mut off = started(POD);
+        off.feature_gates
+            .insert("RestartAllContainersOnContainerExits".into(), false);
+        apply_event(
+            &mut off,
+            &Event::Exit {
+                container: "a".into(),
+                code: 42,
+            },
+        );
+        assert!(!off.restart_all_containers);
+        // Not running any more: nothing happens, with a note.
+        assert!(apply_event(
+            &mut r,
+            &Event::Exit {
+                container: "a".into(),
+                code: 1
+            }
+        )
+        .is_some());
+    }
+
+    #[test]
+    fn the_sandbox_loses_its_ip_or_dies() {
+        let mut r = started(POD);
+        assert_eq!(apply_event(&mut r, &Event::SandboxLosesIp), None);
+        let status = r.runtime_status.as_ref().unwrap();
+        assert!(status.ips.is_empty());
+        assert_eq!(status.sandbox_statuses[0].state, SandboxState::Ready);
+        assert_eq!(status.sandbox_statuses[0].network.as_ref().unwrap().ip, "");
+        assert_eq!(apply_event(&mut r, &Event::SandboxDies), None);
+        let status = r.runtime_status.as_ref().unwrap();
+        assert_eq!(status.sandbox_statuses[0].state, SandboxState::NotReady);
+        assert_eq!(status.container_statuses[0].state, ContainerState::Exited);
+        let mut empty =
+            parse_request(br#"{"pod": {"metadata": {"name": "p"}, "spec": {"containers": []}}}"#)
+                .unwrap();
+        assert!(apply_event(&mut empty, &Event::SandboxDies).is_some());
+    }
+
+    #[test]
+    fn probes_need_a_running_container() {
+        let mut r = started(POD);
+        let probe = Event::Probe {
+            container: "a".into(),
+            probe: ProbeKind::Liveness,
+            result: ProbeResult::Failure,
+        };
+        assert_eq!(apply_event(&mut r, &probe), None);
+        assert_eq!(r.probes.len(), 1);
+        apply_event(
+            &mut r,
+            &Event::Exit {
+                container: "a".into(),
+                code: 1,
+            },
+        );
+        assert!(apply_event(&mut r, &probe).is_some());
+        assert!(apply_event(
+            &mut r,
+            &Event::SetImage {
+                container: "b".into(),
+                image: "y".into()
+            }
+        )
+        .is_some());
+    }
+}

@@ -1,0 +1,386 @@
+//! The rule "no import cycles in `core/src`", checked.
+//!
+//! Reads every file of `core/src`, resolves the `crate::`, `super::` and `self::` paths
+//! it names (in `use` lines, with their `{...}` groups, and inline in code) plus `use`
+//! paths that start with a child module, to the files that define them (an indented
+//! `use super::` is read as inside an inline module), and fails
+//! listing every strongly connected component of more than one file. Comments and the
+//! `#[cfg(test)]` tail of a file (its unit tests) are not read: tests may use anything.
+//!
+//! `cargo test -p podplan-core --test module_graph -- --nocapture` prints the graph.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Module path (`["config", "env"]`) of each source file, and back.
+struct Tree {
+    files: BTreeMap<Vec<String>, String>,
+}
+
+impl Tree {
+    fn read(root: &Path) -> (Self, BTreeMap<String, String>) {
+        let mut files = BTreeMap::new();
+        let mut texts = BTreeMap::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let rel = path
+                        .strip_prefix(root)
+                        .map(PathBuf::from)
+                        .unwrap_or_default();
+                    let rel_str = rel.to_string_lossy().replace('\\', "/");
+                    let mut segs: Vec<String> = rel_str
+                        .trim_end_matches(".rs")
+                        .split('/')
+                        .map(str::to_string)
+                        .collect();
+                    if segs.last().is_some_and(|s| s == "mod" || s == "lib") {
+                        segs.pop();
+                    }
+                    files.insert(segs, rel_str.clone());
+                    texts.insert(rel_str, fs::read_to_string(&path).unwrap_or_default());
+                }
+            }
+        }
+        (Self { files }, texts)
+    }
+
+    /// The file defining the longest prefix of `path` that is a module.
+    fn resolve(&self, path: &[String]) -> Option<&String> {
+        (0..=path.len())
+            .rev()
+            .find_map(|n| self.files.get(path.get(..n).unwrap_or_default()))
+    }
+}
+
+/// The code of a file without comments and without its `#[cfg(test)]` tail.
+fn code_of(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("#[cfg(test)]") && !line.starts_with(' ') {
+            break;
+        }
+        if t.starts_with("//") {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Expands a `use` tree (`a::{b, c::{d, e}}`) into full paths.
+fn expand_use(tree: &str) -> Vec<Vec<String>> {
+    fn go(prefix: &[String], s: &str, out: &mut Vec<Vec<String>>) {
+        let s = s.trim();
+        if let Some(open) = s.find('{') {
+            let head: Vec<String> = s
+                .get(..open)
+                .unwrap_or_default()
+                .split("::")
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
+                .collect();
+            let inner = s
+                .get(open + 1..s.rfind('}').unwrap_or(s.len()))
+                .unwrap_or_default();
+            let mut base = prefix.to_vec();
+            base.extend(head);
+            let mut depth = 0;
+            let mut start = 0;
+            for (i, ch) in inner.char_indices() {
+                match ch {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        go(&base, inner.get(start..i).unwrap_or_default(), out);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            go(&base, inner.get(start..).unwrap_or_default(), out);
+        } else {
+            let s = s.split(" as ").next().unwrap_or_default();
+            let mut p = prefix.to_vec();
+            p.extend(
+                s.split("::")
+                    .map(str::trim)
+                    .filter(|x| !x.is_empty() && *x != "*" && *x != "self")
+                    .map(str::to_string),
+            );
+            out.push(p);
+        }
+    }
+    let mut out = Vec::new();
+    go(&[], tree, &mut out);
+    out
+}
+
+/// Turns a path as written in module `here` into an absolute module path.
+fn absolute(here: &[String], is_mod_file: bool, path: &[String], tree: &Tree) -> Vec<String> {
+    let mut base: Vec<String> = here.to_vec();
+    let mut rest = path;
+    match path.first().map(String::as_str) {
+        Some("crate") => {
+            base.clear();
+            rest = path.get(1..).unwrap_or_default();
+        }
+        Some("self") => rest = path.get(1..).unwrap_or_default(),
+        Some("super") => {
+            while rest.first().is_some_and(|s| s == "super") {
+                base.pop();
+                rest = rest.get(1..).unwrap_or_default();
+            }
+        }
+        _ => {
+            // A relative `use` path: a child module of this one (only `mod.rs`/`lib.rs`
+            // files have children as files), otherwise an external crate.
+            let mut child = here.to_vec();
+            child.extend(path.first().cloned());
+            if !(is_mod_file && tree.files.contains_key(&child)) {
+                return Vec::new();
+            }
+        }
+    }
+    base.extend(rest.iter().cloned());
+    base
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Every file each file imports.
+fn edges(tree: &Tree, texts: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph = BTreeMap::new();
+    for (segs, file) in &tree.files {
+        let is_mod_file = file.ends_with("mod.rs") || file == "lib.rs";
+        let code = code_of(texts.get(file).map(String::as_str).unwrap_or_default());
+        let mut paths: Vec<Vec<String>> = Vec::new();
+        // `use` statements (possibly over several lines).
+        let mut rest = code.as_str();
+        while let Some(pos) = rest.find("use ") {
+            let before = rest.get(..pos).and_then(|b| b.chars().last());
+            let after = rest.get(pos + 4..).unwrap_or_default();
+            rest = after;
+            if before.is_some_and(is_ident) {
+                continue;
+            }
+            let end = after.find(';').unwrap_or(after.len());
+            // An indented `use` is inside an inline module (`mod x { use super::...; }`):
+            // its `super` is this file.
+            let line_start = code.len() - after.len() - 4;
+            let line_start = code
+                .get(..line_start)
+                .and_then(|b| b.rfind('\n'))
+                .map_or(0, |n| n + 1);
+            let indented = code.get(line_start..).is_some_and(|l| l.starts_with(' '));
+            for mut path in expand_use(after.get(..end).unwrap_or_default()) {
+                if indented && path.first().is_some_and(|s| s == "super") {
+                    if let Some(first) = path.first_mut() {
+                        *first = "self".to_string();
+                    }
+                }
+                paths.push(path);
+            }
+        }
+        // Inline paths: `crate::a::b`, `super::a`.
+        for anchor in ["crate::", "super::"] {
+            let mut from = 0;
+            while let Some(pos) = code.get(from..).and_then(|s| s.find(anchor)) {
+                let start = from + pos;
+                from = start + anchor.len();
+                if code
+                    .get(..start)
+                    .and_then(|b| b.chars().last())
+                    .is_some_and(|c| is_ident(c) || c == ':')
+                {
+                    continue;
+                }
+                let tail = code.get(start..).unwrap_or_default();
+                let end = tail
+                    .find(|c: char| !(is_ident(c) || c == ':'))
+                    .unwrap_or(tail.len());
+                let path: Vec<String> = tail
+                    .get(..end)
+                    .unwrap_or_default()
+                    .split("::")
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                // `crate::{a, b}` of a `use` line was read above.
+                if path.len() > 1 {
+                    paths.push(path);
+                }
+            }
+        }
+        // Inline paths through a child module (`init::compute(...)` in `decision/mod.rs`).
+        if is_mod_file {
+            for child in tree.files.keys().filter(|k| {
+                k.len() == segs.len() + 1 && k.get(..segs.len()) == Some(segs.as_slice())
+            }) {
+                let Some(name) = child.last() else { continue };
+                let needle = format!("{name}::");
+                let mut from = 0;
+                while let Some(pos) = code.get(from..).and_then(|s| s.find(&needle)) {
+                    let start = from + pos;
+                    from = start + needle.len();
+                    let before = code.get(..start).and_then(|b| b.chars().last());
+                    if !before.is_some_and(|c| is_ident(c) || c == ':') {
+                        paths.push(vec!["self".to_string(), name.clone()]);
+                    }
+                }
+            }
+        }
+        let targets: &mut BTreeSet<String> = graph.entry(file.clone()).or_default();
+        for p in paths {
+            let abs = absolute(segs, is_mod_file, &p, tree);
+            if abs.is_empty() && p.first().is_none_or(|s| s != "crate") {
+                continue;
+            }
+            if let Some(target) = tree.resolve(&abs) {
+                if target != file {
+                    targets.insert(target.clone());
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// Strongly connected components of more than one file (Tarjan).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct State<'a> {
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        next: usize,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a str) {
+        s.index.insert(v, s.next);
+        s.low.insert(v, s.next);
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack.insert(v);
+        let graph = s.graph;
+        for w in graph.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let lw = s.low.get(w).copied().unwrap_or(usize::MAX);
+                let lv = s.low.get(v).copied().unwrap_or(usize::MAX);
+                s.low.insert(v, lv.min(lw));
+            } else if s.on_stack.contains(w) {
+                let iw = s.index.get(w).copied().unwrap_or(usize::MAX);
+                let lv = s.low.get(v).copied().unwrap_or(usize::MAX);
+                s.low.insert(v, lv.min(iw));
+            }
+        }
+        if s.low.get(v) == s.index.get(v) {
+            let mut comp = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(w);
+                comp.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if comp.len() > 1 {
+                comp.sort();
+                s.out.push(comp);
+            }
+        }
+    }
+    let mut s = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            visit(&mut s, v);
+        }
+    }
+    s.out
+}
+
+fn graph_of_core() -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let (tree, texts) = Tree::read(&root);
+    edges(&tree, &texts)
+}
+
+#[test]
+fn core_src_has_no_import_cycle() {
+    let graph = graph_of_core();
+    for (file, targets) in &graph {
+        let list: Vec<&str> = targets.iter().map(String::as_str).collect();
+        println!("{file} -> {}", list.join(", "));
+    }
+    let found = cycles(&graph);
+    let report: Vec<String> = found
+        .iter()
+        .map(|c| format!("cycle of {} files: {}", c.len(), c.join(", ")))
+        .collect();
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+#[test]
+fn the_checker_finds_a_planted_cycle_and_resolves_paths() {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    graph
+        .entry("a.rs".into())
+        .or_default()
+        .insert("b.rs".into());
+    graph
+        .entry("b.rs".into())
+        .or_default()
+        .insert("c/mod.rs".into());
+    graph
+        .entry("c/mod.rs".into())
+        .or_default()
+        .insert("a.rs".into());
+    graph
+        .entry("d.rs".into())
+        .or_default()
+        .insert("a.rs".into());
+    assert_eq!(
+        cycles(&graph),
+        vec![vec![
+            "a.rs".to_string(),
+            "b.rs".to_string(),
+            "c/mod.rs".to_string()
+        ]]
+    );
+    let paths = expand_use("crate::{a, b::{c, d::E as F}, self}");
+    let want: Vec<Vec<String>> = vec![
+        vec!["crate".into(), "a".into()],
+        vec!["crate".into(), "b".into(), "c".into()],
+        vec!["crate".into(), "b".into(), "d".into(), "E".into()],
+        vec!["crate".into()],
+    ];
+    assert_eq!(paths, want);
+    // The real tree resolves a known import.
+    let graph = graph_of_core();
+    assert!(graph
+        .get("api.rs")
+        .is_some_and(|t| t.contains("request.rs")));
+}

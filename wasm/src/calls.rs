@@ -1,0 +1,262 @@
+//! The JSON calls of the JS build besides `plan`: the runtime model and crictl conversion.
+//!
+//! One shape for every call, as for `planJson`: a JSON object in, a JSON object out, or
+//! `{"error": {"kind", "path", "message"}}` with `path` naming the offending field of the
+//! call (`request.pod.spec`, `plan.steps[2]`, `event`). Each call only converts JSON and
+//! calls `podplan-core`:
+//!
+//! | call | input | output | core |
+//! |---|---|---|---|
+//! | [`sim_apply`] | `{request, plan}` | `{request}`: the next sync's request | [`podplan_core::sim::next_request`] at the request's `now` |
+//! | [`sim_event`] | `{request, event}` | `{request, note?}` | [`podplan_core::sim::apply_event`] |
+//! | [`crictl`] | `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON) | `{crictl}`: the file crictl reads | [`podplan_core::config::crictl`] |
+//!
+//! These are plain Rust functions on text so that they are tested natively; `js.rs`
+//! exports them to JavaScript.
+
+use podplan_core::cri::{ContainerConfig, PodSandboxConfig};
+use podplan_core::error::ErrorEnvelope;
+use podplan_core::limits::MAX_REQUEST_BYTES;
+use podplan_core::sim::{self, Event};
+use podplan_core::{Plan, PlanError, PlanRequest};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+
+/// The largest call accepted: a request and a plan for it.
+const MAX_CALL_BYTES: usize = 4 * MAX_REQUEST_BYTES;
+
+/// Carries out a plan on the request's runtime state: `{request, plan}` →
+/// `{request}`, the request of the next sync (runtime status, actuated resources,
+/// back-off records and probes after the plan's steps, at the request's `now`).
+#[must_use]
+pub fn sim_apply(input: &str) -> String {
+    answer((|| {
+        let mut call = object(input, &["request", "plan"])?;
+        let request = request(&mut call)?;
+        let now = request.now.ok_or_else(|| {
+            PlanError::invalid(
+                "request.now",
+                "the request needs `now`: the time the plan is carried out",
+            )
+        })?;
+        let plan: Plan = field(&mut call, "plan")?;
+        let next = sim::next_request(&request, &plan, now);
+        Ok(json!({ "request": to_value(&next)? }))
+    })())
+}
+
+/// Applies one scripted runtime event: `{request, event}` → `{request, note?}`. A `note`
+/// says why the event could not happen (the request is then unchanged).
+#[must_use]
+pub fn sim_event(input: &str) -> String {
+    answer((|| {
+        let mut call = object(input, &["request", "event"])?;
+        let mut request = request(&mut call)?;
+        let event: Event = field(&mut call, "event")?;
+        let note = sim::apply_event(&mut request, &event);
+        let mut out = json!({ "request": to_value(&request)? });
+        if let (Some(note), Some(obj)) = (note, out.as_object_mut()) {
+            obj.insert("note".into(), Value::String(note));
+        }
+        Ok(out)
+    })())
+}
+
+/// A CRI config as the file crictl reads (`crictl runp` / `crictl create`):
+/// `{sandboxConfig}` or `{containerConfig}` → `{crictl}`.
+#[must_use]
+pub fn crictl(input: &str) -> String {
+    answer((|| {
+        let mut call = object(input, &["sandboxConfig", "containerConfig"])?;
+        let converted = match (
+            call.contains_key("sandboxConfig"),
+            call.contains_key("containerConfig"),
+        ) {
+            (true, false) => {
+                let c: PodSandboxConfig = field(&mut call, "sandboxConfig")?;
+                podplan_core::config::crictl::sandbox_json(&c)
+            }
+            (false, true) => {
+                let c: ContainerConfig = field(&mut call, "containerConfig")?;
+                podplan_core::config::crictl::container_json(&c)
+            }
+            _ => {
+                return Err(PlanError::invalid(
+                    "",
+                    "give exactly one of `sandboxConfig` and `containerConfig`",
+                ))
+            }
+        };
+        Ok(json!({ "crictl": converted }))
+    })())
+}
+
+/// Parses the call: a JSON object with only the `allowed` keys.
+fn object(input: &str, allowed: &[&str]) -> Result<Map<String, Value>, PlanError> {
+    if input.len() > MAX_CALL_BYTES {
+        return Err(PlanError::limit(
+            "",
+            format!(
+                "the call is {} bytes; the limit is {MAX_CALL_BYTES}",
+                input.len()
+            ),
+        ));
+    }
+    let value: Value = serde_json::from_str(input)
+        .map_err(|e| PlanError::invalid("", format!("the call is not JSON: {e}")))?;
+    let Value::Object(map) = value else {
+        return Err(PlanError::invalid("", "the call must be a JSON object"));
+    };
+    if let Some(unknown) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(PlanError::invalid(
+            unknown.clone(),
+            format!(
+                "unknown field `{unknown}`; expected one of {}",
+                allowed.join(", ")
+            ),
+        ));
+    }
+    Ok(map)
+}
+
+/// The call's `request`, read as `plan` reads a request (strict, with paths).
+fn request(call: &mut Map<String, Value>) -> Result<PlanRequest, PlanError> {
+    let value = call
+        .remove("request")
+        .ok_or_else(|| PlanError::invalid("request", "missing field `request`"))?;
+    podplan_core::api::parse_request_value(value).map_err(|mut e| {
+        e.path = if e.path.is_empty() {
+            "request".into()
+        } else {
+            format!("request.{}", e.path)
+        };
+        e
+    })
+}
+
+/// A required field of the call.
+fn field<T: DeserializeOwned>(call: &mut Map<String, Value>, name: &str) -> Result<T, PlanError> {
+    let value = call
+        .remove(name)
+        .ok_or_else(|| PlanError::invalid(name, format!("missing field `{name}`")))?;
+    serde_json::from_value(value)
+        .map_err(|e| PlanError::invalid(name, format!("`{name}` cannot be read: {e}")))
+}
+
+fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, PlanError> {
+    serde_json::to_value(value)
+        .map_err(|e| PlanError::invalid("", format!("could not serialise the answer: {e}")))
+}
+
+fn answer(result: Result<Value, PlanError>) -> String {
+    let value = match result {
+        Ok(value) => value,
+        Err(error) => to_value(&ErrorEnvelope { error })
+            .unwrap_or_else(|_| json!({"error": {"kind": "InvalidInput", "path": "", "message": "could not serialise an error"}})),
+    };
+    value.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+
+    fn parse(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
+
+    const REQUEST: &str = r#"{"pod": {"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
+        "spec": {"containers": [{"name": "a", "image": "x"}]}}, "apiDefaults": true,
+        "now": "2025-01-01T00:00:00Z"}"#;
+
+    fn started() -> Value {
+        let plan = String::from_utf8(podplan_core::plan_json(REQUEST.as_bytes())).unwrap();
+        parse(&sim_apply(&format!(
+            r#"{{"request": {REQUEST}, "plan": {plan}}}"#
+        )))
+    }
+
+    #[test]
+    fn apply_carries_out_the_plan_as_core_sim_does() {
+        let out = started();
+        let request = &out["request"];
+        assert_eq!(
+            request["runtimeStatus"]["sandboxStatuses"][0]["state"],
+            "SANDBOX_READY"
+        );
+        assert_eq!(
+            request["runtimeStatus"]["containerStatuses"][0]["state"],
+            "running"
+        );
+        // The answer is a request the engine accepts again.
+        let again = podplan_core::plan_value(request.clone());
+        assert!(again.get("error").is_none(), "{again}");
+    }
+
+    #[test]
+    fn events_change_the_request_or_say_why_not() {
+        let request = started()["request"].clone();
+        let call =
+            json!({"request": request, "event": {"type": "exit", "container": "a", "code": 3}});
+        let out = parse(&sim_event(&call.to_string()));
+        assert_eq!(
+            out["request"]["runtimeStatus"]["containerStatuses"][0]["exitCode"],
+            3
+        );
+        assert!(out.get("note").is_none());
+        let call = json!({"request": out["request"], "event": {"type": "exit", "container": "a", "code": 3}});
+        let out = parse(&sim_event(&call.to_string()));
+        assert!(out["note"].as_str().unwrap().contains("not running"));
+    }
+
+    #[test]
+    fn bad_calls_are_structured_errors_with_paths() {
+        for (input, path) in [
+            ("nope", ""),
+            ("[]", ""),
+            (
+                r#"{"request": {}, "event": {"type": "advance", "seconds": 1}}"#,
+                "request",
+            ),
+            (
+                r#"{"request": {"pod": {"spec": {"containers": [{"name": 3}]}}}, "event": {"type": "sandboxDies"}}"#,
+                "request.pod.spec.containers[0].name",
+            ),
+            (
+                &format!(r#"{{"request": {REQUEST}, "event": {{"type": "explode"}}}}"#),
+                "event",
+            ),
+            (
+                &format!(r#"{{"request": {REQUEST}, "event": {{"type": "sandboxDies"}}, "x": 1}}"#),
+                "x",
+            ),
+        ] {
+            let out = parse(&sim_event(input));
+            assert_eq!(out["error"]["kind"], "InvalidInput", "{input}: {out}");
+            assert_eq!(out["error"]["path"], path, "{input}: {out}");
+        }
+        let out = parse(&sim_apply(r#"{"request": {"pod": {}}, "plan": {}}"#));
+        assert_eq!(out["error"]["path"], "request.now", "{out}");
+        let out = parse(&crictl("{}"));
+        assert_eq!(out["error"]["kind"], "InvalidInput");
+    }
+
+    #[test]
+    fn crictl_converts_the_plan_configs() {
+        let plan = parse(&String::from_utf8(podplan_core::plan_json(REQUEST.as_bytes())).unwrap());
+        let out = parse(&crictl(
+            &json!({"sandboxConfig": plan["sandboxConfig"]}).to_string(),
+        ));
+        assert!(
+            out["crictl"]["log_directory"]
+                .as_str()
+                .unwrap()
+                .starts_with("/var/log/pods/"),
+            "{out}"
+        );
+        let config = &plan["containerConfigs"][0]["config"];
+        let out = parse(&crictl(&json!({"containerConfig": config}).to_string()));
+        assert_eq!(out["crictl"]["metadata"]["name"], "a", "{out}");
+    }
+}
