@@ -383,6 +383,8 @@ impl<'a> Builder<'a> {
         } else {
             a.sandbox_id.clone()
         };
+        // GetPodQOS reads every container: once per plan, not once per container.
+        let pod_qos = configs.then(|| config::pod_qos_of(self.ctx.request, self.ctx.gates));
         for (kind, idx) in order {
             let Some(spec) = spec_container(self.ctx.spec, kind, idx) else {
                 continue;
@@ -398,7 +400,7 @@ impl<'a> Builder<'a> {
             }
             // ... then generateContainerConfig ...
             if configs {
-                match config::container_for(self.ctx.request, self.ctx.gates, kind, idx) {
+                match config::container_for(self.ctx.request, self.ctx.gates, kind, idx, pod_qos) {
                     Ok(entry) => plan.container_configs.push(entry),
                     Err(err) => {
                         self.events.push(events::failed(spec.name, &err.message));

@@ -6,8 +6,10 @@
 //! - [`ModuleCache`] (cache.rs): compiled modules on disk, keyed by SHA-256 of the
 //!   module bytes and the engine configuration.
 //! - [`PlanModule`] (module.rs): a validated module and its `InstancePre`; every call
-//!   gets a fresh store with a memory limit and a deadline. Traps, timeouts and
-//!   memory exhaustion are [`HostError`]s, never crashes.
+//!   runs with a memory limit and a deadline, on a warm instance ([`Isolation::Pooled`],
+//!   the default; warm.rs) or on a fresh store ([`Isolation::PerCall`]). Traps,
+//!   timeouts and memory exhaustion are [`HostError`]s, never crashes, and an instance
+//!   that failed is never reused. call.rs: one ABI call on an instance.
 //! - [`ModuleSlot`] (slot.rs): the live generation, hot swap with self-test and shadow
 //!   run, rollback, status.
 //! - [`Planner`] (planner.rs): `--engine native|wasm` / `--module FILE` for the CLI.
