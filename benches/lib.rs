@@ -8,6 +8,9 @@
 //! - [`config_heavy_pod`]: three containers with 20 env vars, 5 mounts and 2 ports
 //!   each; new, so the plan carries generated CRI configs.
 //!
+//! - [`wide_pod`]: `n` containers (new, or steady with every container running), for
+//!   the cost per container as pods grow.
+//!
 //! The pods carry `enableServiceLinks: true`, as the API server serves them (the
 //! kubelet refuses to build a container's environment without it).
 
@@ -273,6 +276,49 @@ pub fn config_heavy_pod() -> Value {
     })
 }
 
+/// A pod of `n` containers like [`base_pod`]'s (resources, a liveness probe); new, or
+/// `steady`: the sandbox up, every container running with its probe passing and its
+/// resources actuated.
+#[must_use]
+pub fn wide_pod(n: usize, steady: bool) -> Value {
+    let names: Vec<(String, String)> = (0..n)
+        .map(|i| (format!("c{i:04}"), format!("registry.example/app-{i}:1.0")))
+        .collect();
+    let containers: Vec<Value> = names
+        .iter()
+        .map(|(name, image)| {
+            json!({"name": name, "image": image, "resources": resources(),
+                   "livenessProbe": {"tcpSocket": {"port": 8080}, "periodSeconds": 10}})
+        })
+        .collect();
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": metadata(),
+        "spec": {"restartPolicy": "Always", "terminationGracePeriodSeconds": 30,
+                 "enableServiceLinks": true, "containers": containers}
+    });
+    if !steady {
+        return json!({ "pod": pod, "now": NOW });
+    }
+    let statuses: Vec<Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, (name, image))| running(&format!("id{i:04}"), name, image))
+        .collect();
+    let ids: Vec<String> = (0..n).map(|i| format!("id{i:04}")).collect();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let actuated: serde_json::Map<String, Value> = names
+        .iter()
+        .map(|(name, _)| (name.clone(), resources()))
+        .collect();
+    json!({ "pod": pod, "runtimeStatus": runtime_status(statuses),
+            "probes": liveness_ok(&ids), "actuatedResources": {"containers": actuated},
+            "now": NOW })
+}
+
+/// The pod sizes of the `pod_size` benchmark group.
+pub const POD_SIZES: [usize; 4] = [1, 10, 100, 1000];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,6 +396,33 @@ mod tests {
                 Some(started),
                 "{answer}"
             );
+        }
+    }
+
+    #[test]
+    fn wide_pods_plan_every_container() {
+        for n in [1, 10] {
+            let answer: Value = serde_json::from_slice(&podplan_core::plan_json(
+                &serde_json::to_vec(&wide_pod(n, false)).unwrap(),
+            ))
+            .unwrap();
+            assert_eq!(
+                answer["actions"]["containersToStart"]
+                    .as_array()
+                    .map(Vec::len),
+                Some(n),
+                "{answer}"
+            );
+            let steady: Value = serde_json::from_slice(&podplan_core::plan_json(
+                &serde_json::to_vec(&wide_pod(n, true)).unwrap(),
+            ))
+            .unwrap();
+            assert_eq!(
+                steady["actions"]["containersToStart"],
+                json!([]),
+                "{steady}"
+            );
+            assert_eq!(steady["actions"]["containersToKill"], json!({}), "{steady}");
         }
     }
 

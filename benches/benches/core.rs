@@ -3,6 +3,10 @@
 //! (`plan`), the JSON-bytes-to-plan-bytes call every front end makes (`plan_json`), and
 //! the API status plus kubectl row of the steady pod (`status`).
 //!
+//! `pod_size/{new,steady}/N`: `plan_json` on pods of N = 1, 10, 100, 1,000 containers,
+//! with throughput in containers, so criterion reports the cost per container (which
+//! should stay flat as pods grow).
+//!
 //! `cargo bench -p podplan-benches` (add `-- --quick` for a fast run).
 
 #![expect(
@@ -17,7 +21,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use podplan_benches::fixtures;
+use podplan_benches::{fixtures, wide_pod, POD_SIZES};
 use podplan_core::features::FeatureGates;
 
 fn decide(c: &mut Criterion) {
@@ -85,5 +89,23 @@ fn status(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, decide, typed, json_bytes, status);
+fn pod_size(c: &mut Criterion) {
+    let mut group = c.benchmark_group("pod_size");
+    for steady in [false, true] {
+        let kind = if steady { "steady" } else { "new" };
+        for n in POD_SIZES {
+            let bytes = serde_json::to_vec(&wide_pod(n, steady)).expect("a fixture serialises");
+            group.throughput(Throughput::Elements(n as u64));
+            if n >= 100 {
+                group.sample_size(20);
+            }
+            group.bench_with_input(BenchmarkId::new(kind, n), &bytes, |b, input| {
+                b.iter(|| podplan_core::plan_json(black_box(input)));
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, decide, typed, json_bytes, status, pod_size);
 criterion_main!(benches);

@@ -1,7 +1,10 @@
 //! The wasm engine against the native one, and the costs of the host's machinery:
 //!
-//! - `plan_json/{native,wasmtime}/*`: JSON request → plan bytes.
-//! - `instantiate`: a fresh store + instance from the `InstancePre` (paid per call).
+//! - `plan_json/{native,wasmtime-pooled,wasmtime-per-call,...}/*`: JSON request → plan
+//!   bytes; wasmtime with warm instances (the default isolation) and with a fresh
+//!   instance per call.
+//! - `instantiate`: a fresh store + instance from the `InstancePre` (paid per call with
+//!   per-call isolation).
 //! - `load/{precompiled,compile}`: a module from the on-disk cache vs from `.wasm`.
 //! - `swap/*`: from a new module file to its generation live, with a cache hit
 //!   (load, ABI check, self-test, activation).
@@ -24,8 +27,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use podplan_host::wasm::{
-    embedded, time_instantiation, EngineSettings, HostEngine, ModuleCache, ModuleSlot, PlanModule,
-    SlotConfig,
+    embedded, time_instantiation, EngineSettings, HostEngine, Isolation, ModuleCache, ModuleSlot,
+    PlanModule, SlotConfig,
 };
 
 const NEW_POD: &[u8] = br#"{"pod":{"metadata":{"name":"web","namespace":"default","uid":"u1"},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}"#;
@@ -58,9 +61,16 @@ fn plan_json(c: &mut Criterion) {
     let cache = ModuleCache::new(dir.path()).unwrap();
     let engine = HostEngine::new(EngineSettings::default()).unwrap();
     let module = PlanModule::load(&engine, module_bytes(), Some(&cache)).unwrap();
-    // Pool slots that hand their memory back to the kernel after every call.
+    let per_call_engine = HostEngine::new(EngineSettings {
+        isolation: Isolation::PerCall,
+        ..EngineSettings::default()
+    })
+    .unwrap();
+    let per_call = PlanModule::load(&per_call_engine, module_bytes(), Some(&cache)).unwrap();
+    // Per call, with pool slots that hand their memory back to the kernel after every call.
     let cold_engine = HostEngine::new(EngineSettings {
         keep_resident: 0,
+        isolation: Isolation::PerCall,
         ..EngineSettings::default()
     })
     .unwrap();
@@ -74,10 +84,17 @@ fn plan_json(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("native", &name), &request, |b, r| {
             b.iter(|| podplan_core::plan_json(r))
         });
-        group.bench_with_input(BenchmarkId::new("wasmtime", &name), &request, |b, r| {
-            b.iter(|| module.plan_json(r).unwrap())
-        });
-        let id = BenchmarkId::new("wasmtime-keep-resident-0", &name);
+        group.bench_with_input(
+            BenchmarkId::new("wasmtime-pooled", &name),
+            &request,
+            |b, r| b.iter(|| module.plan_json(r).unwrap()),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("wasmtime-per-call", &name),
+            &request,
+            |b, r| b.iter(|| per_call.plan_json(r).unwrap()),
+        );
+        let id = BenchmarkId::new("wasmtime-per-call-keep-resident-0", &name);
         group.bench_with_input(id, &request, |b, r| b.iter(|| cold.plan_json(r).unwrap()));
     }
     group.finish();

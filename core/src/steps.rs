@@ -469,6 +469,8 @@ impl<'a> Builder<'a> {
         // Pod-network pods take their IPs from the sandbox this sync creates.
         let new_sandbox_ips =
             a.create_sandbox && config::complete::depends_on_new_sandbox(self.ctx.request);
+        // GetPodQOS reads every container: once per plan, not once per container.
+        let pod_qos = configs.then(|| config::pod_qos_of(self.ctx.request, self.ctx.gates));
         for (kind, idx) in order {
             let Some(spec) = spec_container(self.ctx.spec, kind, idx) else {
                 continue;
@@ -495,7 +497,7 @@ impl<'a> Builder<'a> {
             }
             // ... then generateContainerConfig ...
             {
-                match config::container_for(self.ctx.request, self.ctx.gates, kind, idx) {
+                match config::container_for(self.ctx.request, self.ctx.gates, kind, idx, pod_qos) {
                     Ok(mut entry) => {
                         entry.depends_on_new_sandbox = new_sandbox_ips;
                         plan.container_configs.push(entry);

@@ -246,7 +246,7 @@ proptest! {
         let inits = spec.init_containers.as_ref().map_or(0, Vec::len);
         for (kind, n) in [(ContainerKind::Init, inits), (ContainerKind::Regular, spec.containers.len())] {
             for i in 0..n {
-                match config::generate_for(&req, &gates, kind, i) {
+                match config::generate_for(&req, &gates, kind, i, None) {
                     Ok(entry) => {
                         let text = serde_json::to_string(&entry.config).unwrap_or_default();
                         let back: ContainerConfig = serde_json::from_str(&text).unwrap_or_default();
@@ -290,7 +290,7 @@ proptest! {
         }
         // The same holds for the generated ContainerConfig.envs (no device envs here).
         for i in 0..spec.containers.len() {
-            if let Ok(e) = config::generate_for(&req, &gates, ContainerKind::Regular, i) {
+            if let Ok(e) = config::generate_for(&req, &gates, ContainerKind::Regular, i, None) {
                 let keys: Vec<&String> = e.config.envs.iter().map(|kv| &kv.key).collect();
                 let mut sorted = keys.clone();
                 sorted.sort();

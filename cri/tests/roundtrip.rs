@@ -383,6 +383,7 @@ fn rich_plans_round_trip() {
             &FeatureGates::default(),
             ContainerKind::Regular,
             i,
+            None,
         ) {
             c.containers.push(("generate_for".into(), e.config));
         }

@@ -5,6 +5,10 @@
 
 mod cli;
 
+/// mimalloc: a plan allocates and frees many small values; see benches/README.md.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     cli::main()
 }

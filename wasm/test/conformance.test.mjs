@@ -108,3 +108,23 @@ test("the package resolves to the Node build under Node", async () => {
   assert.equal(typeof pkg.planJson, "function");
   assert.deepEqual(pkg.version(), native.version);
 });
+
+// The plain ABI module (the speed build, another build than the JS module's) in Node,
+// as a Node server would embed it: one warm instance, every buffer freed after its call.
+test("the ABI module in Node answers exactly like the native core, call after call", () => {
+  const bytes = readFileSync(path.join(here, "../pkg/abi/podplan_abi.wasm"));
+  const { exports: m } = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  for (const c of native.cases) {
+    const request = encoder.encode(c.request);
+    const ptr = request.length ? m.podplan_alloc(request.length) : 0;
+    if (request.length) new Uint8Array(m.memory.buffer, ptr, request.length).set(request);
+    const packed = m.podplan_plan(ptr, request.length);
+    const [answerPtr, answerLen] = [Number(packed >> 32n), Number(packed & 0xffffffffn)];
+    const answer = decoder.decode(new Uint8Array(m.memory.buffer, answerPtr, answerLen));
+    assert.equal(answer, c.answer, `abi: ${c.name}`);
+    m.podplan_free(answerPtr, answerLen);
+    m.podplan_free(ptr, request.length);
+  }
+});

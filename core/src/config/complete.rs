@@ -89,7 +89,13 @@ pub fn complete_entry(
     index: usize,
     sandbox: &SandboxStatus,
 ) -> Result<ContainerConfigEntry, (String, ConfigError)> {
-    generate_for(&with_new_sandbox(request, sandbox), gates, kind, index)
+    generate_for(
+        &with_new_sandbox(request, sandbox),
+        gates,
+        kind,
+        index,
+        None,
+    )
 }
 
 /// The files the kubelet writes for that `CreateContainer` (see [`super::files`]), with
@@ -159,7 +165,7 @@ pub fn complete_plan(
         else {
             continue;
         };
-        match super::container_for(&completed, gates, kind, index) {
+        match super::container_for(&completed, gates, kind, index, None) {
             Ok(fresh) => *entry = fresh,
             Err(error) => failed.push(error),
         }
@@ -215,7 +221,7 @@ mod tests {
         let mut defaulted = request.clone();
         crate::defaults::apply_api_defaults(&mut defaulted.pod);
         let gates = FeatureGates::default();
-        let before = generate_for(&defaulted, &gates, ContainerKind::Regular, 0).unwrap();
+        let before = generate_for(&defaulted, &gates, ContainerKind::Regular, 0, None).unwrap();
         let env = |e: &ContainerConfigEntry, k: &str| {
             e.config
                 .envs

@@ -17,7 +17,8 @@ use super::labels::{container_annotations, container_labels};
 use super::mounts::cri_mounts_from;
 use super::node::NodeContext;
 use super::paths::join_all;
-use super::resources::container_resources;
+use super::pod_resources::QosClass;
+use super::resources::container_resources_with_qos;
 pub use crate::plan::ContainerKind;
 
 use super::run_options::RunContainerOptions;
@@ -191,6 +192,9 @@ pub struct ContainerInputs<'a> {
     pub termination_log_id: String,
     /// The runtime helper's user namespace for the pod (`GetOrCreateUserNamespaceMappings`).
     pub userns: Option<UserNamespace>,
+    /// The pod's QoS class (`GetPodQOS`) when the caller computed it once for all its
+    /// containers; `None`: computed here.
+    pub pod_qos: Option<QosClass>,
 }
 
 /// `generateContainerConfig` given the runtime helper's [`RunContainerOptions`].
@@ -266,7 +270,10 @@ pub fn generate_container_config_from(
         }
     }
     let mut sc = container_security_context(pod, c, &input.image_user, input.userns.clone(), node)?;
-    let mut resources = container_resources(pod, c, node, gates);
+    let qos = input.pod_qos.unwrap_or_else(|| {
+        super::pod_resources::pod_qos(pod, gates.enabled(Gate::PodLevelResources))
+    });
+    let mut resources = container_resources_with_qos(pod, c, node, gates, qos);
     if let Some(target) = &input.ns_target {
         if let Some(ns) = sc.namespace_options.as_mut() {
             if ns.pid == NamespaceMode::Container {

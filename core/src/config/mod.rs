@@ -55,6 +55,7 @@ pub fn generate_for(
     gates: &FeatureGates,
     kind: ContainerKind,
     index: usize,
+    pod_qos: Option<pod_resources::QosClass>,
 ) -> Result<ContainerConfigEntry, (String, ConfigError)> {
     let node = node_of(request);
     let node = node.as_ref();
@@ -76,6 +77,7 @@ pub fn generate_for(
         ns_target,
         termination_log_id: container::termination_log_id(pod, c, restart_count, node),
         userns: security::user_namespace(pod, node, gates).map_err(fail)?,
+        pod_qos,
     };
     let config =
         container::generate_container_config_from(pod, &inputs, opts, node, gates).map_err(fail)?;
@@ -86,6 +88,16 @@ pub fn generate_for(
         config,
         depends_on_new_sandbox: false,
     })
+}
+
+/// The request's pod's QoS class (`GetPodQOS`): reads every container, so a caller
+/// generating several containers' configs computes it once.
+#[must_use]
+pub fn pod_qos_of(request: &PlanRequest, gates: &FeatureGates) -> pod_resources::QosClass {
+    pod_resources::pod_qos(
+        &request.pod,
+        gates.enabled(crate::features::Gate::PodLevelResources),
+    )
 }
 
 /// The request's node facts, or the defaults when it gives none.
@@ -153,16 +165,20 @@ pub fn sandbox_for(
 }
 
 /// [`generate_for`] with its failure as the plan error the kubelet reports
-/// (`CreateContainerConfigError`).
+/// (`CreateContainerConfigError`). `pod_qos`: the pod's QoS class when the caller
+/// computed it once for all the containers it generates (see [`pod_qos_of`]).
 pub fn container_for(
     request: &PlanRequest,
     gates: &FeatureGates,
     kind: ContainerKind,
     index: usize,
+    pod_qos: Option<pod_resources::QosClass>,
 ) -> Result<ContainerConfigEntry, ContainerError> {
-    generate_for(request, gates, kind, index).map_err(|(container, cause)| ContainerError {
-        container,
-        reason: errors::CREATE_CONTAINER_CONFIG_ERROR.to_string(),
-        message: cause.to_string(),
+    generate_for(request, gates, kind, index, pod_qos).map_err(|(container, cause)| {
+        ContainerError {
+            container,
+            reason: errors::CREATE_CONTAINER_CONFIG_ERROR.to_string(),
+            message: cause.to_string(),
+        }
     })
 }

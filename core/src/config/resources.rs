@@ -233,10 +233,24 @@ fn is_sidecar(pod: &Pod, c: &Container) -> bool {
 /// `GetContainerOOMScoreAdjust`.
 #[must_use]
 pub fn oom_score_adj(pod: &Pod, c: &Container, memory_capacity: i64, gates: &FeatureGates) -> i64 {
+    let qos = pod_resources::pod_qos(pod, gates.enabled(Gate::PodLevelResources));
+    oom_score_adj_with_qos(pod, c, memory_capacity, gates, qos)
+}
+
+/// [`oom_score_adj`] given the pod's QoS class (`GetPodQOS`), which a caller planning
+/// every container of a pod computes once: it reads every container.
+#[must_use]
+pub fn oom_score_adj_with_qos(
+    pod: &Pod,
+    c: &Container,
+    memory_capacity: i64,
+    gates: &FeatureGates,
+    qos: QosClass,
+) -> i64 {
     if pod_resources::is_node_critical_pod(pod) {
         return GUARANTEED_OOM_SCORE_ADJ;
     }
-    match pod_resources::pod_qos(pod, gates.enabled(Gate::PodLevelResources)) {
+    match qos {
         QosClass::Guaranteed => return GUARANTEED_OOM_SCORE_ADJ,
         QosClass::BestEffort => return BESTEFFORT_OOM_SCORE_ADJ,
         QosClass::Burstable => {}
@@ -407,6 +421,21 @@ pub fn container_resources(
     node: &NodeContext,
     gates: &FeatureGates,
 ) -> LinuxContainerResources {
+    let qos = pod_resources::pod_qos(pod, gates.enabled(Gate::PodLevelResources));
+    container_resources_with_qos(pod, c, node, gates, qos)
+}
+
+/// [`container_resources`] given the pod's QoS class (`GetPodQOS`), computed once per
+/// pod by a caller that generates every container's config (computing it per
+/// container made a pod's configs quadratic in its container count).
+#[must_use]
+pub fn container_resources_with_qos(
+    pod: &Pod,
+    c: &Container,
+    node: &NodeContext,
+    gates: &FeatureGates,
+    qos: QosClass,
+) -> LinuxContainerResources {
     let disable_quota =
         gates.enabled(Gate::DisableCPUQuotaWithExclusiveCPUs) && node.has_exclusive_cpus(&c.name);
     let mut r = calculate_linux_resources(
@@ -415,7 +444,7 @@ pub fn container_resources(
         node,
         gates,
     );
-    r.oom_score_adj = oom_score_adj(pod, c, node.memory_capacity(), gates);
+    r.oom_score_adj = oom_score_adj_with_qos(pod, c, node.memory_capacity(), gates, qos);
     r.hugepage_limits = hugepage_limits(
         c.resources.as_ref().and_then(|r| r.limits.as_ref()),
         &node.huge_page_sizes,

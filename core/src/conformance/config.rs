@@ -583,6 +583,7 @@ fn container_config(input: &Value) -> Result<Produced, String> {
             Ok(u) => u,
             Err(e) => return Ok(container_error(&e)),
         },
+        pod_qos: None,
     };
     Ok(
         match cc::generate_container_config(&pod, &inputs, &opts, &n, &g) {

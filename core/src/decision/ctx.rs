@@ -1,6 +1,7 @@
 //! The decision context ([`Ctx`]), built once per plan, and the decision recorder.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
@@ -42,12 +43,14 @@ impl<'a> SpecHashes<'a> {
     /// Hashes the init and regular containers of `spec` that `status` reports running.
     #[must_use]
     pub fn of_running(spec: &'a PodSpec, status: &StatusView<'_>) -> Self {
-        let running = |c: &&Container| {
-            status
-                .containers()
-                .iter()
-                .any(|s| s.state == ContainerState::Running && s.name == c.name)
-        };
+        // A set, not a scan of every status per container: pods of many containers.
+        let running_names: BTreeSet<&str> = status
+            .containers()
+            .iter()
+            .filter(|s| s.state == ContainerState::Running)
+            .map(|s| s.name.as_str())
+            .collect();
+        let running = |c: &&Container| running_names.contains(c.name.as_str());
         let mut entries: Vec<(&Container, u64)> = spec
             .init_containers
             .as_deref()
@@ -67,17 +70,25 @@ impl<'a> SpecHashes<'a> {
                 *h = value;
             }
         }
+        // By address, for `get`'s binary search.
+        entries.sort_unstable_by_key(|(c, _)| address(c));
         Self { entries }
     }
 
     /// The hash of this very container (the same spec entry), if computed.
     #[must_use]
     pub fn get(&self, c: &Container) -> Option<u64> {
-        self.entries
-            .iter()
-            .find(|(e, _)| std::ptr::eq(*e, c))
-            .map(|(_, h)| *h)
+        let i = self
+            .entries
+            .binary_search_by_key(&address(c), |(e, _)| address(e))
+            .ok()?;
+        self.entries.get(i).map(|(_, h)| *h)
     }
+}
+
+/// A spec entry's identity: its address (entries are compared by identity, not value).
+fn address(c: &Container) -> usize {
+    std::ptr::from_ref(c) as usize
 }
 
 impl<'a> Ctx<'a> {

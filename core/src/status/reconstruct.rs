@@ -13,8 +13,8 @@
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, PodStatus};
 
 use crate::backoff::{backoff_key, BackoffPolicy};
-use crate::plan::BackoffRecord;
 use crate::hash::container_hash;
+use crate::plan::BackoffRecord;
 use crate::plan::ReasonCacheEntry;
 use crate::plan::Warning;
 use crate::request::{PlanRequest, ProbeResult, ProbeResults};

@@ -10,6 +10,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use wasmtime::{
     Config, Enabled, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig,
+    ProfilingStrategy,
 };
 
 use super::HostError;
@@ -32,11 +33,65 @@ pub struct EngineSettings {
     /// of being returned to the kernel: a call then takes no page faults on memory its
     /// predecessor in the slot touched. 0 = always return memory to the kernel.
     pub keep_resident: usize,
+    /// Whether each call gets a fresh instance or a warm one is reused (see
+    /// [`Isolation`]).
+    pub isolation: Isolation,
+}
+
+/// How calls into a module are isolated from each other.
+///
+/// Whatever the choice, every call has the engine's memory limit and deadline, every
+/// pointer the module returns is bounds-checked, and an instance whose call failed in
+/// any way (trap, deadline, memory limit, bad answer) is dropped, never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// Every call runs in a fresh store and instance with freshly initialised linear
+    /// memory: nothing a call leaves in the module's memory can reach another call,
+    /// even if the module is buggy or hostile.
+    PerCall,
+    /// Calls reuse warm instances (one per concurrently running call, at most
+    /// [`WarmPool::max_idle`] kept): the module frees the request and the answer after
+    /// each call and keeps its allocator warm. The module still cannot see the host or
+    /// other modules, but a module that keeps state between calls could carry data
+    /// from one request into a later answer; with the podplan module (pure, no globals
+    /// besides its allocator) answers are identical to [`Isolation::PerCall`]'s.
+    Pooled(WarmPool),
+}
+
+impl Default for Isolation {
+    /// [`Isolation::Pooled`] with [`WarmPool::default`].
+    fn default() -> Self {
+        Self::Pooled(WarmPool::default())
+    }
+}
+
+/// Limits of [`Isolation::Pooled`]: when a warm instance is recycled (dropped and
+/// replaced by a fresh one on a later call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WarmPool {
+    /// Most idle warm instances kept per module (each holds a pool slot).
+    pub max_idle: usize,
+    /// An instance is recycled after this many calls.
+    pub max_calls: u32,
+    /// An instance whose linear memory has grown past this many bytes is recycled after
+    /// its call (memory never shrinks; this returns a big request's memory).
+    pub max_memory: usize,
+}
+
+impl Default for WarmPool {
+    /// 8 idle instances, recycled after 10,000 calls or past 32 MiB of memory.
+    fn default() -> Self {
+        Self {
+            max_idle: 8,
+            max_calls: 10_000,
+            max_memory: 32 << 20,
+        }
+    }
 }
 
 impl Default for EngineSettings {
     /// 256 MiB of memory and 5 s per call, 10 ms ticks, 64 concurrent calls, 1 MiB
-    /// stack, 16 MiB kept resident per memory slot.
+    /// stack, 16 MiB kept resident per memory slot, pooled warm instances.
     fn default() -> Self {
         Self {
             memory_limit: 256 << 20,
@@ -45,6 +100,7 @@ impl Default for EngineSettings {
             max_instances: 64,
             max_wasm_stack: 1 << 20,
             keep_resident: 16 << 20,
+            isolation: Isolation::default(),
         }
     }
 }
@@ -101,6 +157,11 @@ impl HostEngine {
             .cranelift_opt_level(OptLevel::Speed)
             .max_wasm_stack(settings.max_wasm_stack)
             .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        if std::env::var_os("PODPLAN_WASM_PERFMAP").is_some() {
+            // For profiling the module's code: /tmp/perf-PID.map names every compiled
+            // function (perf reads it; so does a script mapping callgrind's addresses).
+            config.profiler(ProfilingStrategy::PerfMap);
+        }
         let engine = Engine::new(&config).map_err(|e| HostError::Engine(format!("{e:#}")))?;
         let fingerprint = fingerprint(&engine);
         let ticker = Ticker::start(&engine, settings.tick)

@@ -6,8 +6,10 @@
 //! - [`ModuleCache`] (cache.rs): compiled modules on disk, keyed by SHA-256 of the
 //!   module bytes and the engine configuration.
 //! - [`PlanModule`] (module.rs): a validated module and its `InstancePre`; every call
-//!   gets a fresh store with a memory limit and a deadline. Traps, timeouts and
-//!   memory exhaustion are [`HostError`]s, never crashes.
+//!   runs with a memory limit and a deadline, on a warm instance ([`Isolation::Pooled`],
+//!   the default; warm.rs) or on a fresh store ([`Isolation::PerCall`]). Traps,
+//!   timeouts and memory exhaustion are [`HostError`]s, never crashes, and an instance
+//!   that failed is never reused. call.rs: one ABI call on an instance.
 //! - [`ModuleSlot`] (slot.rs): the live generation, hot swap with self-test and shadow
 //!   run, rollback, status.
 //! - [`Planner`] (planner.rs): the one engine choice, the native core or a module in a
@@ -25,6 +27,7 @@
 //! ```
 
 mod cache;
+mod call;
 pub mod embedded;
 mod engine;
 mod error;
@@ -33,10 +36,11 @@ mod module;
 mod planner;
 mod slot;
 pub mod verify;
+mod warm;
 mod watch;
 
 pub use cache::{compile, hex, CacheOutcome, ModuleCache};
-pub use engine::{EngineSettings, HostEngine};
+pub use engine::{EngineSettings, HostEngine, Isolation, WarmPool};
 pub use error::HostError;
 pub use lines::serve_json_lines;
 pub use module::{time_instantiation, AbiVersion, PlanModule, ABI_MAJOR};

@@ -11,7 +11,9 @@ use wasmtime::{
 };
 
 use super::cache::{compile, hex, CacheOutcome, ModuleCache};
-use super::{HostEngine, HostError};
+use super::call::AbiFuncs;
+use super::warm::WarmInstances;
+use super::{HostEngine, HostError, Isolation};
 
 /// The ABI major version this host speaks (see `wasm/ABI.md`).
 pub const ABI_MAJOR: u32 = 1;
@@ -32,7 +34,7 @@ impl std::fmt::Display for AbiVersion {
 }
 
 /// Per-call store state: the memory limiter, and the deadline for error reports.
-pub(crate) struct CallState {
+pub(super) struct CallState {
     limiter: Limiter,
     deadline: std::time::Duration,
 }
@@ -106,10 +108,11 @@ impl ResourceLimiter for Limiter {
 }
 
 /// The exports of the ABI, looked up once per module.
-struct Exports {
-    memory: ModuleExport,
-    alloc: ModuleExport,
-    plan: ModuleExport,
+pub(super) struct Exports {
+    pub(super) memory: ModuleExport,
+    pub(super) alloc: ModuleExport,
+    pub(super) free: ModuleExport,
+    pub(super) plan: ModuleExport,
 }
 
 /// A compiled, validated plan module.
@@ -117,6 +120,7 @@ pub struct PlanModule {
     engine: Arc<HostEngine>,
     pre: InstancePre<CallState>,
     exports: Exports,
+    warm: WarmInstances,
     abi: AbiVersion,
     sha256: [u8; 32],
     size: usize,
@@ -187,14 +191,14 @@ impl PlanModule {
                 &[ValType::I32, ValType::I32],
                 &[ValType::I64],
             )?,
+            free: func_export(
+                module,
+                "podplan_free",
+                "func (i32, i32)",
+                &[ValType::I32, ValType::I32],
+                &[],
+            )?,
         };
-        func_export(
-            module,
-            "podplan_free",
-            "func (i32, i32)",
-            &[ValType::I32, ValType::I32],
-            &[],
-        )?;
         let version = func_export(
             module,
             "podplan_abi_version",
@@ -209,6 +213,7 @@ impl PlanModule {
             engine: Arc::clone(engine),
             pre,
             exports,
+            warm: WarmInstances::default(),
             abi: AbiVersion { major: 0, minor: 0 },
             sha256,
             size,
@@ -247,57 +252,41 @@ impl PlanModule {
     /// Plans one request: JSON bytes in, the module's answer bytes out (a plan or
     /// `{"error": ...}`, exactly as `podplan_core::plan_json` answers).
     ///
-    /// Each call runs in a fresh store (so no state leaks between calls) with the
-    /// engine's memory limit and deadline.
+    /// Each call runs with the engine's memory limit and deadline, in a fresh store or
+    /// in a warm instance, as the engine's [`Isolation`](super::Isolation) says.
     ///
     /// # Errors
     ///
     /// [`HostError::Deadline`], [`HostError::MemoryLimit`], [`HostError::Trap`],
     /// [`HostError::Instantiate`], [`HostError::BadAnswer`], [`HostError::RequestTooLarge`].
     pub fn plan_json(&self, request: &[u8]) -> Result<Vec<u8>, HostError> {
-        let len =
-            u32::try_from(request.len()).map_err(|_| HostError::RequestTooLarge(request.len()))?;
-        self.with_instance(|store, instance| {
-            let memory = instance
-                .get_module_export(&mut *store, &self.exports.memory)
-                .and_then(|e| e.into_memory())
-                .ok_or(HostError::Export { name: "memory", want: "memory" })?;
-            let alloc = instance
-                .get_module_export(&mut *store, &self.exports.alloc)
-                .and_then(|e| e.into_func())
-                .and_then(|f| f.typed::<u32, u32>(&*store).ok())
-                .ok_or(HostError::Export { name: "podplan_alloc", want: "func (i32) -> i32" })?;
-            let plan = instance
-                .get_module_export(&mut *store, &self.exports.plan)
-                .and_then(|e| e.into_func())
-                .and_then(|f| f.typed::<(u32, u32), u64>(&*store).ok())
-                .ok_or(HostError::Export { name: "podplan_plan", want: "func (i32, i32) -> i64" })?;
+        match self.engine.settings().isolation {
+            Isolation::PerCall => self.plan_json_fresh(request),
+            Isolation::Pooled(limits) => self.warm.plan_json(self, &limits, request),
+        }
+    }
 
-            let ptr = if len == 0 {
-                0
-            } else {
-                let ptr = alloc.call(&mut *store, len).map_err(|e| classify(store, &e))?;
-                if ptr == 0 {
-                    return Err(HostError::MemoryLimit {
-                        limit_bytes: self.engine.settings().memory_limit,
-                    });
-                }
-                memory.write(&mut *store, ptr as usize, request).map_err(|_| {
-                    HostError::BadAnswer(format!("podplan_alloc({len}) returned {ptr}, outside memory"))
-                })?;
-                ptr
-            };
-            let packed = plan.call(&mut *store, (ptr, len)).map_err(|e| classify(store, &e))?;
-            let (answer_ptr, answer_len) = ((packed >> 32) as usize, (packed & 0xffff_ffff) as usize);
-            let data = memory.data(&*store);
-            data.get(answer_ptr..answer_ptr.saturating_add(answer_len))
-                .map(<[u8]>::to_vec)
-                .ok_or_else(|| {
-                    HostError::BadAnswer(format!(
-                        "answer at {answer_ptr} of {answer_len} bytes is outside the module's {} bytes of memory",
-                        data.len()
-                    ))
-                })
+    /// Drops the idle warm instances (their pool slots go back to the engine); later
+    /// calls start new ones. For a module that stops being live.
+    pub fn drop_warm_instances(&self) {
+        self.warm.clear();
+    }
+
+    /// How many idle warm instances this module keeps (always 0 with
+    /// [`Isolation::PerCall`]).
+    #[must_use]
+    pub fn idle_instances(&self) -> usize {
+        self.warm.idle()
+    }
+
+    /// [`Self::plan_json`] in a fresh store and instance, dropped afterwards (nothing
+    /// is freed: the whole memory goes).
+    fn plan_json_fresh(&self, request: &[u8]) -> Result<Vec<u8>, HostError> {
+        self.with_instance(|store, instance| {
+            let funcs = AbiFuncs::lookup(store, instance, &self.exports)?;
+            funcs
+                .plan(store, request, self.engine.settings().memory_limit)
+                .map(|call| call.answer)
         })
     }
 
@@ -306,6 +295,13 @@ impl PlanModule {
         &self,
         f: impl FnOnce(&mut Store<CallState>, &wasmtime::Instance) -> Result<T, HostError>,
     ) -> Result<T, HostError> {
+        let (mut store, instance) = self.instantiate()?;
+        f(&mut store, &instance)
+    }
+
+    /// A fresh instance in a fresh store with the engine's memory limit and a deadline
+    /// starting now.
+    pub(super) fn instantiate(&self) -> Result<(Store<CallState>, wasmtime::Instance), HostError> {
         let settings = self.engine.settings();
         let mut store = Store::new(
             self.engine.engine(),
@@ -323,7 +319,12 @@ impl PlanModule {
                     HostError::Trap(message) => HostError::Instantiate(message),
                     other => other,
                 })?;
-        f(&mut store, &instance)
+        Ok((store, instance))
+    }
+
+    /// The ABI exports' indexes.
+    pub(super) fn exports(&self) -> &Exports {
+        &self.exports
     }
 
     /// The module's ABI version.
@@ -409,7 +410,7 @@ fn same_signature(f: &FuncType, params: &[ValType], results: &[ValType]) -> bool
 }
 
 /// Turns a wasmtime error from a call into a [`HostError`].
-fn classify(store: &Store<CallState>, err: &wasmtime::Error) -> HostError {
+pub(super) fn classify(store: &Store<CallState>, err: &wasmtime::Error) -> HostError {
     if store.data().limiter.hit {
         return HostError::MemoryLimit {
             limit_bytes: store.data().limiter.memory_limit,

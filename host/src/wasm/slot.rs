@@ -334,6 +334,9 @@ impl ModuleSlot {
             activated_at: SystemTime::now(),
         });
         let old = self.live.swap(next);
+        // The old generation only finishes the calls already running on it: its idle
+        // warm instances would hold pool slots until it is dropped.
+        old.module.drop_warm_instances();
         *lock(&self.previous) = Some(old);
     }
 
