@@ -641,7 +641,16 @@ export interface Decision {
   reason: string;
   /** Human explanation naming the rule that fired. */
   message: string;
+  /** What became of the decision by the end of the sync (extension; see docs/contract.md). */
+  effect: DecisionEffect;
+  /** `superseded`: the index in `decisions` of the later decision that overrode it; `notCarriedOut`: the note that explains it. */
+  supersededBy?: number;
+  /** The index in `steps` of the step that carries it out. */
+  step?: number;
 }
+
+/** `effective`, `superseded` (a later rule overrode it), `notCarriedOut` (SyncPod did not carry it out on this sync), `noop` (nothing to do). */
+export type DecisionEffect = "effective" | "superseded" | "notCarriedOut" | "noop";
 
 /** Which list of the pod spec a container comes from. */
 export type ContainerKind = "init" | "regular" | "ephemeral";

@@ -22,7 +22,7 @@ pub use actions::{
 };
 pub use backoff::{BackoffRecord, HeldBack};
 pub use config::ContainerConfigEntry;
-pub use decision::{Action, Decision};
+pub use decision::{Action, Decision, Effect};
 pub use kind::ContainerKind;
 pub use report::{ContainerError, Warning};
 pub use step::{Step, StepOp};
@@ -34,7 +34,6 @@ pub use step::{Step, StepOp};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
-    /// The kubelet's `podActions`.
     /// The kubelet's `podActions`.
     pub actions: PodActions,
     /// Why each action was chosen, in the order the decisions were made.
