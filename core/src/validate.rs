@@ -118,9 +118,18 @@ pub fn api_server(request: &PlanRequest) -> Result<(), PlanError> {
     let init = spec.init_containers.as_deref().unwrap_or_default();
     let ephemeral = spec.ephemeral_containers.as_deref().unwrap_or_default();
     let lists = [
-        ("initContainers", init.iter().map(|c| c.image.as_deref()).collect::<Vec<_>>()),
-        ("containers", spec.containers.iter().map(|c| c.image.as_deref()).collect()),
-        ("ephemeralContainers", ephemeral.iter().map(|c| c.image.as_deref()).collect()),
+        (
+            "initContainers",
+            init.iter().map(|c| c.image.as_deref()).collect::<Vec<_>>(),
+        ),
+        (
+            "containers",
+            spec.containers.iter().map(|c| c.image.as_deref()).collect(),
+        ),
+        (
+            "ephemeralContainers",
+            ephemeral.iter().map(|c| c.image.as_deref()).collect(),
+        ),
     ];
     for (list, images) in lists {
         let list_path = spec_path.key(list);
@@ -358,7 +367,8 @@ mod tests {
 
     #[test]
     fn the_api_server_checks_apply_to_submitted_pods_only() {
-        let no_image = r#"{"pod": {"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b"}]}}}"#;
+        let no_image =
+            r#"{"pod": {"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b"}]}}}"#;
         let empty = r#"{"pod": {"spec": {"containers": []}}}"#;
         let blank_init = r#"{"pod": {"spec": {"initContainers": [{"name": "i", "image": " "}], "containers": [{"name": "a", "image": "x"}]}}}"#;
         // The kubelet's tables build such pods: a request as given is planned.
@@ -373,10 +383,17 @@ mod tests {
         };
         assert_eq!(submitted(no_image).path, "pod.spec.containers[1].image");
         assert_eq!(submitted(empty).path, "pod.spec.containers");
-        assert_eq!(submitted(blank_init).path, "pod.spec.initContainers[0].image");
+        assert_eq!(
+            submitted(blank_init).path,
+            "pod.spec.initContainers[0].image"
+        );
         // A bare pod is a manifest: it implies apiDefaults.
-        let bare = crate::api::parse_request(br#"{"spec": {"containers": [{"name": "a"}]}}"#).unwrap();
-        assert_eq!(crate::api::plan(&bare).unwrap_err().path, "pod.spec.containers[0].image");
+        let bare =
+            crate::api::parse_request(br#"{"spec": {"containers": [{"name": "a"}]}}"#).unwrap();
+        assert_eq!(
+            crate::api::plan(&bare).unwrap_err().path,
+            "pod.spec.containers[0].image"
+        );
     }
 
     #[test]

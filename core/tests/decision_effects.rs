@@ -113,16 +113,17 @@ fn check_plan(name: &str, p: &Plan) {
             Effect::Noop => {
                 assert_eq!(d.action, Action::KillPod, "{at}");
                 let step = &p.steps[d.step.unwrap()];
-                assert!(step.containers.is_empty() && step.sandbox_id.is_none(), "{at}");
+                assert!(
+                    step.containers.is_empty() && step.sandbox_id.is_none(),
+                    "{at}"
+                );
             }
             Effect::NotCarriedOut => {
                 assert!(d.step.is_none(), "{at}");
                 let held = match d.action {
                     Action::StartContainer => !a.containers_to_start.is_empty(),
                     Action::StartInitContainer => !a.init_containers_to_start.is_empty(),
-                    Action::StartEphemeralContainer => {
-                        !a.ephemeral_containers_to_start.is_empty()
-                    }
+                    Action::StartEphemeralContainer => !a.ephemeral_containers_to_start.is_empty(),
                     _ => true,
                 };
                 assert!(held, "{at}");
@@ -149,7 +150,10 @@ fn check_plan(name: &str, p: &Plan) {
                     Some(s) => {
                         let step = &p.steps[s];
                         assert!(want.contains(&step.op), "{at}: step {s} is {}", step.op);
-                        if step.op != StepOp::KillPod && d.container.is_some() && step.container.is_some() {
+                        if step.op != StepOp::KillPod
+                            && d.container.is_some()
+                            && step.container.is_some()
+                        {
                             assert_eq!(step.container, d.container, "{at}");
                         }
                     }
@@ -186,7 +190,11 @@ fn check_plan(name: &str, p: &Plan) {
 #[test]
 fn every_action_vector_marks_its_decisions_consistently() {
     let plans = plans();
-    assert!(plans.len() > 100, "only {} action vectors found", plans.len());
+    assert!(
+        plans.len() > 100,
+        "only {} action vectors found",
+        plans.len()
+    );
     let mut counts = std::collections::BTreeMap::new();
     for (name, plan) in &plans {
         check_plan(name, plan);
@@ -196,7 +204,10 @@ fn every_action_vector_marks_its_decisions_consistently() {
     }
     // The vectors exercise every kind of mark.
     for effect in ["effective", "superseded", "noop"] {
-        assert!(counts.get(effect).copied().unwrap_or(0) > 0, "{effect}: {counts:?}");
+        assert!(
+            counts.get(effect).copied().unwrap_or(0) > 0,
+            "{effect}: {counts:?}"
+        );
     }
     eprintln!("{} plans; decisions by effect: {counts:?}", plans.len());
 }
@@ -214,7 +225,9 @@ fn kills_come_before_starts_in_step_order() {
                     start.action,
                     Action::StartContainer | Action::StartInitContainer
                 );
-                if is_start && start.container == kill.container && start.effect == Effect::Effective
+                if is_start
+                    && start.container == kill.container
+                    && start.effect == Effect::Effective
                 {
                     pairs += 1;
                     assert!(
@@ -239,11 +252,26 @@ fn a_first_sync_kill_is_a_noop_and_the_sandbox_comes_first() {
     let p = plan_of(serde_json::json!({"apiDefaults": true, "pod": {
         "metadata": {"name": "p", "namespace": "d", "uid": "u"},
         "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}));
-    let kill = p.decisions.iter().find(|d| d.action == Action::KillPod).unwrap();
+    let kill = p
+        .decisions
+        .iter()
+        .find(|d| d.action == Action::KillPod)
+        .unwrap();
     assert_eq!(kill.effect, Effect::Noop);
-    let create = p.decisions.iter().find(|d| d.action == Action::CreateSandbox).unwrap();
-    let start = p.decisions.iter().find(|d| d.action == Action::StartContainer).unwrap();
-    assert_eq!((create.effect, start.effect), (Effect::Effective, Effect::Effective));
+    let create = p
+        .decisions
+        .iter()
+        .find(|d| d.action == Action::CreateSandbox)
+        .unwrap();
+    let start = p
+        .decisions
+        .iter()
+        .find(|d| d.action == Action::StartContainer)
+        .unwrap();
+    assert_eq!(
+        (create.effect, start.effect),
+        (Effect::Effective, Effect::Effective)
+    );
     assert!(create.step < start.step);
 }
 
@@ -264,6 +292,9 @@ fn never_pod_with_a_dead_sandbox_does_not_create_one() {
     let d = &p.decisions[create];
     assert_eq!(d.effect, Effect::Superseded);
     let by = &p.decisions[d.superseded_by.unwrap()];
-    assert_eq!((by.action, by.reason.as_ref()), (Action::KillPod, "RestartPolicyNever"));
+    assert_eq!(
+        (by.action, by.reason.as_ref()),
+        (Action::KillPod, "RestartPolicyNever")
+    );
     assert!(!p.steps.iter().any(|s| s.op == StepOp::RunPodSandbox));
 }

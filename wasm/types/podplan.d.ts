@@ -77,6 +77,8 @@ export interface SimAnswer {
   request: PlanRequest;
   /** Why an event could not happen (the request is then unchanged). */
   note?: string;
+  /** simApply: the plan changed the runtime (a PLEG event: the kubelet syncs again at once). */
+  changed?: boolean;
 }
 
 /** Something that happens to the pod between two syncs (`podplan_core::sim::Event`). */
@@ -86,7 +88,7 @@ export type SimEvent =
   /** The newest running instance of a container exits. */
   | { type: "exit"; container: string; code: number }
   /** The prober records a result for a running container. */
-  | { type: "probe"; container: string; probe: "liveness" | "startup"; result: ProbeResult }
+  | { type: "probe"; container: string; probe: "liveness" | "startup" | "readiness"; result: ProbeResult }
   /** The latest sandbox dies with its running containers (exit 137). */
   | { type: "sandboxDies" }
   /** The latest sandbox loses its IP address. */
@@ -160,6 +162,8 @@ export interface PlanRequest {
 export interface ProbeResults {
   liveness?: ProbeResult | null;
   startup?: ProbeResult | null;
+  /** Recorded only: readiness never restarts a container (extension). */
+  readiness?: ProbeResult | null;
 }
 
 /** One probe result (`proberesults.Result`); `unknown` = pending. */

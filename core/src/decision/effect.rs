@@ -59,9 +59,11 @@ fn mark_one(
                 .last();
             (Effect::Superseded, by, None)
         }
-        Some(true) if expects_step(d.action) && step.is_none() => {
-            (Effect::NotCarriedOut, explanation(spec, plan, decided, d), None)
-        }
+        Some(true) if expects_step(d.action) && step.is_none() => (
+            Effect::NotCarriedOut,
+            explanation(spec, plan, decided, d),
+            None,
+        ),
         Some(true) if d.action == Action::KillPod && is_empty_kill(plan, step) => {
             (Effect::Noop, None, step)
         }
@@ -80,10 +82,9 @@ fn held(spec: &PodSpec, a: &PodActions, d: &Decision) -> Option<bool> {
     match d.action {
         Action::KillPod => Some(a.kill_pod),
         Action::CreateSandbox => Some(a.create_sandbox),
-        Action::StartInitContainer => Some(index_in(
-            ContainerKind::Init,
-            &a.init_containers_to_start,
-        )),
+        Action::StartInitContainer => {
+            Some(index_in(ContainerKind::Init, &a.init_containers_to_start))
+        }
         Action::StartContainer => Some(index_in(ContainerKind::Regular, &a.containers_to_start)),
         Action::StartEphemeralContainer => Some(index_in(
             ContainerKind::Ephemeral,

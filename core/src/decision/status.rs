@@ -186,6 +186,7 @@ mod tests {
             crate::request::ProbeResults {
                 liveness: Some(ProbeResult::Failure),
                 startup: None,
+                readiness: None,
             },
         );
         assert_eq!(

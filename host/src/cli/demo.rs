@@ -220,7 +220,10 @@ fn describe(request: &PlanRequest) -> String {
             other => other.as_str().to_string(),
         };
         let mut facts = vec![format!("restarts {}", c.restart_count)];
-        if let Some(ProbeResults { liveness, startup }) = request.probes.get(&c.id) {
+        if let Some(ProbeResults {
+            liveness, startup, ..
+        }) = request.probes.get(&c.id)
+        {
             if let Some(r) = startup {
                 facts.push(format!("startup {}", probe_word(*r)));
             }
