@@ -405,6 +405,7 @@ async function main() {
           return { h: r.height, sticky: getComputedStyle(document.getElementById("edit")).position === "sticky" };
         });
         check(!edit.sticky || edit.h <= hgt, `${name}: the sticky editor panel fits the viewport (${Math.round(edit.h)}px, sticky ${edit.sticky})`);
+        if (w !== 1920) await page.screenshot({ path: join(artifacts, `layout-${w}x${hgt}.png`), fullPage: w <= 400 });
         // Where the editing happens, the apply controls and the shortcut are on screen.
         await page.locator(".cm-content").click();
         await page.keyboard.press("End");
@@ -419,7 +420,6 @@ async function main() {
         check(visible.apply && visible.startOver && visible.status, `${name}: Apply, Start over and the validation message are visible while editing ${JSON.stringify(visible)}`);
         check(visible.kbd, `${name}: Ctrl+Enter is shown on screen`);
         await page.keyboard.press("Control+z");
-        if (w !== 1920) await page.screenshot({ path: join(artifacts, `layout-${w}x${hgt}.png`), fullPage: w <= 400 });
         if (w <= 400) {
           await page.click("#tab-events");
           await page.screenshot({ path: join(artifacts, `layout-${w}-events.png`), fullPage: true });
@@ -470,8 +470,11 @@ async function main() {
       await page.goto(linkFor(srv.url, NEVER_INIT_POD));
       await page.reload();
       await ready(page);
+      await page.fill("#exit-code-migrate", "1");
       await drive(page, "#exit-migrate");
-      await drive(page, "#sandbox-die");
+      const failed = await page.locator(".decision[data-effect=effective] .verb").allInnerTexts();
+      check(failed.some((t) => t.startsWith("Stop the whole pod")) && !failed.some((t) => t.startsWith("Start")), `the failed init container stops the pod and starts nothing (${failed.join(", ")})`);
+      await drive(page, "#resync");
       const panel = await page.locator("#tabpanel").innerText();
       check(!/createSandbox/.test(await page.locator(".actions-summary").innerText().catch(() => "")), "podActions create no sandbox");
       const superseded = page.locator(".decision[data-effect=superseded]");
