@@ -190,6 +190,14 @@ async function main() {
       check((await page.locator(".syncbtn").count()) === 1, "a fresh page shows the first sync");
       check((await page.locator("#gallery .chip").count()) >= 11, "the gallery offers the scenarios");
       await page.screenshot({ path: join(artifacts, "01-start.png"), fullPage: true });
+      if (external) {
+        // `podplan playground` sends the precompressed module to a browser that accepts gzip.
+        const wasm = await page.evaluate(() => {
+          const e = performance.getEntriesByType("resource").find((r) => r.name.endsWith(".wasm"));
+          return e ? { encoded: e.encodedBodySize, decoded: e.decodedBodySize } : undefined;
+        });
+        check(!!wasm && wasm.encoded > 0 && wasm.encoded < wasm.decoded / 2, `the wasm module travels compressed (${JSON.stringify(wasm)})`);
+      }
     });
 
     await section("crash loop through two back-offs", async (page) => {
