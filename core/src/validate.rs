@@ -366,6 +366,7 @@ mod tests {
     }
 
     #[test]
+    #[expect(clippy::unwrap_used, reason = "a test fails by panicking")]
     fn the_api_server_checks_apply_to_submitted_pods_only() {
         let no_image =
             r#"{"pod": {"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b"}]}}}"#;

@@ -1,6 +1,12 @@
 //! Every decision of every action vector (`conformance/actions/`, `core/tests/vectors/actions/`)
 //! is marked effective / superseded / notCarriedOut / noop consistently with the plan's
 //! `actions` and `steps`, and the step indices order decisions as the kubelet acts.
+#![expect(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests fail by panicking"
+)]
 
 use std::path::{Path, PathBuf};
 

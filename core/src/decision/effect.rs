@@ -54,9 +54,9 @@ fn mark_one(
                 .iter()
                 .enumerate()
                 .skip(i + 1)
-                .filter(|(_, later)| later.action == Action::KillPod)
-                .map(|(j, _)| j)
-                .last();
+                .rev()
+                .find(|(_, later)| later.action == Action::KillPod)
+                .map(|(j, _)| j);
             (Effect::Superseded, by, None)
         }
         Some(true) if expects_step(d.action) && step.is_none() => (
