@@ -304,3 +304,43 @@ fn never_pod_with_a_dead_sandbox_does_not_create_one() {
     );
     assert!(!p.steps.iter().any(|s| s.op == StepOp::RunPodSandbox));
 }
+
+#[test]
+fn a_start_held_back_by_back_off_is_not_carried_out_and_says_why() {
+    use podplan_core::sim::{apply_event, next_request, Event};
+    let mut request = podplan_core::api::parse_request_value(serde_json::json!({
+        "apiDefaults": true, "now": "2026-01-01T00:00:00Z",
+        "pod": {"metadata": {"name": "p", "namespace": "d", "uid": "u"},
+                "spec": {"containers": [{"name": "app", "image": "busybox"}]}}}))
+    .unwrap();
+    let exit = Event::Exit {
+        container: "app".into(),
+        code: 1,
+    };
+    let mut held = None;
+    for _ in 0..4 {
+        let plan = podplan_core::api::plan(&request).unwrap();
+        if !plan.held_back.is_empty() {
+            held = Some(plan);
+            break;
+        }
+        request = next_request(&request, &plan, request.now.unwrap());
+        let _ = apply_event(&mut request, &exit);
+    }
+    let Some(plan) = held else {
+        panic!("the crash loop holds no start back")
+    };
+    assert!(plan.actions.containers_to_start.contains(&0));
+    let start = plan
+        .decisions
+        .iter()
+        .find(|d| d.action == Action::StartContainer)
+        .unwrap();
+    assert_eq!((start.effect, start.step), (Effect::NotCarriedOut, None));
+    let why = &plan.decisions[start.superseded_by.unwrap()];
+    assert_eq!(
+        (why.action, why.reason.as_ref()),
+        (Action::Wait, "CrashLoopBackOff")
+    );
+    check_plan("crash loop", &plan);
+}
