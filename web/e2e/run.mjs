@@ -386,6 +386,7 @@ async function main() {
     });
 
     for (const [w, hgt] of [
+      [360, 740],
       [400, 800],
       [1366, 768],
       [1920, 1080],
@@ -428,7 +429,7 @@ async function main() {
         check(visible.apply && visible.startOver && visible.status, `${name}: Apply, Start over and the validation message are visible while editing ${JSON.stringify(visible)}`);
         check(visible.kbd, `${name}: Ctrl+Enter is shown on screen`);
         await page.keyboard.press("Control+z");
-        if (w <= 400) {
+        if (w === 400) {
           await page.click("#tab-events");
           await page.screenshot({ path: join(artifacts, `layout-${w}-events.png`), fullPage: true });
         }
