@@ -19,6 +19,7 @@ mod deny_ignored;
 /// The request is validated first; invalid input gives a [`PlanError`] and no plan.
 pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
     if request.api_defaults {
+        validate::api_server(request)?;
         let mut defaulted = request.clone();
         let gates = FeatureGates::resolve(&request.feature_gates);
         crate::defaults::apply_api_defaults_with(&mut defaulted.pod, &gates);
@@ -32,7 +33,9 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
             let hashes = SpecHashes::of_running(ctx.spec, &ctx.status);
             ctx.hashes = Some(&hashes);
             let mut plan = decision::decide_in(&ctx);
+            let decided = plan.decisions.len();
             steps::build_in(&ctx, &mut plan, steps::BuildOptions::default());
+            decision::effect::mark(ctx.spec, &mut plan, decided);
             plan
         }
         None => Plan::default(),

@@ -119,6 +119,23 @@ fn step_line(s: &Step) -> String {
     line
 }
 
+/// What became of a decision that did not simply take effect, as a suffix.
+fn effect_note(plan: &Plan, d: &crate::plan::Decision) -> String {
+    use crate::plan::Effect;
+    let by = d
+        .superseded_by
+        .and_then(|i| plan.decisions.get(i))
+        .map(|b| format!("{} [{}]", b.action, b.reason));
+    match (d.effect, by) {
+        (Effect::Effective, _) => String::new(),
+        (Effect::Superseded, Some(by)) => format!(" (SUPERSEDED by {by}: it does not happen)"),
+        (Effect::Superseded, None) => " (SUPERSEDED: it does not happen)".to_string(),
+        (Effect::NotCarriedOut, Some(by)) => format!(" (NOT CARRIED OUT on this sync: {by})"),
+        (Effect::NotCarriedOut, None) => " (NOT CARRIED OUT on this sync)".to_string(),
+        (Effect::Noop, _) => " (no-op: nothing to stop)".to_string(),
+    }
+}
+
 /// Renders a plan as readable text: summary, decisions with reasons, steps, events,
 /// held-back starts, errors and warnings.
 #[must_use]
@@ -144,7 +161,14 @@ pub fn to_text(plan: &Plan) -> String {
                 .container
                 .as_deref()
                 .map_or(String::new(), |c| format!(" {c}"));
-            let _ = writeln!(out, "  - {}{who} [{}]: {}", d.action, d.reason, d.message);
+            let _ = writeln!(
+                out,
+                "  - {}{who} [{}]: {}{}",
+                d.action,
+                d.reason,
+                d.message,
+                effect_note(plan, d)
+            );
         }
     }
     if !plan.steps.is_empty() {
@@ -227,5 +251,28 @@ mod tests {
         assert!(text.contains("start containers [0]"));
         assert!(text.contains("app: waits 5s"));
         assert!(!text.contains("Warnings"));
+    }
+
+    #[test]
+    fn decisions_that_did_not_happen_say_so() {
+        let request = crate::api::parse_request_value(serde_json::json!({
+            "apiDefaults": true,
+            "pod": {"metadata": {"name": "p", "namespace": "d", "uid": "u"},
+                    "spec": {"restartPolicy": "Never", "containers": [{"name": "app", "image": "x"}]}},
+            "runtimeStatus": {"sandboxStatuses": [{"id": "sb", "state": "SANDBOX_NOTREADY"}],
+                "containerStatuses": [{"id": "c1", "name": "app", "state": "exited", "exitCode": 1}]}}))
+        .unwrap_or_default();
+        let text = to_text(&crate::api::plan(&request).unwrap_or_default());
+        assert!(
+            text.contains("createSandbox [SandboxNotReady]")
+                && text
+                    .contains("(SUPERSEDED by killPod [RestartPolicyNever]: it does not happen)"),
+            "{text}"
+        );
+        let first = crate::api::parse_request_value(serde_json::json!({"apiDefaults": true,
+            "pod": {"spec": {"containers": [{"name": "app", "image": "x"}]}}}))
+        .unwrap_or_default();
+        let text = to_text(&crate::api::plan(&first).unwrap_or_default());
+        assert!(text.contains("(no-op: nothing to stop)"), "{text}");
     }
 }

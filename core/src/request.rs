@@ -72,8 +72,9 @@ pub struct ProbeResults {
     /// Startup result, absent when the prober has not reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup: Option<ProbeResult>,
-    /// Extension: readiness result, absent when the prober has not reported (read only
-    /// by the plan's `status`).
+    /// Readiness result (extension), absent when the prober has not reported. It never
+    /// changes the pod's actions: readiness only decides whether the container counts
+    /// as ready (Service endpoints), it never restarts it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readiness: Option<ProbeResult>,
 }

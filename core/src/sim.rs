@@ -426,6 +426,16 @@ pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) ->
     next
 }
 
+/// Whether carrying out a plan changed what the kubelet's PLEG relists (the runtime
+/// status: a sandbox or a container created, started, stopped or removed) or the
+/// actuated-resources checkpoint. A PLEG event makes the kubelet sync the pod again at
+/// once, so a plan that changed something is followed by another sync.
+#[must_use]
+pub fn relist_changed(before: &PlanRequest, after: &PlanRequest) -> bool {
+    before.runtime_status != after.runtime_status
+        || before.actuated_resources != after.actuated_resources
+}
+
 /// `AllContainersRestartCleanedUp` while a restart-all is in progress.
 fn restart_cleaned_up(request: &PlanRequest) -> bool {
     let restarting =
@@ -682,13 +692,15 @@ pub mod script {
                 continue;
             };
             let entry = request.probes.entry(s.id.clone()).or_default();
-            if liveness && entry.liveness.is_none() {
-                entry.liveness = Some(ProbeResult::Success);
-            }
             if startup && entry.startup.is_none() {
                 entry.startup = Some(ProbeResult::Success);
             }
-            if readiness && entry.readiness.is_none() {
+            // Liveness and readiness are probed only once the startup probe has succeeded.
+            let started = !startup || entry.startup == Some(ProbeResult::Success);
+            if liveness && started && entry.liveness.is_none() {
+                entry.liveness = Some(ProbeResult::Success);
+            }
+            if readiness && started && entry.readiness.is_none() {
                 entry.readiness = Some(ProbeResult::Success);
             }
         }

@@ -98,6 +98,53 @@ pub fn validate(request: &PlanRequest) -> Result<Vec<Warning>, PlanError> {
 }
 
 /// A container name must be set and unique across init, regular and ephemeral containers.
+/// What the API server refuses in a pod as it is submitted (`ValidatePodCreate`) and the
+/// kubelet's own test tables leave out: at least one container, and an `image` in every
+/// init, regular and ephemeral container. Applied to requests that stand for a pod as
+/// submitted to a cluster, the ones with `apiDefaults` (bare pods included); the
+/// kubelet's unit tables (and the vectors taken from them) build pods without images.
+pub fn api_server(request: &PlanRequest) -> Result<(), PlanError> {
+    let Some(spec) = request.pod.spec.as_ref() else {
+        return Err(PlanError::invalid("pod.spec", "a pod needs a spec"));
+    };
+    let spec_path = Path::root("pod");
+    let spec_path = spec_path.key("spec");
+    if spec.containers.is_empty() {
+        return Err(PlanError::invalid(
+            spec_path.key("containers").to_string(),
+            "Required value: a pod needs at least one container (the API server refuses `containers: []`)",
+        ));
+    }
+    let init = spec.init_containers.as_deref().unwrap_or_default();
+    let ephemeral = spec.ephemeral_containers.as_deref().unwrap_or_default();
+    let lists = [
+        (
+            "initContainers",
+            init.iter().map(|c| c.image.as_deref()).collect::<Vec<_>>(),
+        ),
+        (
+            "containers",
+            spec.containers.iter().map(|c| c.image.as_deref()).collect(),
+        ),
+        (
+            "ephemeralContainers",
+            ephemeral.iter().map(|c| c.image.as_deref()).collect(),
+        ),
+    ];
+    for (list, images) in lists {
+        let list_path = spec_path.key(list);
+        for (i, image) in images.into_iter().enumerate() {
+            if image.is_none_or(|s| s.trim().is_empty()) {
+                return Err(PlanError::invalid(
+                    list_path.index(i).key("image").to_string(),
+                    "Required value: a container needs an image (the API server refuses a pod without one)",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_name<'a>(
     names: &mut BTreeSet<&'a str>,
     path: Path<'_>,
@@ -316,6 +363,37 @@ mod tests {
 
     fn check(json: &str) -> Result<Vec<Warning>, PlanError> {
         validate(&parse_request(json.as_bytes())?)
+    }
+
+    #[test]
+    fn the_api_server_checks_apply_to_submitted_pods_only() {
+        let no_image =
+            r#"{"pod": {"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b"}]}}}"#;
+        let empty = r#"{"pod": {"spec": {"containers": []}}}"#;
+        let blank_init = r#"{"pod": {"spec": {"initContainers": [{"name": "i", "image": " "}], "containers": [{"name": "a", "image": "x"}]}}}"#;
+        // The kubelet's tables build such pods: a request as given is planned.
+        for raw in [no_image, empty, blank_init] {
+            let r = crate::api::parse_request(raw.as_bytes()).unwrap();
+            assert!(crate::api::plan(&r).is_ok(), "{raw}");
+        }
+        let submitted = |raw: &str| {
+            let mut r = crate::api::parse_request(raw.as_bytes()).unwrap();
+            r.api_defaults = true;
+            crate::api::plan(&r).unwrap_err()
+        };
+        assert_eq!(submitted(no_image).path, "pod.spec.containers[1].image");
+        assert_eq!(submitted(empty).path, "pod.spec.containers");
+        assert_eq!(
+            submitted(blank_init).path,
+            "pod.spec.initContainers[0].image"
+        );
+        // A bare pod is a manifest: it implies apiDefaults.
+        let bare =
+            crate::api::parse_request(br#"{"spec": {"containers": [{"name": "a"}]}}"#).unwrap();
+        assert_eq!(
+            crate::api::plan(&bare).unwrap_err().path,
+            "pod.spec.containers[0].image"
+        );
     }
 
     #[test]

@@ -56,6 +56,8 @@ pub struct Asset {
     pub content_type: &'static str,
     /// Whether the name carries a content hash (safe to cache for good).
     pub immutable: bool,
+    /// The same bytes gzipped (`<name>.gz`, written by the web build), if embedded.
+    pub gzip: Option<&'static [u8]>,
 }
 
 /// Whether the binary carries a built site (otherwise it serves how-to-build instructions).
@@ -104,16 +106,36 @@ pub fn lookup(url: &str) -> Option<Asset> {
             body: NOT_BUILT.as_bytes(),
             content_type: "text/html; charset=utf-8",
             immutable: false,
+            gzip: None,
         });
     }
-    embedded::ASSETS
-        .iter()
-        .find(|(name, _)| *name == rel)
-        .map(|(name, body)| Asset {
-            body,
-            content_type: content_type(name),
-            immutable: name.starts_with("assets/"),
-        })
+    let file = |name: &str| {
+        embedded::ASSETS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, body)| *body)
+    };
+    let gz = format!("{rel}.gz");
+    file(&rel).map(|body| Asset {
+        body,
+        content_type: content_type(&rel),
+        immutable: rel.starts_with("assets/"),
+        gzip: file(&gz),
+    })
+}
+
+/// Whether the `Accept-Encoding` values allow gzip (and do not refuse it with q=0).
+fn accepts_gzip<'a>(values: impl Iterator<Item = &'a str>) -> bool {
+    values.flat_map(|v| v.split(',')).any(|part| {
+        let mut it = part.split(';');
+        let coding = it.next().unwrap_or_default().trim();
+        let refused = it.any(|p| {
+            p.trim()
+                .strip_prefix("q=")
+                .is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
+        });
+        (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
+    })
 }
 
 fn header(name: &str, value: &str) -> Option<Header> {
@@ -138,7 +160,19 @@ fn respond(request: Request) -> io::Result<()> {
         return request.respond(Response::from_string("not found").with_status_code(404));
     };
     // tiny_http leaves the body out of HEAD answers itself (with the real length).
-    let mut response = Response::from_data(asset.body);
+    let accept = request
+        .headers()
+        .iter()
+        .filter(|h| h.field.equiv("Accept-Encoding"))
+        .map(|h| h.value.as_str());
+    let gzip = asset.gzip.filter(|_| accepts_gzip(accept));
+    let mut response = Response::from_data(gzip.unwrap_or(asset.body));
+    if let (Some(_), Some(h)) = (asset.gzip, header("Vary", "Accept-Encoding")) {
+        response.add_header(h);
+    }
+    if let (Some(_), Some(h)) = (gzip, header("Content-Encoding", "gzip")) {
+        response.add_header(h);
+    }
     let cache = if asset.immutable {
         "public, max-age=31536000, immutable"
     } else {
@@ -243,9 +277,10 @@ mod tests {
     fn get(addr: SocketAddr, raw: &str) -> String {
         let mut stream = TcpStream::connect(addr).unwrap();
         stream.write_all(raw.as_bytes()).unwrap();
-        let mut text = String::new();
-        stream.read_to_string(&mut text).unwrap();
-        text
+        let mut bytes = Vec::new();
+        stream.read_to_end(&mut bytes).unwrap();
+        // Bodies may be gzip: the headers are what the tests read.
+        String::from_utf8_lossy(&bytes).into_owned()
     }
 
     fn serve(raw: &'static str) -> String {
@@ -303,6 +338,41 @@ mod tests {
                 .unwrap()
                 .contains("npm run build"));
         }
+    }
+
+    #[test]
+    fn gzip_is_sent_to_clients_that_accept_it() {
+        assert!(accepts_gzip(["gzip, deflate, br"].into_iter()));
+        assert!(accepts_gzip(["deflate", "GZIP;q=0.5"].into_iter()));
+        assert!(accepts_gzip(["*"].into_iter()));
+        assert!(!accepts_gzip(["gzip;q=0, deflate"].into_iter()));
+        assert!(!accepts_gzip(["br"].into_iter()));
+        assert!(!accepts_gzip([].into_iter()));
+        if !site_built() {
+            return;
+        }
+        // Every compressible file of the built site has its gzip form embedded.
+        for (name, body) in embedded::ASSETS {
+            let compressible = [".js", ".css", ".wasm", ".html"]
+                .iter()
+                .any(|e| name.ends_with(e));
+            if compressible && body.len() >= 1024 {
+                let asset = lookup(&format!("/{name}")).unwrap();
+                let gz = asset.gzip.unwrap_or_else(|| panic!("{name} has no .gz"));
+                assert!(
+                    gz.len() < body.len() && gz.starts_with(&[0x1f, 0x8b]),
+                    "{name}"
+                );
+            }
+        }
+        let zipped = serve(
+            "GET / HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip, deflate\r\nConnection: close\r\n\r\n",
+        );
+        assert!(zipped.contains("Content-Encoding: gzip"), "{zipped}");
+        assert!(zipped.contains("Content-Type: text/html; charset=utf-8"));
+        assert!(zipped.contains("Vary: Accept-Encoding"));
+        let plain = serve("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(!plain.contains("Content-Encoding"), "{plain}");
     }
 
     #[test]

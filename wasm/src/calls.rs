@@ -7,7 +7,7 @@
 //!
 //! | call | input | output | core |
 //! |---|---|---|---|
-//! | [`sim_apply`] | `{request, plan}` | `{request}`: the next sync's request | [`podplan_core::sim::next_request`] at the request's `now` |
+//! | [`sim_apply`] | `{request, plan}` | `{request, changed}`: the next sync's request; `changed`: the plan changed the runtime (a PLEG event: the kubelet syncs again at once) | [`podplan_core::sim::next_request`] at the request's `now` |
 //! | [`sim_event`] | `{request, event}` | `{request, note?}` | [`podplan_core::sim::apply_event`] |
 //! | [`crictl`] | `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON) | `{crictl}`: the file crictl reads | [`podplan_core::config::crictl`] |
 //!
@@ -41,7 +41,8 @@ pub fn sim_apply(input: &str) -> String {
         })?;
         let plan: Plan = field(&mut call, "plan")?;
         let next = sim::next_request(&request, &plan, now);
-        Ok(json!({ "request": to_value(&next)? }))
+        let changed = sim::relist_changed(&request, &next);
+        Ok(json!({ "request": to_value(&next)?, "changed": changed }))
     })())
 }
 

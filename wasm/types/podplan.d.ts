@@ -83,6 +83,8 @@ export interface SimAnswer {
   request: PlanRequest;
   /** Why an event could not happen (the request is then unchanged). */
   note?: string;
+  /** simApply: the plan changed the runtime (a PLEG event: the kubelet syncs again at once). */
+  changed?: boolean;
 }
 
 /** Something that happens to the pod between two syncs (`podplan_core::sim::Event`). */
@@ -92,7 +94,7 @@ export type SimEvent =
   /** The newest running instance of a container exits. */
   | { type: "exit"; container: string; code: number }
   /** The prober records a result for a running container. */
-  | { type: "probe"; container: string; probe: "liveness" | "startup"; result: ProbeResult }
+  | { type: "probe"; container: string; probe: "liveness" | "startup" | "readiness"; result: ProbeResult }
   /** The latest sandbox dies with its running containers (exit 137). */
   | { type: "sandboxDies" }
   /** The latest sandbox loses its IP address. */
@@ -170,6 +172,8 @@ export interface PlanRequest {
 export interface ProbeResults {
   liveness?: ProbeResult | null;
   startup?: ProbeResult | null;
+  /** Recorded only: readiness never restarts a container (extension). */
+  readiness?: ProbeResult | null;
 }
 
 /** One probe result (`proberesults.Result`); `unknown` = pending. */
@@ -651,7 +655,16 @@ export interface Decision {
   reason: string;
   /** Human explanation naming the rule that fired. */
   message: string;
+  /** What became of the decision by the end of the sync (extension; see docs/contract.md). */
+  effect: DecisionEffect;
+  /** `superseded`: the index in `decisions` of the later decision that overrode it; `notCarriedOut`: the note that explains it. */
+  supersededBy?: number;
+  /** The index in `steps` of the step that carries it out. */
+  step?: number;
 }
+
+/** `effective`, `superseded` (a later rule overrode it), `notCarriedOut` (SyncPod did not carry it out on this sync), `noop` (nothing to do). */
+export type DecisionEffect = "effective" | "superseded" | "notCarriedOut" | "noop";
 
 /** Which list of the pod spec a container comes from. */
 export type ContainerKind = "init" | "regular" | "ephemeral";

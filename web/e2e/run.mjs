@@ -69,6 +69,78 @@ async function snapshot(page) {
   }));
 }
 
+/** A share link (plain form) for a custom pod given as an object, with `actions`. */
+function linkFor(base, pod, actions = []) {
+  const wire = { v: 1, sc: "custom", f: "json", p: JSON.stringify(pod, null, 2), a: actions };
+  return `${base}#s=j${Buffer.from(JSON.stringify(wire)).toString("base64url")}`;
+}
+
+const meta = (name) => ({ name, namespace: "default", uid: `e2e-${name}` });
+const STARTUP_LIVENESS_POD = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: meta("probed"),
+  spec: {
+    containers: [
+      {
+        name: "app",
+        image: "example/app:1",
+        startupProbe: { httpGet: { path: "/started", port: 8080 } },
+        livenessProbe: { httpGet: { path: "/healthz", port: 8080 } },
+        readinessProbe: { httpGet: { path: "/ready", port: 8080 } },
+      },
+    ],
+  },
+};
+const SIDECAR_POD = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: meta("meshed"),
+  spec: {
+    initContainers: [{ name: "proxy", image: "envoy:1", restartPolicy: "Always" }],
+    containers: [{ name: "app", image: "nginx:1" }],
+  },
+};
+const NEVER_INIT_POD = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: meta("oneshot"),
+  spec: {
+    restartPolicy: "Never",
+    initContainers: [{ name: "migrate", image: "migrate:1" }],
+    containers: [{ name: "app", image: "app:1" }],
+  },
+};
+
+/**
+ * Every visible, enabled control can be scrolled to and receives the pointer at its
+ * centre (no other element intercepts it). Returns the offending controls.
+ */
+async function blockedControls(page) {
+  return page.evaluate(() => {
+    const out = [];
+    const controls = [...document.querySelectorAll("button, input, select, textarea, summary, [role=tab], a[href]")];
+    for (const el of controls) {
+      if (el.closest(".cm-editor") || el.classList.contains("skip") || el.disabled) continue;
+      if (el.closest("details:not([open])") && el.tagName !== "SUMMARY") continue;
+      el.scrollIntoView({ block: "center", inline: "center" });
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      const x = r.left + Math.min(r.width / 2, r.width - 1);
+      const y = r.top + Math.min(r.height / 2, r.height - 1);
+      if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) {
+        out.push(`${el.id || el.outerHTML.slice(0, 60)} is out of reach`);
+        continue;
+      }
+      const hit = document.elementFromPoint(x, y);
+      const label = el.labels?.[0];
+      if (!hit || !(el === hit || el.contains(hit) || (label && label.contains(hit)))) out.push(`${el.id || el.outerHTML.slice(0, 60)} is covered by ${hit ? hit.id || hit.className || hit.tagName : "nothing"}`);
+    }
+    window.scrollTo(0, 0);
+    return out;
+  });
+}
+
 async function main() {
   const external = process.env.E2E_URL;
   if (!external && !(await stat(join(dist, "index.html")).catch(() => undefined))) {
@@ -118,6 +190,14 @@ async function main() {
       check((await page.locator(".syncbtn").count()) === 1, "a fresh page shows the first sync");
       check((await page.locator("#gallery .chip").count()) >= 11, "the gallery offers the scenarios");
       await page.screenshot({ path: join(artifacts, "01-start.png"), fullPage: true });
+      if (external) {
+        // `podplan playground` sends the precompressed module to a browser that accepts gzip.
+        const wasm = await page.evaluate(() => {
+          const e = performance.getEntriesByType("resource").find((r) => r.name.endsWith(".wasm"));
+          return e ? { encoded: e.encodedBodySize, decoded: e.decodedBodySize } : undefined;
+        });
+        check(!!wasm && wasm.encoded > 0 && wasm.encoded < wasm.decoded / 2, `the wasm module travels compressed (${JSON.stringify(wasm)})`);
+      }
     });
 
     await section("crash loop through two back-offs", async (page) => {
@@ -303,6 +383,141 @@ async function main() {
           .map((el) => el.outerHTML.slice(0, 80));
       });
       check(unnamed.length === 0, `every control has a label${unnamed.length ? `: missing on ${unnamed.join(" | ")}` : ""}`);
+    });
+
+    for (const [w, hgt] of [
+      [360, 740],
+      [400, 800],
+      [1366, 768],
+      [1920, 1080],
+    ]) {
+      const name = `layout ${w}x${hgt}`;
+      console.log(name);
+      const vctx = await browser.newContext({ viewport: { width: w, height: hgt } });
+      const page = await vctx.newPage();
+      page.on("pageerror", (e) => errors.push(e.message));
+      try {
+        await page.route("**/*", (route) => (route.request().url().startsWith(srv.url) || route.request().url().startsWith("data:") ? route.continue() : route.abort()));
+        // A session with probes, sidecar, init and regular rows: most controls exist.
+        await page.goto(srv.url);
+        await ready(page);
+        await page.click("#scenario-sidecar");
+        await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length === 1);
+        await page.click("#startup-pass-log-shipper");
+        await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length === 2);
+        const blocked = await blockedControls(page);
+        check(blocked.length === 0, `${name}: every control is reachable and receives the pointer${blocked.length ? `: ${blocked.slice(0, 6).join("; ")}` : ""}`);
+        const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        if (w <= 400) check(over <= 0, `${name}: no horizontal scrolling (overflow ${over}px)`);
+        const edit = await page.evaluate(() => {
+          const r = document.getElementById("edit").getBoundingClientRect();
+          return { h: r.height, sticky: getComputedStyle(document.getElementById("edit")).position === "sticky" };
+        });
+        check(!edit.sticky || edit.h <= hgt, `${name}: the sticky editor panel fits the viewport (${Math.round(edit.h)}px, sticky ${edit.sticky})`);
+        if (w !== 1920) await page.screenshot({ path: join(artifacts, `layout-${w}x${hgt}.png`), fullPage: w <= 400 });
+        // Where the editing happens, the apply controls and the shortcut are on screen.
+        await page.locator(".cm-content").click();
+        await page.keyboard.press("End");
+        await page.keyboard.type(" ");
+        const visible = await page.evaluate(() => {
+          const inView = (id) => {
+            const r = document.getElementById(id).getBoundingClientRect();
+            return r.top >= 0 && r.bottom <= innerHeight && r.width > 0;
+          };
+          return { apply: inView("apply"), startOver: inView("start-over"), status: inView("editor-status"), kbd: document.getElementById("apply").innerText.includes("Ctrl+Enter") };
+        });
+        check(visible.apply && visible.startOver && visible.status, `${name}: Apply, Start over and the validation message are visible while editing ${JSON.stringify(visible)}`);
+        check(visible.kbd, `${name}: Ctrl+Enter is shown on screen`);
+        await page.keyboard.press("Control+z");
+        if (w === 400) {
+          await page.click("#tab-events");
+          await page.screenshot({ path: join(artifacts, `layout-${w}-events.png`), fullPage: true });
+        }
+      } catch (e) {
+        check(false, `${name}: ${e.message.split("\n")[0]}`);
+      } finally {
+        await vctx.close();
+      }
+    }
+
+    await section("a startup+liveness pod: no liveness result before startup succeeds", async (page) => {
+      await page.goto(linkFor(srv.url, STARTUP_LIVENESS_POD));
+      await page.reload();
+      await ready(page);
+      check((await cellText(page, "app", 0)).includes("running"), "app runs");
+      check(await page.locator("#liveness-fail-app").isDisabled(), "liveness fail is not offered before the startup probe succeeded");
+      check(await page.locator("#readiness-fail-app").isDisabled(), "readiness fail is not offered before the startup probe succeeded");
+      const why = await page.locator("#liveness-fail-app").getAttribute("title");
+      check(/startup probe has succeeded/.test(why ?? ""), `the page says why: ${JSON.stringify(why)}`);
+      await drive(page, "#startup-pass-app");
+      check(await page.locator("#startup-pass-app").isDisabled(), "a succeeded startup probe is not run again");
+      await drive(page, "#readiness-fail-app");
+      check((await cellText(page, "app", 2)).includes("running") && !(await page.locator("#tabpanel").innerText()).includes("Kill container"), "a readiness failure restarts nothing");
+      await drive(page, "#liveness-fail-app");
+      check((await page.locator("#tabpanel").innerText()).includes("Kill container"), "after startup, a liveness failure kills app");
+      const order = await page.locator(".decision .verb").allInnerTexts();
+      const kill = order.findIndex((t) => t.startsWith("Kill container"));
+      const start = order.findIndex((t) => t.startsWith("Start container"));
+      check(kill >= 0 && start > kill, `decisions read as a sequence: kill before start (${order.join(", ")})`);
+    });
+
+    await section("run until stable starts the app after its sidecar", async (page) => {
+      await page.goto(linkFor(srv.url, SIDECAR_POD));
+      await page.reload();
+      await ready(page);
+      check(!(await cellText(page, "app", 0)).includes("running"), "sync #0 starts only the sidecar");
+      check(await page.locator("#settle").isEnabled(), "run until stable is offered after a sync that changed the runtime");
+      await page.click("#settle");
+      await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length >= 3);
+      const n = await syncCount(page);
+      check((await cellText(page, "app", n - 1)).includes("running"), `app runs after ${n - 1} PLEG sync(s) without a manual resync`);
+      check((await page.locator(`#sync-1`).innerText()).includes("PLEG"), "the timeline names the PLEG syncs");
+      check(await page.locator("#settle").isDisabled(), "stable: no further sync is offered");
+    });
+
+    await section("a Never pod whose init container fails: superseded decisions are marked", async (page) => {
+      await page.goto(linkFor(srv.url, NEVER_INIT_POD));
+      await page.reload();
+      await ready(page);
+      await page.fill("#exit-code-migrate", "1");
+      await drive(page, "#exit-migrate");
+      const failed = await page.locator(".decision[data-effect=effective] .verb").allInnerTexts();
+      check(failed.some((t) => t.startsWith("Stop the whole pod")) && !failed.some((t) => t.startsWith("Start")), `the failed init container stops the pod and starts nothing (${failed.join(", ")})`);
+      await drive(page, "#resync");
+      const panel = await page.locator("#tabpanel").innerText();
+      check(!/createSandbox/.test(await page.locator(".actions-summary").innerText().catch(() => "")), "podActions create no sandbox");
+      const superseded = page.locator(".decision[data-effect=superseded]");
+      check((await superseded.count()) > 0 && /superseded by/.test(await superseded.first().innerText()), "the sandbox creation that a later rule cleared is marked superseded, with the rule");
+      const effective = await page.locator(".decision[data-effect=effective] .verb").allInnerTexts();
+      check(!effective.some((t) => t.startsWith("Create a sandbox")), `no superseded decision is shown as effective (${effective.join(", ")}; ${panel.length} chars)`);
+      await page.screenshot({ path: join(artifacts, "11-never-superseded.png"), fullPage: true });
+    });
+
+    await section("sessions are not lost silently", async (page) => {
+      await page.goto(`${srv.url}#s=zTHIS-IS-NOT-A-LINK`);
+      await page.reload();
+      await ready(page);
+      const alert = await page.locator("#link-error").innerText();
+      check(/could not be read/.test(alert), "a broken share link says so");
+      check(page.url().endsWith("#s=zTHIS-IS-NOT-A-LINK"), "and the link stays in the address bar");
+      check((await page.locator("#broken-link").inputValue()).includes("THIS-IS-NOT-A-LINK"), "and on the page, to copy");
+      await page.screenshot({ path: join(artifacts, "12-broken-link.png") });
+      await scenario(page, "plain");
+      await drive(page, "#exit-web");
+      await page.click("#tab-events");
+      await page.waitForTimeout(600);
+      check((await page.locator("#tabpanel").innerText()).includes("spec.containers{web}"), "events show their object");
+      const withTab = page.url();
+      await scenario(page, "crashloop");
+      check(/press Back|one step back/.test(await page.locator("#gallery-undo").innerText()), "choosing a scenario over a modified session says Back returns to it");
+      await page.goBack();
+      await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length === 2);
+      check((await page.locator("#scenario-plain").getAttribute("aria-pressed")) === "true", "Back restores the modified session");
+      const page3 = await open(withTab);
+      check((await page3.locator("#tab-events").getAttribute("aria-selected")) === "true", "the share link keeps the open detail tab");
+      await page3.click("#tab-steps");
+      check(!/: ·|: $/m.test(await page3.locator("#tabpanel").innerText()), "steps omit empty fields");
+      await page3.close();
     });
 
     check(errors.length === 0, `no page errors${errors.length ? `: ${errors.join(" | ")}` : ""}`);

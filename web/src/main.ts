@@ -6,7 +6,7 @@ import { admitted } from "./defaults";
 import { isError, loadEngine, type Engine } from "./engine";
 import { convertText, locatePath, parsePodText, type Format } from "./podtext";
 import { DEFAULT_SCENARIO, SCENARIOS, scenarioById, scenarioText } from "./scenarios";
-import { describeAction, next, replay, type Session, type SessionAction, type SyncRecord } from "./session";
+import { describeAction, next, replay, settle, SETTLE_MAX_SYNCS, type Session, type SessionAction, type SyncRecord } from "./session";
 import { decodeShare, encodeShare } from "./share";
 import { buildRequest } from "./sim";
 import { h, replaceChildren } from "./ui/dom";
@@ -28,6 +28,8 @@ interface AppState {
   editor?: PodEditor;
   /** The last hash this page wrote, to tell our own updates from pasted links. */
   writtenHash: string;
+  /** A share link that could not be read: kept in the address bar until the user acts. */
+  brokenLink?: string;
 }
 
 const $ = (id: string) => document.getElementById(id)!;
@@ -53,7 +55,8 @@ function freshSession(id: string, format: Format): Session {
 // ---------------------------------------------------------------------------------------
 // Session changes
 
-function setSession(session: Session, selected?: number, draft?: string) {
+function setSession(session: Session, selected?: number, draft?: string, push = false) {
+  app.brokenLink = undefined;
   app.session = session;
   app.syncs = replay(app.engine, session);
   app.selected = selected !== undefined && selected >= 0 && selected <= last() ? selected : last();
@@ -62,7 +65,48 @@ function setSession(session: Session, selected?: number, draft?: string) {
   app.editor?.setText(draft ?? app.editorBase);
   render();
   validateSoon(0);
-  saveHash();
+  void saveHash(push);
+}
+
+/** Whether the session differs from its gallery scenario as it starts (actions, edits). */
+function modified(): boolean {
+  const s = app.session;
+  return s.actions.length > 0 || dirty() || s.pod !== scenarioText(s.scenario, s.format);
+}
+
+/** A gallery choice: a new history entry when it replaces a modified session, so Back returns to it. */
+function chooseScenario(id: string) {
+  const wasModified = modified();
+  setSession(freshSession(id, app.session.format), undefined, undefined, wasModified);
+  if (wasModified) announce("Your previous session is kept in the browser history: press Back to return to it.");
+  renderUndo(wasModified);
+}
+
+function renderUndo(show: boolean) {
+  const el = document.getElementById("gallery-undo");
+  if (!el) return;
+  replaceChildren(el, ...(show ? [h("span", null, "The previous session is one step back in your browser's history. "), h("button", { id: "undo-scenario", class: "linkish", onclick: () => history.back() }, "Go back to it")] : []));
+}
+
+/** "Run until stable": the PLEG syncs after the selected sync, as one step of the session. */
+function settleNow() {
+  if (app.selected < last()) {
+    app.session.actions = app.session.actions.slice(0, app.selected);
+    app.syncs = app.syncs.slice(0, app.selected + 1);
+  }
+  const more = settle(app.engine, current(), app.session);
+  for (const s of more) {
+    app.session.actions.push({ t: "pleg" });
+    app.syncs.push(s);
+  }
+  app.selected = last();
+  app.editorBase = current().podText;
+  if (!dirty()) app.editor?.setText(app.editorBase);
+  render();
+  const stable = !current().changed;
+  announce(`${more.length} PLEG sync(s). ${stable ? "Stable: the last sync changed nothing." : `Not stable after ${SETTLE_MAX_SYNCS} syncs.`}`);
+  validateSoon(0);
+  void saveHash();
 }
 
 function act(action: SessionAction) {
@@ -70,6 +114,7 @@ function act(action: SessionAction) {
     app.session.actions = app.session.actions.slice(0, app.selected);
     app.syncs = app.syncs.slice(0, app.selected + 1);
   }
+  app.brokenLink = undefined;
   app.session.actions.push(action);
   app.syncs.push(next(app.engine, app.syncs[last()]!, action, app.session));
   const keepDraft = dirty() && action.t !== "edit";
@@ -103,25 +148,57 @@ function summary(sync: SyncRecord): string {
 // URL hash
 
 let hashSeq = 0;
-async function saveHash() {
+async function saveHash(push = false) {
+  // A link that could not be read stays in the address bar until the user acts.
+  if (app.brokenLink !== undefined) return;
   const seq = ++hashSeq;
   const payload = await encodeShare(
     {
       session: app.session,
       selected: app.selected === last() ? undefined : app.selected,
       draft: dirty() ? app.editor!.getText() : undefined,
+      tab: app.tab === "decisions" ? undefined : app.tab,
     },
     scenarioText(app.session.scenario, app.session.format),
   );
   if (seq !== hashSeq) return;
   app.writtenHash = `#s=${payload}`;
-  if (location.hash !== app.writtenHash) history.replaceState(null, "", app.writtenHash);
+  if (location.hash !== app.writtenHash) {
+    if (push) history.pushState(null, "", app.writtenHash);
+    else history.replaceState(null, "", app.writtenHash);
+  }
 }
 
-async function sessionFromHash(): Promise<{ session: Session; selected?: number; draft?: string } | undefined> {
+type FromHash = { session: Session; selected?: number; draft?: string; tab?: string } | { broken: string } | undefined;
+
+async function sessionFromHash(): Promise<FromHash> {
+  if (!location.hash || location.hash === "#") return undefined;
   const m = /^#s=(.+)$/.exec(location.hash);
-  if (!m) return undefined;
-  return decodeShare(m[1]!, scenarioText);
+  if (!m) return /^#s=?$/.test(location.hash) ? { broken: location.hash } : undefined;
+  return (await decodeShare(m[1]!, scenarioText)) ?? { broken: location.hash };
+}
+
+const TAB_IDS: TabId[] = ["decisions", "steps", "configs", "events", "json"];
+function tabOf(t: string | undefined): TabId | undefined {
+  return TAB_IDS.find((x) => x === t);
+}
+
+/** Says that the share link could not be read, and keeps it for copying. */
+function renderBrokenLink() {
+  const el = $("link-error");
+  if (app.brokenLink === undefined) {
+    el.hidden = true;
+    el.replaceChildren();
+    return;
+  }
+  el.hidden = false;
+  replaceChildren(
+    el,
+    h("strong", null, "This share link could not be read"),
+    " — it may be truncated or edited. The page shows the default scenario instead; the link stays in the address bar until you change something, and here:",
+    h("label", { for: "broken-link", class: "sr-only" }, "The link that could not be read"),
+    h("input", { id: "broken-link", type: "text", readonly: true, value: location.href, spellcheck: "false" }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -242,7 +319,7 @@ function renderGallery() {
           h(
             "li",
             null,
-            h("button", { id: `scenario-${s.id}`, class: "chip", "aria-pressed": s.id === active ? "true" : "false", title: s.summary, onclick: () => setSession(freshSession(s.id, app.session.format)) }, s.title),
+            h("button", { id: `scenario-${s.id}`, class: "chip", "aria-pressed": s.id === active ? "true" : "false", title: s.summary, onclick: () => chooseScenario(s.id) }, s.title),
           ),
         ),
       ),
@@ -276,7 +353,7 @@ function renderEditorBar() {
 function renderEditorActions() {
   replaceChildren(
     $("editor-actions"),
-    h("button", { id: "apply", class: "primary", onclick: applyEdit, disabled: !dirty(), title: "Ctrl+Enter in the editor" }, "Apply change (next sync)"),
+    h("button", { id: "apply", class: "primary", onclick: applyEdit, disabled: !dirty(), title: "Ctrl+Enter in the editor", "aria-keyshortcuts": "Control+Enter" }, "Apply change (next sync) ", h("kbd", null, "Ctrl+Enter")),
     h("button", { id: "start-over", onclick: startOver }, "Start over with this pod"),
     h("button", { id: "revert", onclick: () => (app.editor!.setText(app.editorBase), validateSoon(0), render()), disabled: !dirty() }, "Revert"),
   );
@@ -316,6 +393,7 @@ function renderGates() {
 }
 
 function render() {
+  renderBrokenLink();
   renderGallery();
   renderEditorBar();
   renderEditorActions();
@@ -331,6 +409,7 @@ function render() {
       last: last(),
       inputs: app.inputs,
       act,
+      settle: settleNow,
       goLatest: () => select(last()),
     }),
   );
@@ -344,6 +423,7 @@ function render() {
       setTab: (t) => {
         app.tab = t;
         render();
+        void saveHash();
       },
       setConfigForm: (f) => {
         app.configForm = f;
@@ -385,13 +465,15 @@ async function main() {
   }
   const engine = loaded.engine;
   badge.textContent = engine.version;
-  const fromHash = await sessionFromHash();
+  const hashed = await sessionFromHash();
+  const fromHash = hashed && "session" in hashed ? hashed : undefined;
   app = {
     engine,
     session: fromHash?.session ?? freshSession(DEFAULT_SCENARIO, "yaml"),
     syncs: [],
     selected: 0,
-    tab: "decisions",
+    tab: tabOf(fromHash?.tab) ?? "decisions",
+    brokenLink: hashed && "broken" in hashed ? hashed.broken : undefined,
     configForm: "crictl",
     inputs: {},
     editorBase: "",
@@ -418,7 +500,13 @@ async function main() {
   window.addEventListener("hashchange", async () => {
     if (location.hash === app.writtenHash) return;
     const shared = await sessionFromHash();
-    if (shared) setSession(shared.session, shared.selected, shared.draft);
+    if (shared && "broken" in shared) {
+      app.brokenLink = shared.broken;
+      render();
+    } else if (shared) {
+      app.tab = tabOf(shared.tab) ?? app.tab;
+      setSession(shared.session, shared.selected, shared.draft);
+    }
   });
   document.body.dataset.ready = "true";
 }

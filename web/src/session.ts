@@ -12,12 +12,14 @@ import type { PlanAnswer, PlanRequest, Pod, SimEvent, Step } from "../../wasm/ty
 /** Something the user did between two syncs. Each one is followed by a sync. */
 export type SessionAction =
   | { t: "exit"; c: string; code: number }
-  | { t: "probe"; c: string; p: "liveness" | "startup"; r: "success" | "failure" }
+  | { t: "probe"; c: string; p: "liveness" | "startup" | "readiness"; r: "success" | "failure" }
   | { t: "sandboxDie" }
   | { t: "sandboxNoIp" }
   | { t: "advance"; s: number; why?: "backoff" }
   | { t: "edit"; pod: string }
   | { t: "sync" }
+  /** The previous plan changed the runtime: the kubelet's PLEG sees it and syncs again at once. */
+  | { t: "pleg" }
   /** Several runtime events, then one sync (scripted scenarios such as `podplan demo`'s). */
   | { t: "events"; e: SimEvent[] };
 
@@ -49,6 +51,8 @@ export interface SyncRecord {
   after: SimState;
   /** The plan's steps, which the runtime model carried out (none without a plan). */
   applied: Step[];
+  /** Carrying out the plan changed the runtime (a PLEG event follows: the next sync runs at once). */
+  changed: boolean;
 }
 
 /** The runtime events of an action (none for edits and resyncs). */
@@ -68,12 +72,13 @@ export function eventsOf(action: SessionAction): SimEvent[] {
       return action.e;
     case "edit":
     case "sync":
+    case "pleg":
       return [];
   }
 }
 
 function failed(index: number, trigger: SessionAction | undefined, podText: string, before: SimState, message: string, pod?: Pod, request?: PlanRequest): SyncRecord {
-  return { index, trigger, notes: [], podText, pod, before, request, answer: { error: { kind: "InvalidInput", path: "", message } }, after: before, applied: [] };
+  return { index, trigger, notes: [], podText, pod, before, request, answer: { error: { kind: "InvalidInput", path: "", message } }, after: before, applied: [], changed: false };
 }
 
 /** Runs one sync: build the request, ask the engine, let the runtime model carry out the plan. */
@@ -83,10 +88,10 @@ export function runSync(engine: Engine, index: number, trigger: SessionAction | 
   const pod = admitted(parsed.pod);
   const request = buildRequest(before, pod, gates);
   const answer = engine.plan(request);
-  if (isError(answer)) return { index, trigger, notes, podText, pod, before, request, answer, after: before, applied: [] };
+  if (isError(answer)) return { index, trigger, notes, podText, pod, before, request, answer, after: before, applied: [], changed: false };
   const done = applyPlan(engine, request, answer);
   if (isError(done)) return failed(index, trigger, podText, before, `the runtime model refused the plan: ${done.error.message}`, pod, request);
-  return { index, trigger, notes, podText, pod, before, request, answer, after: done.state, applied: done.applied };
+  return { index, trigger, notes, podText, pod, before, request, answer, after: done.state, applied: done.applied, changed: done.changed };
 }
 
 /** Replays a whole session. The first sync runs on the starting pod with nothing running, at `start`. */
@@ -114,6 +119,23 @@ export function next(engine: Engine, prev: SyncRecord, action: SessionAction, se
   return runSync(engine, prev.index + 1, action, podText, session.format, state, session.gates, notes);
 }
 
+/** The most syncs "Run until stable" runs (a crash loop would never settle). */
+export const SETTLE_MAX_SYNCS = 12;
+
+/**
+ * The PLEG syncs that follow `from` until a plan changes nothing in the runtime, at most
+ * `max`: the kubelet syncs a pod again at once when its PLEG relists a change.
+ */
+export function settle(engine: Engine, from: SyncRecord, session: Pick<Session, "format" | "gates">, max = SETTLE_MAX_SYNCS): SyncRecord[] {
+  const out: SyncRecord[] = [];
+  let prev = from;
+  while (prev.changed && !isError(prev.answer) && out.length < max) {
+    prev = next(engine, prev, { t: "pleg" }, session);
+    out.push(prev);
+  }
+  return out;
+}
+
 /** A short description of an action, for the timeline. */
 export function describeAction(a: SessionAction | undefined): string {
   if (!a) return "pod created";
@@ -132,6 +154,8 @@ export function describeAction(a: SessionAction | undefined): string {
       return "spec edited";
     case "sync":
       return "resync";
+    case "pleg":
+      return "PLEG: runtime changed";
     case "events":
       return a.e.map((e) => e.type).join(", ") || "resync";
   }

@@ -10,6 +10,8 @@ export interface Shared {
   selected?: number;
   /** Unapplied editor text, when it differs from the pod in force. */
   draft?: string;
+  /** The open detail tab. */
+  tab?: string;
 }
 
 /** The compact form written to the URL. Omitted fields take their defaults. */
@@ -22,6 +24,7 @@ interface Wire {
   a?: SessionAction[];
   sel?: number;
   d?: string;
+  tab?: string;
 }
 
 function toBase64Url(bytes: Uint8Array): string {
@@ -56,6 +59,7 @@ export async function encodeShare(shared: Shared, scenarioPod?: string): Promise
   if (s.actions.length) wire.a = s.actions;
   if (shared.selected !== undefined) wire.sel = shared.selected;
   if (shared.draft !== undefined) wire.d = shared.draft;
+  if (shared.tab !== undefined) wire.tab = shared.tab;
   const bytes = new TextEncoder().encode(JSON.stringify(wire));
   if (typeof CompressionStream === "function") return "z" + toBase64Url(await pipe(bytes, new CompressionStream("deflate-raw")));
   return "j" + toBase64Url(bytes);
@@ -68,10 +72,11 @@ function isAction(a: unknown): a is SessionAction {
     case "exit":
       return typeof o.c === "string" && Number.isInteger(o.code);
     case "probe":
-      return typeof o.c === "string" && (o.p === "liveness" || o.p === "startup") && (o.r === "success" || o.r === "failure");
+      return typeof o.c === "string" && (o.p === "liveness" || o.p === "startup" || o.p === "readiness") && (o.r === "success" || o.r === "failure");
     case "sandboxDie":
     case "sandboxNoIp":
     case "sync":
+    case "pleg":
       return true;
     case "advance":
       return typeof o.s === "number" && o.s >= 0;
@@ -108,6 +113,7 @@ export async function decodeShare(payload: string, scenarioPod: (id: string, for
       session: { scenario: wire.sc, format, pod, gates, actions },
       selected: typeof wire.sel === "number" && Number.isInteger(wire.sel) ? wire.sel : undefined,
       draft: typeof wire.d === "string" ? wire.d : undefined,
+      tab: typeof wire.tab === "string" ? wire.tab : undefined,
     };
   } catch {
     return undefined;

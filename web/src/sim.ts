@@ -77,10 +77,10 @@ export function buildRequest(state: SimState, pod: Pod, gates: Record<string, bo
 }
 
 /** podplan's runtime model carries out `plan` (made for `request`). */
-export function applyPlan(engine: Engine, request: PlanRequest, plan: Plan): { state: SimState; applied: Step[] } | ErrorAnswer {
+export function applyPlan(engine: Engine, request: PlanRequest, plan: Plan): { state: SimState; applied: Step[]; changed: boolean } | ErrorAnswer {
   const answer = engine.apply(request, plan);
   if (isError(answer)) return answer;
-  return { state: stateOf(answer.request, plan.heldBack ?? []), applied: plan.steps };
+  return { state: stateOf(answer.request, plan.heldBack ?? []), applied: plan.steps, changed: answer.changed === true };
 }
 
 /** podplan's runtime model applies one event between syncs. */

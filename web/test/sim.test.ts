@@ -10,7 +10,7 @@ import { engine } from "./wasm";
 const pod: Pod = {
   metadata: { name: "p", namespace: "ns", uid: "u" },
   spec: {
-    containers: [{ name: "app", image: "nginx", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }], restartPolicy: "Never" }],
+    containers: [{ name: "app", image: "nginx", livenessProbe: { exec: { command: ["true"] } }, restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }], restartPolicy: "Never" }],
   },
 };
 
@@ -38,8 +38,12 @@ describe("the world between syncs", () => {
   it("keeps what the runtime model answers after a plan", () => {
     const request = buildRequest(initialState(pod), pod);
     const plan = ok(engine.plan(request)) as Plan;
-    const { state, applied } = ok(applyPlan(engine, request, plan));
+    const { state, applied, changed } = ok(applyPlan(engine, request, plan));
     expect(applied).toEqual(plan.steps);
+    expect(changed).toBe(true);
+    // Nothing left to do: the next plan changes nothing, so the PLEG reports no change.
+    const again = buildRequest(state, pod);
+    expect(ok(applyPlan(engine, again, ok(engine.plan(again)) as Plan)).changed).toBe(false);
     expect(state.runtime.sandboxStatuses[0]!.state).toBe("SANDBOX_READY");
     expect(state.runtime.containerStatuses[0]).toMatchObject({ name: "app", state: "running", restartCount: 0 });
     expect(state.world.runtimeStatus).toEqual(state.runtime);
@@ -52,6 +56,10 @@ describe("the world between syncs", () => {
     expect(s.now - EPOCH_MS).toBe(30_000);
     s = ok(applyEvent(engine, s, { type: "probe", container: "app", probe: "liveness", result: "failure" })).state;
     expect(Object.values(s.probes)).toEqual([{ liveness: "failure" }]);
+    // The prober has no startup or readiness probe to report for app: the model says so.
+    const none = ok(applyEvent(engine, s, { type: "probe", container: "app", probe: "readiness", result: "failure" }));
+    expect(none.note).toMatch(/declares no readiness probe/);
+    expect(none.state.probes).toEqual(s.probes);
     const lost = ok(applyEvent(engine, s, { type: "sandboxLosesIp" })).state;
     expect(lost.runtime.sandboxStatuses[0]!.network?.ip ?? "").toBe("");
     const dead = ok(applyEvent(engine, s, { type: "sandboxDies" })).state;

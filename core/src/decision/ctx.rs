@@ -142,5 +142,6 @@ pub(crate) fn note(
         container: container.map(str::to_string),
         reason: Cow::Borrowed(reason),
         message,
+        ..Decision::default()
     });
 }

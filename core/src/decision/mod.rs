@@ -13,6 +13,7 @@
 //! 4. [`ephemeral`] starts, then [`init`] (`computeInitContainerActions`), then
 //!    [`regular`] containers, with [`resize`] decisions along the way.
 
+pub mod effect;
 pub mod ephemeral;
 pub mod init;
 pub mod regular;

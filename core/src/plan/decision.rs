@@ -97,4 +97,48 @@ pub struct Decision {
     pub reason: Cow<'static, str>,
     /// Human explanation naming the rule that fired.
     pub message: String,
+    /// Whether the decision took effect (extension; see [`Effect`]).
+    #[serde(default)]
+    pub effect: Effect,
+    /// [`Effect::Superseded`] (and [`Effect::NotCarriedOut`] when a decision explains
+    /// why): the index in `decisions` of the later decision that overrode this one
+    /// (extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<usize>,
+    /// The index in `steps` of the step that carries the decision out, if any
+    /// (extension). Sorting by it gives the order in which the kubelet acts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+}
+
+/// What became of a decision by the end of the sync (extension).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Effect {
+    /// `effective`: `podActions` holds it and `SyncPod` carries it out (or, for a
+    /// non-action such as `wait` or `keepContainer`, it holds).
+    #[default]
+    Effective,
+    /// `superseded`: a later rule of `computePodActions` overrode it
+    /// (`supersededBy`); `podActions` does not hold it.
+    Superseded,
+    /// `notCarriedOut`: `podActions` holds it but `SyncPod` does not carry it out on
+    /// this sync (crash-loop back-off, a config error, an init container before it that
+    /// could not start).
+    NotCarriedOut,
+    /// `noop`: set, but there is nothing to do (e.g. `killPod` before anything exists).
+    Noop,
+}
+
+impl Effect {
+    /// The contract's name (`effective`, ...).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Effective => "effective",
+            Self::Superseded => "superseded",
+            Self::NotCarriedOut => "notCarriedOut",
+            Self::Noop => "noop",
+        }
+    }
 }

@@ -24,7 +24,7 @@ pub use actions::{
 };
 pub use backoff::{BackoffRecord, HeldBack};
 pub use config::ContainerConfigEntry;
-pub use decision::{Action, Decision};
+pub use decision::{Action, Decision, Effect};
 pub use files::{NodeFile, NodeFileInclude, NodeFileKind};
 pub use kind::ContainerKind;
 pub use report::{ContainerError, Warning};

@@ -22,6 +22,20 @@ pub enum ProbeKind {
     Liveness,
     /// The startup probe.
     Startup,
+    /// The readiness probe: recorded, it never restarts a container.
+    Readiness,
+}
+
+impl ProbeKind {
+    /// The probe's name (`liveness`, `startup`, `readiness`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Liveness => "liveness",
+            Self::Startup => "startup",
+            Self::Readiness => "readiness",
+        }
+    }
 }
 
 /// Something that happens to the pod between two syncs.
@@ -96,20 +110,18 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             probe,
             result,
         } => {
-            if !newest_is_running(request, container) {
-                let kind = match probe {
-                    ProbeKind::Liveness => "liveness",
-                    ProbeKind::Startup => "startup",
-                };
-                return Some(format!(
-                    "{container} is not running, so it has no {kind} probe"
-                ));
+            if let Some(why) = prober_cannot_report(request, container, *probe) {
+                return Some(why);
             }
             let (liveness, startup) = match probe {
                 ProbeKind::Liveness => (Some(*result), None),
                 ProbeKind::Startup => (None, Some(*result)),
+                ProbeKind::Readiness => (None, None),
             };
             script::set_probe(request, container, liveness, startup);
+            if *probe == ProbeKind::Readiness {
+                set_readiness(request, container, *result);
+            }
             None
         }
         Event::SandboxDies => {
@@ -142,6 +154,71 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             }
         }
     }
+}
+
+/// Why the kubelet's prober cannot produce a `kind` result for `name` now, if it cannot:
+/// results exist only for probes the container declares, of a running container; the
+/// liveness and readiness probes run only once the startup probe (if declared) has
+/// succeeded, and the startup probe stops once it has (`prober/worker.go`).
+fn prober_cannot_report(request: &PlanRequest, name: &str, kind: ProbeKind) -> Option<String> {
+    let what = kind.as_str();
+    if !newest_is_running(request, name) {
+        return Some(format!("{name} is not running, so it has no {what} probe"));
+    }
+    let spec = request.pod.spec.as_ref().and_then(|s| {
+        s.init_containers
+            .iter()
+            .flatten()
+            .chain(s.containers.iter())
+            .find(|c| c.name == name)
+    })?;
+    let declared = match kind {
+        ProbeKind::Liveness => spec.liveness_probe.is_some(),
+        ProbeKind::Startup => spec.startup_probe.is_some(),
+        ProbeKind::Readiness => spec.readiness_probe.is_some(),
+    };
+    if !declared {
+        return Some(format!(
+            "{name} declares no {what} probe, so the kubelet's prober has no result for it"
+        ));
+    }
+    let started = spec.startup_probe.is_none()
+        || newest_probe_results(request, name)
+            .and_then(|r| r.startup)
+            .is_some_and(|r| r == ProbeResult::Success);
+    match kind {
+        ProbeKind::Startup if started => Some(format!(
+            "the startup probe of {name} has already succeeded: the kubelet no longer runs it"
+        )),
+        ProbeKind::Liveness | ProbeKind::Readiness if !started => Some(format!(
+            "the kubelet runs the {what} probe of {name} only after its startup probe has succeeded"
+        )),
+        _ => None,
+    }
+}
+
+fn newest_probe_results(request: &PlanRequest, name: &str) -> Option<crate::request::ProbeResults> {
+    let id = request
+        .runtime_status
+        .as_ref()?
+        .container_statuses
+        .iter()
+        .find(|c| c.name == name)?
+        .id
+        .clone();
+    request.probes.get(&id).copied()
+}
+
+fn set_readiness(request: &mut PlanRequest, name: &str, result: ProbeResult) {
+    let Some(id) = request
+        .runtime_status
+        .as_ref()
+        .and_then(|s| s.container_statuses.iter().find(|c| c.name == name))
+        .map(|c| c.id.clone())
+    else {
+        return;
+    };
+    request.probes.entry(id).or_default().readiness = Some(result);
 }
 
 fn has_sandbox(request: &PlanRequest) -> bool {
@@ -307,9 +384,114 @@ mod tests {
         assert!(apply_event(&mut empty, &Event::SandboxDies).is_some());
     }
 
+    const PROBED: &str = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
+        "spec": {"containers": [{"name": "a", "image": "x",
+          "startupProbe": {"exec": {"command": ["true"]}},
+          "livenessProbe": {"exec": {"command": ["true"]}},
+          "readinessProbe": {"exec": {"command": ["true"]}}},
+          {"name": "b", "image": "x"}]}}"#;
+
+    fn probe(container: &str, probe: ProbeKind, result: ProbeResult) -> Event {
+        Event::Probe {
+            container: container.into(),
+            probe,
+            result,
+        }
+    }
+
+    #[test]
+    fn the_prober_reports_liveness_and_readiness_only_after_startup_succeeded() {
+        let mut r = started(PROBED);
+        let statuses = &r.runtime_status.as_ref().unwrap().container_statuses;
+        let id = statuses.iter().find(|s| s.name == "a").unwrap().id.clone();
+        for kind in [ProbeKind::Liveness, ProbeKind::Readiness] {
+            let note = apply_event(&mut r, &probe("a", kind, ProbeResult::Failure)).unwrap();
+            assert!(
+                note.contains("only after its startup probe has succeeded"),
+                "{note}"
+            );
+        }
+        assert!(r.probes.is_empty());
+        assert_eq!(
+            apply_event(
+                &mut r,
+                &probe("a", ProbeKind::Startup, ProbeResult::Failure)
+            ),
+            None
+        );
+        assert!(apply_event(
+            &mut r,
+            &probe("a", ProbeKind::Liveness, ProbeResult::Failure)
+        )
+        .is_some());
+        assert_eq!(
+            apply_event(
+                &mut r,
+                &probe("a", ProbeKind::Startup, ProbeResult::Success)
+            ),
+            None
+        );
+        let note = apply_event(
+            &mut r,
+            &probe("a", ProbeKind::Startup, ProbeResult::Failure),
+        )
+        .unwrap();
+        assert!(note.contains("already succeeded"), "{note}");
+        assert_eq!(
+            apply_event(
+                &mut r,
+                &probe("a", ProbeKind::Readiness, ProbeResult::Failure)
+            ),
+            None
+        );
+        assert_eq!(
+            apply_event(
+                &mut r,
+                &probe("a", ProbeKind::Liveness, ProbeResult::Failure)
+            ),
+            None
+        );
+        let results = r.probes[&id];
+        assert_eq!(
+            (results.startup, results.liveness, results.readiness),
+            (
+                Some(ProbeResult::Success),
+                Some(ProbeResult::Failure),
+                Some(ProbeResult::Failure)
+            )
+        );
+        // b declares no probe: the prober has nothing to report.
+        let note = apply_event(
+            &mut r,
+            &probe("b", ProbeKind::Liveness, ProbeResult::Failure),
+        )
+        .unwrap();
+        assert!(note.contains("declares no liveness probe"), "{note}");
+    }
+
+    #[test]
+    fn a_readiness_failure_never_restarts_the_container() {
+        let mut r = started(PROBED);
+        apply_event(
+            &mut r,
+            &probe("a", ProbeKind::Startup, ProbeResult::Success),
+        );
+        apply_event(
+            &mut r,
+            &probe("a", ProbeKind::Readiness, ProbeResult::Failure),
+        );
+        let plan = crate::plan(&r).unwrap();
+        assert!(plan.actions.containers_to_kill.is_empty());
+        assert!(plan.actions.containers_to_start.is_empty());
+    }
+
     #[test]
     fn probes_need_a_running_container() {
-        let mut r = started(POD);
+        let mut r = started(PROBED);
+        apply_event(
+            &mut r,
+            &probe("a", ProbeKind::Startup, ProbeResult::Success),
+        );
         let probe = Event::Probe {
             container: "a".into(),
             probe: ProbeKind::Liveness,
@@ -317,6 +499,10 @@ mod tests {
         };
         assert_eq!(apply_event(&mut r, &probe), None);
         assert_eq!(r.probes.len(), 1);
+        assert_eq!(
+            r.probes.values().next().unwrap().liveness,
+            Some(ProbeResult::Failure)
+        );
         apply_event(
             &mut r,
             &Event::Exit {
@@ -328,7 +514,7 @@ mod tests {
         assert!(apply_event(
             &mut r,
             &Event::SetImage {
-                container: "b".into(),
+                container: "c".into(),
                 image: "y".into()
             }
         )

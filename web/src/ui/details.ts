@@ -106,25 +106,50 @@ function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   for (const w of plan.warnings ?? [])
     out.push(h("div", { class: "callout warning", role: "note" }, h("strong", null, "Warning: "), w.message, w.path ? h("span", { class: "muted" }, ` (${w.path})`) : null));
 
-  const decisions = plan.decisions ?? [];
+  const decisions = (plan.decisions ?? []).map((d, i) => ({ d, i }));
+  // The order the kubelet acts in: decisions carried out by a step in step order (kill
+  // before start); the others (explanations) stay after the decision they follow.
+  const ordered = [...decisions].sort((a, b) => orderKey(plan, a.i) - orderKey(plan, b.i) || a.i - b.i);
   if (decisions.length) {
+    const marked = decisions.filter(({ d }) => d.effect && d.effect !== "effective").length;
     out.push(
+      h("p", { class: "small muted" }, "In the order the kubelet acts (the CRI step each decision leads to is named). ", marked ? `${marked} decision(s) did not take effect: they are struck through and say why.` : ""),
       h(
         "ol",
         { class: "decisions" },
-        decisions.map((d) =>
-          h(
+        ordered.map(({ d }) => {
+          const effect = d.effect ?? "effective";
+          const by = d.supersededBy !== undefined ? plan.decisions[d.supersededBy] : undefined;
+          const byText = by ? `${VERBS[by.action] ?? by.action}${by.container ? ` ${by.container}` : ""} (${by.reason})` : "";
+          const badge =
+            effect === "superseded"
+              ? `superseded${byText ? ` by “${byText}”` : ""}: it does not happen`
+              : effect === "notCarriedOut"
+                ? `not carried out on this sync${byText ? ` (${byText})` : ""}`
+                : effect === "noop"
+                  ? "no-op: there is nothing to stop"
+                  : "";
+          return h(
             "li",
-            { class: `decision act-${d.action}` },
+            { class: `decision act-${d.action} eff-${effect}`, "data-effect": effect },
             h("span", { class: "icon", "aria-hidden": "true" }, ICONS[d.action] ?? "•"),
             h(
               "div",
               null,
-              h("div", { class: "decision-head" }, h("span", { class: "verb" }, VERBS[d.action] ?? d.action), d.container ? [" ", h("b", { class: "cname" }, d.container)] : null, " ", h("code", { class: "reason" }, d.reason)),
+              h(
+                "div",
+                { class: "decision-head" },
+                h("span", { class: "verb" }, VERBS[d.action] ?? d.action),
+                d.container ? [" ", h("b", { class: "cname" }, d.container)] : null,
+                " ",
+                h("code", { class: "reason" }, d.reason),
+                d.step !== undefined ? h("span", { class: "small muted" }, ` → step ${d.step + 1} ${plan.steps[d.step]?.op ?? ""}`) : null,
+              ),
+              badge ? h("div", { class: `effect-badge eff-${effect}` }, badge) : null,
               h("div", { class: "decision-msg" }, d.message),
             ),
-          ),
-        ),
+          );
+        }),
       ),
     );
   } else {
@@ -140,8 +165,19 @@ function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   return out;
 }
 
-function stepText(s: Step): string {
-  const rest = Object.entries(s).filter(([k]) => k !== "op" && k !== "config");
+/** Sort key of decision `i`: its step, else the key of the decision before it. */
+function orderKey(plan: Plan, i: number): number {
+  for (let j = i; j >= 0; j--) {
+    const step = plan.decisions[j]?.step;
+    if (step !== undefined) return step + (j === i ? 0 : 0.5);
+  }
+  return -1;
+}
+
+/** A step's fields, leaving out the op and every empty value. */
+export function stepText(s: Step): string {
+  const empty = (v: unknown) => v === undefined || v === null || v === "" || (Array.isArray(v) && v.length === 0);
+  const rest = Object.entries(s).filter(([k, v]) => k !== "op" && k !== "config" && !empty(v));
   return rest.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(" · ");
 }
 
@@ -200,18 +236,36 @@ function configsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   return out;
 }
 
-function eventsTab(plan: Plan): HTMLElement[] {
+/** kubectl's field path of a container: spec.containers{name}, spec.initContainers{name}, … */
+function fieldPath(pod: Pod | undefined, name: string): string {
+  const lists = ["initContainers", "containers", "ephemeralContainers"] as const;
+  const list = lists.find((l) => (pod?.spec?.[l] as Array<{ name: string }> | undefined)?.some((c) => c.name === name)) ?? "containers";
+  return `spec.${list}{${name}}`;
+}
+
+function eventsTab(plan: Plan, podObj: Pod | undefined): HTMLElement[] {
+  const pod = podObj?.metadata?.name || "pod";
   const events = plan.events ?? [];
   if (!events.length) return [h("p", { class: "muted" }, "No events in this sync.")];
   return [
     h(
       "table",
       { class: "events" },
-      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Type"), h("th", { scope: "col" }, "Reason"), h("th", { scope: "col" }, "Message"))),
+      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Type"), h("th", { scope: "col" }, "Reason"), h("th", { scope: "col" }, "Object"), h("th", { scope: "col" }, "Message"))),
       h(
         "tbody",
         null,
-        events.map((e) => h("tr", { class: e.type === "Warning" ? "warn" : "" }, h("td", null, e.type), h("td", null, h("code", null, e.reason)), h("td", null, e.message))),
+        events.map((e) =>
+          h(
+            "tr",
+            { class: e.type === "Warning" ? "warn" : "" },
+            h("td", null, e.type),
+            h("td", null, h("code", null, e.reason)),
+            // kubectl's OBJECT column: the pod, or the container as spec.containers{name}.
+            h("td", { class: "object" }, h("code", null, e.container ? `pod/${pod} ${fieldPath(podObj, e.container)}` : `pod/${pod}`)),
+            h("td", null, e.message),
+          ),
+        ),
       ),
     ),
   ];
@@ -274,6 +328,6 @@ export function renderDetails(ctx: DetailsContext): HTMLElement[] {
       ),
     ),
   );
-  const body = ctx.tab === "decisions" ? decisionsTab(ctx, plan) : ctx.tab === "steps" ? stepsTab(ctx, plan) : ctx.tab === "configs" ? configsTab(ctx, plan) : ctx.tab === "events" ? eventsTab(plan) : jsonTab(ctx);
+  const body = ctx.tab === "decisions" ? decisionsTab(ctx, plan) : ctx.tab === "steps" ? stepsTab(ctx, plan) : ctx.tab === "configs" ? configsTab(ctx, plan) : ctx.tab === "events" ? eventsTab(plan, sync.pod) : jsonTab(ctx);
   return [tabs, h("div", { id: "tabpanel", role: "tabpanel", "aria-labelledby": `tab-${ctx.tab}`, class: "tabpanel" }, body)];
 }

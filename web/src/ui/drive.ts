@@ -14,6 +14,8 @@ export interface DriveContext {
   /** Remembered input values, by input id. */
   inputs: Record<string, string>;
   act: (a: SessionAction) => void;
+  /** "Run until stable": the PLEG syncs that follow the selected sync. */
+  settle: () => void;
   goLatest: () => void;
 }
 
@@ -103,6 +105,23 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
           h("button", { id: "advance", disabled: !pod, onclick: advance }, "Advance (s)"),
         ),
         h("button", { id: "resync", disabled: !pod, onclick: () => ctx.act({ t: "sync" }), title: "Run the next sync without changing anything" }, "Resync"),
+        h(
+          "button",
+          {
+            id: "settle",
+            disabled: !pod || !sync.changed,
+            title: sync.changed ? "Each sync that changes the runtime is followed at once by another (the kubelet's PLEG); at most 12" : "Stable: this sync changed nothing in the runtime, so the PLEG triggers no further sync",
+            onclick: ctx.settle,
+          },
+          "Run until stable",
+        ),
+      ),
+      h(
+        "p",
+        { class: "small muted" },
+        sync.changed
+          ? "This sync changed the runtime: the kubelet's PLEG would sync again at once. “Run until stable” does so until nothing changes."
+          : "Stable: this sync changed nothing in the runtime, so only a change you make (or the clock) triggers the next sync.",
       ),
     ),
   );
@@ -152,15 +171,29 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
         ? `exited (${newest.exitCode ?? 0})`
         : newest.state
       : "not created";
-    const probeControls = (p: "startup" | "liveness") => {
+    // Only what the kubelet's prober can produce (the runtime model refuses the rest):
+    // results of declared probes of a running container; liveness and readiness only
+    // once the startup probe (if any) has succeeded; no startup result after that.
+    const started = !spec?.startupProbe || probes?.startup === "success";
+    const probeControls = (p: "startup" | "liveness" | "readiness") => {
       if (!spec?.[`${p}Probe`]) return null;
-      const current = probes?.[p];
+      const current = probes?.[p] ?? undefined;
+      const why = !live
+        ? `${name} is not running: its probes have no results`
+        : p === "startup" && started
+          ? "the startup probe has succeeded: the kubelet no longer runs it"
+          : p !== "startup" && !started
+            ? `the kubelet runs the ${p} probe only after the startup probe has succeeded`
+            : undefined;
+      const hint = p === "readiness" ? h("span", { class: "small muted probe-hint" }, " (never restarts: a failing readiness probe only marks the container not ready)") : null;
       return h(
         "span",
         { class: "probe", role: "group", "aria-label": `${p} probe of ${name}` },
         h("span", { class: "probe-label" }, `${p}: `, h("span", { class: `pill ${current === "success" ? "ok" : current === "failure" ? "bad" : ""}` }, current ?? "no result")),
-        h("button", { id: `${p}-pass-${key}`, disabled: !live || current === "success", "aria-label": `${p} probe of ${name} passes`, onclick: () => ctx.act({ t: "probe", c: name, p, r: "success" }) }, "pass"),
-        h("button", { id: `${p}-fail-${key}`, disabled: !live, "aria-label": `${p} probe of ${name} fails`, onclick: () => ctx.act({ t: "probe", c: name, p, r: "failure" }) }, "fail"),
+        h("button", { id: `${p}-pass-${key}`, disabled: !!why || current === "success", title: why, "aria-label": `${p} probe of ${name} passes`, onclick: () => ctx.act({ t: "probe", c: name, p, r: "success" }) }, "pass"),
+        h("button", { id: `${p}-fail-${key}`, disabled: !!why, title: why, "aria-label": `${p} probe of ${name} fails`, onclick: () => ctx.act({ t: "probe", c: name, p, r: "failure" }) }, "fail"),
+        hint,
+        why && live ? h("span", { class: "small muted probe-why" }, ` ${why}.`) : null,
       );
     };
     return h(
@@ -185,6 +218,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
         ),
         probeControls("startup"),
         probeControls("liveness"),
+        probeControls("readiness"),
       ),
     );
   });
