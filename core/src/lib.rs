@@ -40,6 +40,7 @@ pub mod runtime;
 // Tools over the API: the plan in words, the conformance-vector runner.
 pub mod conformance;
 pub mod explain;
+pub mod lint;
 
 // The generators surface: what the conformance runner and tools call on their own
 // (CRI config generators, the steps of hand-made actions, the container hash, the
