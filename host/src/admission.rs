@@ -42,8 +42,7 @@ pub fn parse_review(bytes: &[u8]) -> Result<AdmissionRequest<DynamicObject>, Str
     }
     let review: AdmissionReview<DynamicObject> = serde_json::from_slice(bytes)
         .map_err(|e| format!("the AdmissionReview cannot be read: {e}"))?;
-    if review.types.api_version != "admission.k8s.io/v1" || review.types.kind != "AdmissionReview"
-    {
+    if review.types.api_version != "admission.k8s.io/v1" || review.types.kind != "AdmissionReview" {
         return Err(format!(
             "expected an admission.k8s.io/v1 AdmissionReview, got {}/{}",
             review.types.api_version, review.types.kind
@@ -169,7 +168,10 @@ mod tests {
         assert_eq!(v["response"]["uid"], "u-1");
         assert_eq!(v["response"]["allowed"], false);
         let message = v["response"]["status"]["message"].as_str().unwrap_or("");
-        assert!(message.starts_with("config-error at spec.containers[0]: "), "{message}");
+        assert!(
+            message.starts_with("config-error at spec.containers[0]: "),
+            "{message}"
+        );
     }
 
     #[test]
