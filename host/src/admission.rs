@@ -100,6 +100,46 @@ pub fn response(request: &AdmissionRequest<DynamicObject>, verdict: &Verdict) ->
     response
 }
 
+/// The response for a request from a Kubewarden policy's `ValidationResponse` JSON
+/// (`accepted`, `message`, `code`, `warnings`), as [`response`] makes it from a verdict.
+pub fn response_from_policy(
+    request: &AdmissionRequest<DynamicObject>,
+    answer: &[u8],
+) -> Result<(AdmissionResponse, Outcome), String> {
+    let v: Value = serde_json::from_slice(answer)
+        .map_err(|e| format!("the policy's answer is not JSON: {e}"))?;
+    let accepted = v
+        .get("accepted")
+        .and_then(Value::as_bool)
+        .ok_or_else(|| format!("the policy's answer has no `accepted`: {v}"))?;
+    let verdict = Verdict {
+        allowed: accepted,
+        message: v.get("message").and_then(Value::as_str).map(str::to_string),
+        warnings: v
+            .get("warnings")
+            .and_then(Value::as_array)
+            .map(|w| {
+                w.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let mut r = response(request, &verdict);
+    if let Some(code) = v.get("code").and_then(Value::as_u64) {
+        if !accepted {
+            r.result.code = u16::try_from(code).unwrap_or(400);
+        }
+    }
+    let outcome = if accepted {
+        Outcome::Allowed
+    } else {
+        Outcome::Denied
+    };
+    Ok((r, outcome))
+}
+
 /// Answers a review: parse, lint, respond. Never fails: a malformed review gets a
 /// refusal that names the problem (with the uid when it could be read).
 #[must_use]

@@ -10,6 +10,8 @@
 //!   memory exhaustion are [`HostError`]s, never crashes.
 //! - [`ModuleSlot`] (slot.rs): the live generation, hot swap with self-test and shadow
 //!   run, rollback, status.
+//! - [`wapc::PolicyModule`] (wapc.rs): a waPC guest (a Kubewarden policy) on the same
+//!   engine, with the same deadline and memory limit per call.
 //! - [`Planner`] (planner.rs): `--engine native|wasm` / `--module FILE` for the CLI.
 //!
 //! ```no_run
@@ -28,6 +30,7 @@ mod module;
 mod planner;
 mod slot;
 pub mod verify;
+pub mod wapc;
 
 pub use cache::{compile, hex, CacheOutcome, ModuleCache};
 pub use engine::{EngineSettings, HostEngine};

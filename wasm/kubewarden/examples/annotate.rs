@@ -3,7 +3,10 @@
 //! `io.kubewarden.metadata`.
 //!
 //! `cargo run -p podplan-kubewarden --example annotate -- IN.wasm metadata.yml OUT.wasm`
-#![expect(clippy::panic, reason = "a build tool: a failure ends it with a message")]
+#![expect(
+    clippy::panic,
+    reason = "a build tool: a failure ends it with a message"
+)]
 
 use serde_json::Value;
 

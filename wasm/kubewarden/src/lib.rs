@@ -34,7 +34,9 @@ impl Settings {
     /// The lint settings, or why these settings are refused.
     pub fn lint_settings(&self) -> Result<LintSettings, String> {
         if let Some(key) = self.other.keys().next() {
-            return Err(format!("unknown setting {key:?}; the only setting is \"rules\""));
+            return Err(format!(
+                "unknown setting {key:?}; the only setting is \"rules\""
+            ));
         }
         let mut rules = BTreeMap::new();
         for (id, action) in &self.rules {
@@ -153,5 +155,10 @@ pub extern "C" fn wapc_init() {
 }
 
 #[cfg(test)]
-#[expect(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "tests")]
+#[expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 mod tests;

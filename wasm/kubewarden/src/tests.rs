@@ -103,7 +103,10 @@ fn settings_validation_refuses_unknown_rules_actions_and_keys() {
         serde_json::from_slice(&out).unwrap()
     };
     assert_eq!(check(json!({}))["valid"], true);
-    assert_eq!(check(json!({"rules": {"grace-raised": "off"}}))["valid"], true);
+    assert_eq!(
+        check(json!({"rules": {"grace-raised": "off"}}))["valid"],
+        true
+    );
     let bad = check(json!({"rules": {"no-such-rule": "deny"}}));
     assert_eq!(bad["valid"], false);
     assert!(bad["message"].as_str().unwrap().contains("no-such-rule"));
