@@ -58,11 +58,18 @@ pub(super) fn run(pod: &Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
         }
     }
     if enabled(Rule::ProbeEndsPod) && valid {
+        // The pod is run to a steady state once; each probe failure starts from a copy.
+        let mut settled: Option<Option<Simulation>> = None;
         for c in containers
             .iter()
             .filter(|c| c.kind != ContainerKind::Ephemeral)
         {
-            probe_ends_pod(pod, c, &mut out);
+            if c.container.liveness_probe.is_none() && c.container.startup_probe.is_none() {
+                continue;
+            }
+            if let Some(sim) = settled.get_or_insert_with(|| settle(pod)) {
+                probe_ends_pod(sim, c, &mut out);
+            }
         }
     }
     if enabled(Rule::GraceRaised) {
@@ -297,7 +304,7 @@ const RESTART_SYNCS: usize = 4;
 /// `probe-ends-pod`: the runtime model runs the pod, the prober fails the container's
 /// liveness (or startup) probe, and the engine's plans kill the container and never start
 /// it again nor hold its start back.
-fn probe_ends_pod(pod: &Pod, entry: &Entry<'_>, out: &mut Vec<Raw>) {
+fn probe_ends_pod(settled: &Simulation, entry: &Entry<'_>, out: &mut Vec<Raw>) {
     let c = entry.container.as_ref();
     let probes = [
         (
@@ -315,7 +322,7 @@ fn probe_ends_pod(pod: &Pod, entry: &Entry<'_>, out: &mut Vec<Raw>) {
         if !declared {
             continue;
         }
-        if ends_for_good(pod, entry, reason) {
+        if ends_for_good(settled.clone(), entry, reason) {
             out.push(Raw {
                 rule: Rule::ProbeEndsPod,
                 path: format!("{}.{field}", entry.path),
@@ -328,14 +335,19 @@ fn probe_ends_pod(pod: &Pod, entry: &Entry<'_>, out: &mut Vec<Raw>) {
     }
 }
 
-fn ends_for_good(pod: &Pod, entry: &Entry<'_>, reason: KillReason) -> bool {
-    let name = entry.container.name.as_str();
+/// The pod, new, run by the runtime model until its plans change nothing.
+fn settle(pod: &Pod) -> Option<Simulation> {
     let request = PlanRequest {
         pod: pod.clone(),
         ..PlanRequest::default()
     };
     let mut sim = Simulation::new(request, t0());
-    if sim.run_until_stable(SETTLE_SYNCS).is_err() || !running(&sim, name) {
+    sim.run_until_stable(SETTLE_SYNCS).ok().map(|_| sim)
+}
+
+fn ends_for_good(mut sim: Simulation, entry: &Entry<'_>, reason: KillReason) -> bool {
+    let name = entry.container.name.as_str();
+    if !running(&sim, name) {
         return false;
     }
     let failure = Some(ProbeResult::Failure);
