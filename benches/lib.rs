@@ -319,6 +319,32 @@ pub fn wide_pod(n: usize, steady: bool) -> Value {
 /// The pod sizes of the `pod_size` benchmark group.
 pub const POD_SIZES: [usize; 4] = [1, 10, 100, 1000];
 
+/// A typical Deployment for the lint benchmark: two containers with liveness and
+/// readiness probes, env, a volume mount and ports (not API-defaulted).
+#[must_use]
+pub fn lint_deployment() -> Value {
+    let probe = json!({"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 10});
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+          "template": {"metadata": {"labels": {"app": "web"}},
+            "spec": {"volumes": [{"name": "cache", "emptyDir": {}}],
+              "containers": [
+                {"name": "app", "image": "registry.example/web:1.2.3",
+                 "command": ["/app"], "args": ["--port=$(PORT)", "--cache=/cache"],
+                 "env": [{"name": "PORT", "value": "8080"}, {"name": "MODE", "value": "prod"}],
+                 "ports": [{"containerPort": 8080}],
+                 "volumeMounts": [{"name": "cache", "mountPath": "/cache"}],
+                 "livenessProbe": probe.clone(), "readinessProbe": probe.clone(),
+                 "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}},
+                 "securityContext": {"runAsNonRoot": true, "runAsUser": 1000}},
+                {"name": "proxy", "image": "registry.example/proxy:2",
+                 "ports": [{"containerPort": 9000}], "livenessProbe": probe}
+              ]}}}
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,6 +40,7 @@ pub mod runtime;
 // Tools over the API: the plan in words, the conformance-vector runner.
 pub mod conformance;
 pub mod explain;
+pub mod lint;
 
 // What users see: the pod's API status and its `kubectl get pods` row (the plan's
 // `status` and `kubectl`), and `explain`'s reconstruction of a real pod.

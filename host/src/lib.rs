@@ -4,7 +4,9 @@
 //! - [`wasm`]: runs podplan's wasm module under wasmtime, with limits, a compiled-module
 //!   cache and hot swap; [`wasm::Planner`] is the one engine choice (native core or a
 //!   module), [`wasm::ModuleWatcher`] feeds a module file to a [`wasm::ModuleSlot`].
+//! - [`admission`]: AdmissionReview in, AdmissionReview out, through the core's lint.
 //! - [`playground`]: the server of `podplan playground`, the embedded browser playground.
 
+pub mod admission;
 pub mod playground;
 pub mod wasm;

@@ -1,6 +1,7 @@
 //! The command line: argument parsing (clap derive), logging, and dispatch to one
 //! module per subcommand.
 
+mod admit;
 mod conformance;
 mod crictl;
 mod demo;
@@ -8,6 +9,7 @@ mod engine;
 mod exit;
 mod explain;
 mod input;
+mod lint;
 mod output;
 mod plan;
 mod playground;
@@ -29,13 +31,15 @@ sandbox, which containers to start or kill and why), the CRI requests that carry
 out, and the ordered steps. Nothing is run: a plan is a decision, not an effect.";
 
 const AFTER_HELP: &str = "\
-Exit codes: 0 ok, 1 conformance failures, 2 bad input or usage.
+Exit codes: 0 ok, 1 conformance failures or a denying lint finding, 2 bad input or usage.
 
 Examples:
   podplan demo                                   walk a pod through its lifecycle
   podplan plan pod.yaml --output text            what happens to a new pod, in words
   podplan plan request.json                      the plan as the contract's JSON
   podplan plan --jsonl requests.jsonl            one plan per input line
+  podplan lint deploy.yaml                       what the kubelet will make of a manifest
+  podplan admit review.json                      answer an AdmissionReview
   podplan conformance conformance/               run the conformance vectors
   kubectl get pod web -o yaml | podplan explain -   why a real pod is in its state
   podplan playground                             the browser playground on 127.0.0.1";
@@ -64,6 +68,10 @@ pub struct Cli {
 pub enum Command {
     /// Plan the next sync of a pod: a request (JSON or YAML, file or stdin) in, the plan out.
     Plan(plan::PlanArgs),
+    /// Lint manifests (Pods and workloads) with the kubelet's logic; exit 1 when a finding denies.
+    Lint(lint::LintArgs),
+    /// Answer an admission.k8s.io/v1 AdmissionReview (file or stdin) with the lint's verdict.
+    Admit(admit::AdmitArgs),
     /// Run conformance vectors and report per suite; exit 1 on any failure.
     Conformance(conformance::ConformanceArgs),
     /// Walk an example pod through a scripted lifecycle, printing each sync's plan.
@@ -104,6 +112,8 @@ fn run(command: &Command) -> Result<Status, CliError> {
     match command {
         Command::Plan(args) => plan::run(args),
         Command::Conformance(args) => conformance::run(args),
+        Command::Lint(args) => lint::run(args),
+        Command::Admit(args) => admit::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Version(args) => version::run(args),

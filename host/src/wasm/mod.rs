@@ -17,6 +17,8 @@
 //! - [`ModuleWatcher`] (watch.rs): polls a module file and feeds each new version to
 //!   [`ModuleSlot::swap`]; [`serve_json_lines`] (lines.rs): JSON lines through a slot
 //!   (both behind `podplan serve-module`).
+//! - [`wapc::PolicyModule`] (wapc.rs): a waPC guest (a Kubewarden policy) on the same
+//!   engine, with the same deadline and memory limit per call.
 //!
 //! ```no_run
 //! use podplan_host::wasm::{EngineSettings, Planner};
@@ -36,6 +38,7 @@ mod module;
 mod planner;
 mod slot;
 pub mod verify;
+pub mod wapc;
 mod warm;
 mod watch;
 

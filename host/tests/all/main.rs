@@ -1,8 +1,10 @@
 //! podplan-host's integration tests, in one binary (one link of wasmtime), a module per
 //! area:
 //!
+//! - [`admission`]: `podplan admit` on recorded reviews and `podplan lint` on manifests.
 //! - [`cli`]: the `podplan` binary as people and scripts run it.
 //! - [`explain`]: `podplan explain` on recorded pods (`tests/data/explain/`).
+//! - [`wapc_policy`]: the Kubewarden policy module through the waPC host.
 //! - [`wasm_cli`]: the CLI's wasm hooks (`plan --engine wasm`, `serve-module`).
 //! - [`wasm_host`]: the embedded module under wasmtime against the native core; hostile
 //!   modules; the compiled-module cache.
@@ -13,11 +15,15 @@
 // clippy treat their helpers as test code too, so clippy.toml's `allow-*-in-tests`
 // (unwrap, expect, panic, indexing) covers them, not only the `#[test]` functions.
 #[cfg(test)]
+mod admission;
+#[cfg(test)]
 mod cli;
 #[cfg(test)]
 mod explain;
 #[cfg(test)]
 mod support;
+#[cfg(test)]
+mod wapc_policy;
 #[cfg(test)]
 mod wasm_cli;
 #[cfg(test)]

@@ -1,0 +1,22 @@
+//! Lints the benchmark Deployment N times (default 100), for instruction counts:
+//! `valgrind --tool=callgrind target/release/examples/lint_instructions 100 [RULE-OFF]`.
+
+use podplan_core::lint::{lint_object, LintSettings};
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(100);
+    let object = podplan_benches::lint_deployment();
+    // A second argument names a rule to turn off (e.g. probe-ends-pod).
+    let mut settings = LintSettings::default();
+    if let Some(rule) = std::env::args().nth(2) {
+        settings.rules.insert(rule, podplan_core::lint::Action::Off);
+    }
+    let mut findings = 0;
+    for _ in 0..n {
+        findings += lint_object(&object, &settings, true).map_or(0, |f| f.len());
+    }
+    println!("{n} lints, {findings} findings");
+}

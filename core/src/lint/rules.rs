@@ -1,0 +1,451 @@
+//! The rules, each read off an engine output.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+use k8s_openapi::api::core::v1::{Container, Pod, Service, ServicePort, ServiceSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use super::Rule;
+use crate::config::container::ephemeral_as_container;
+use crate::config::{self, ConfigError, ContainerKind, NodeContext};
+use crate::features::FeatureGates;
+use crate::plan::{KillReason, Plan};
+use crate::request::{PlanRequest, ProbeResult};
+use crate::sim::{script, Simulation};
+use crate::steps::grace_period;
+
+/// A finding before settings and the object's path prefix: the path is an engine path
+/// (`pod.spec...`).
+pub(super) struct Raw {
+    pub rule: Rule,
+    pub path: String,
+    pub message: String,
+}
+
+/// Runs the rules `enabled` selects.
+pub(super) fn run(pod: &Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
+    let mut out = Vec::new();
+    let request = PlanRequest {
+        pod: pod.clone(),
+        ..PlanRequest::default()
+    };
+    let valid = match crate::validate::validate(&request) {
+        Ok(_) => true,
+        Err(e) => {
+            out.push(Raw {
+                rule: Rule::Invalid,
+                path: e.path,
+                message: e.message,
+            });
+            false
+        }
+    };
+    if !enabled(Rule::Invalid) {
+        out.clear();
+    }
+    let Some(spec) = pod.spec.as_ref() else {
+        return out;
+    };
+    let gates = FeatureGates::resolve(&request.feature_gates);
+    let containers = containers(spec);
+    if enabled(Rule::ConfigError) {
+        config_errors(pod, &gates, &containers, &mut out);
+    }
+    if enabled(Rule::UnexpandedVariable) {
+        for c in &containers {
+            unexpanded(pod, c, &mut out);
+        }
+    }
+    if enabled(Rule::ProbeEndsPod) && valid {
+        // The pod is run to a steady state once; each probe failure starts from a copy.
+        let mut settled: Option<Option<Simulation>> = None;
+        for c in containers
+            .iter()
+            .filter(|c| c.kind != ContainerKind::Ephemeral)
+        {
+            if c.container.liveness_probe.is_none() && c.container.startup_probe.is_none() {
+                continue;
+            }
+            if let Some(sim) = settled.get_or_insert_with(|| settle(pod)) {
+                probe_ends_pod(sim, c, &mut out);
+            }
+        }
+    }
+    if enabled(Rule::GraceRaised) {
+        grace_raised(pod, &containers, &mut out);
+    }
+    out
+}
+
+/// One container of the pod with its kind, index and path.
+struct Entry<'a> {
+    kind: ContainerKind,
+    index: usize,
+    path: String,
+    container: Cow<'a, Container>,
+}
+
+fn containers(spec: &k8s_openapi::api::core::v1::PodSpec) -> Vec<Entry<'_>> {
+    let mut out = Vec::new();
+    let lists = [
+        (
+            ContainerKind::Init,
+            "initContainers",
+            spec.init_containers.as_deref().unwrap_or_default(),
+        ),
+        (
+            ContainerKind::Regular,
+            "containers",
+            spec.containers.as_slice(),
+        ),
+    ];
+    for (kind, list, cs) in lists {
+        for (index, c) in cs.iter().enumerate() {
+            out.push(Entry {
+                kind,
+                index,
+                path: format!("pod.spec.{list}[{index}]"),
+                container: Cow::Borrowed(c),
+            });
+        }
+    }
+    for (index, e) in spec.ephemeral_containers.iter().flatten().enumerate() {
+        out.push(Entry {
+            kind: ContainerKind::Ephemeral,
+            index,
+            path: format!("pod.spec.ephemeralContainers[{index}]"),
+            container: Cow::Owned(ephemeral_as_container(e)),
+        });
+    }
+    out
+}
+
+/// Config errors that depend on cluster or runtime state rather than on the pod: not
+/// the pod's fault at admission.
+fn depends_on_cluster_state(e: &ConfigError) -> bool {
+    matches!(
+        e,
+        ConfigError::NotFound { .. }
+            | ConfigError::MissingKey { .. }
+            | ConfigError::ServicesNotSynced
+            | ConfigError::EnvFile(_)
+            | ConfigError::TargetNotFound(_)
+            | ConfigError::Input(_)
+    )
+}
+
+/// The pod with every ConfigMap and Secret reference of its env optional: at admission
+/// those objects are unknown, and a missing one must not hide what comes after it in
+/// `generateContainerConfig` (mounts, security context).
+fn with_optional_refs(pod: &Pod) -> Pod {
+    let mut pod = pod.clone();
+    let Some(spec) = pod.spec.as_mut() else {
+        return pod;
+    };
+    let optional = |c: &mut Container| {
+        for from in c.env_from.iter_mut().flatten() {
+            if let Some(r) = from.config_map_ref.as_mut() {
+                r.optional = Some(true);
+            }
+            if let Some(r) = from.secret_ref.as_mut() {
+                r.optional = Some(true);
+            }
+        }
+        for var in c.env.iter_mut().flatten() {
+            if let Some(from) = var.value_from.as_mut() {
+                if let Some(r) = from.config_map_key_ref.as_mut() {
+                    r.optional = Some(true);
+                }
+                if let Some(r) = from.secret_key_ref.as_mut() {
+                    r.optional = Some(true);
+                }
+            }
+        }
+    };
+    spec.init_containers.iter_mut().flatten().for_each(optional);
+    spec.containers.iter_mut().for_each(optional);
+    for e in spec.ephemeral_containers.iter_mut().flatten() {
+        for from in e.env_from.iter_mut().flatten() {
+            if let Some(r) = from.config_map_ref.as_mut() {
+                r.optional = Some(true);
+            }
+            if let Some(r) = from.secret_ref.as_mut() {
+                r.optional = Some(true);
+            }
+        }
+        for var in e.env.iter_mut().flatten() {
+            if let Some(from) = var.value_from.as_mut() {
+                if let Some(r) = from.config_map_key_ref.as_mut() {
+                    r.optional = Some(true);
+                }
+                if let Some(r) = from.secret_key_ref.as_mut() {
+                    r.optional = Some(true);
+                }
+            }
+        }
+    }
+    pod
+}
+
+/// `config-error`: `generatePodSandboxConfig` and `generateContainerConfig` for the pod
+/// as new, on a node with default facts.
+fn config_errors(pod: &Pod, gates: &FeatureGates, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
+    let request = PlanRequest {
+        pod: with_optional_refs(pod),
+        ..PlanRequest::default()
+    };
+    if let Err(e) = config::sandbox::generate_pod_sandbox_config(
+        &request.pod,
+        0,
+        &NodeContext::default(),
+        gates,
+    ) {
+        if !depends_on_cluster_state(&e) {
+            out.push(Raw {
+                rule: Rule::ConfigError,
+                path: "pod.spec".into(),
+                message: format!("{}: {e}", config::errors::CREATE_POD_SANDBOX_ERROR),
+            });
+        }
+    }
+    for c in containers {
+        if let Err((_, e)) = config::generate_for(&request, gates, c.kind, c.index, None) {
+            if !depends_on_cluster_state(&e) {
+                out.push(Raw {
+                    rule: Rule::ConfigError,
+                    path: c.path.clone(),
+                    message: format!("{}: {e}", config::errors::CREATE_CONTAINER_CONFIG_ERROR),
+                });
+            }
+        }
+    }
+}
+
+/// The variables every container gets from the `kubernetes` Service of `default`
+/// (`getServiceEnvVarMap`), whatever the pod's namespace.
+fn master_service_variables(pod: &Pod) -> BTreeSet<String> {
+    let service = Service {
+        metadata: ObjectMeta {
+            name: Some("kubernetes".into()),
+            namespace: Some("default".into()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(ServiceSpec {
+            cluster_ip: Some("10.96.0.1".into()),
+            ports: Some(vec![ServicePort {
+                name: Some("https".into()),
+                port: 443,
+                protocol: Some("TCP".into()),
+                ..ServicePort::default()
+            }]),
+            ..ServiceSpec::default()
+        }),
+        ..Service::default()
+    };
+    let namespace = pod.metadata.namespace.as_deref().unwrap_or("default");
+    config::env::service_env_map(&[service], namespace, false)
+        .into_keys()
+        .collect()
+}
+
+/// `unexpanded-variable`: every `$(VAR)` `config::expand::expand` asks for and gets no
+/// value for stays as written. Env values see the variables declared before them, the
+/// command and args all of them (`makeEnvironmentVariables`, `ExpandContainerCommandAndArgs`).
+/// A container with `envFrom` is skipped: its variables are not known at admission.
+fn unexpanded(pod: &Pod, entry: &Entry<'_>, out: &mut Vec<Raw>) {
+    let c = entry.container.as_ref();
+    if c.env_from.as_ref().is_some_and(|f| !f.is_empty()) {
+        return;
+    }
+    let mut known = master_service_variables(pod);
+    let mut check = |path: String, input: &str, known: &BTreeSet<String>| {
+        let mut missing = Vec::new();
+        let _ = config::expand::expand(input, |name| {
+            if known.contains(name) {
+                Some(String::new())
+            } else {
+                missing.push(name.to_string());
+                None
+            }
+        });
+        for name in missing {
+            out.push(Raw {
+                rule: Rule::UnexpandedVariable,
+                path: path.clone(),
+                message: format!(
+                    "$({name}) names no variable of container {:?}; the kubelet passes it on as written",
+                    c.name
+                ),
+            });
+        }
+    };
+    for (i, var) in c.env.iter().flatten().enumerate() {
+        if let Some(value) = var.value.as_deref() {
+            check(format!("{}.env[{i}].value", entry.path), value, &known);
+        }
+        known.insert(var.name.clone());
+    }
+    for (list, values) in [("command", &c.command), ("args", &c.args)] {
+        for (i, value) in values.iter().flatten().enumerate() {
+            check(format!("{}.{list}[{i}]", entry.path), value, &known);
+        }
+    }
+}
+
+fn t0() -> jiff::Timestamp {
+    jiff::Timestamp::from_second(1_750_000_000).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+}
+
+/// Syncs the simulation gives a pod to settle, and the kubelet to restart a container.
+const SETTLE_SYNCS: usize = 16;
+const RESTART_SYNCS: usize = 4;
+
+/// `probe-ends-pod`: the runtime model runs the pod, the prober fails the container's
+/// liveness (or startup) probe, and the engine's plans kill the container and never start
+/// it again nor hold its start back.
+fn probe_ends_pod(settled: &Simulation, entry: &Entry<'_>, out: &mut Vec<Raw>) {
+    let c = entry.container.as_ref();
+    let probes = [
+        (
+            "livenessProbe",
+            KillReason::LivenessProbe,
+            c.liveness_probe.is_some(),
+        ),
+        (
+            "startupProbe",
+            KillReason::StartupProbe,
+            c.startup_probe.is_some(),
+        ),
+    ];
+    for (field, reason, declared) in probes {
+        if !declared {
+            continue;
+        }
+        if ends_for_good(settled.clone(), entry, reason) {
+            out.push(Raw {
+                rule: Rule::ProbeEndsPod,
+                path: format!("{}.{field}", entry.path),
+                message: format!(
+                    "when its {field} fails, the kubelet kills container {:?} and does not start it again",
+                    c.name
+                ),
+            });
+        }
+    }
+}
+
+/// The pod, new, run by the runtime model until its plans change nothing.
+fn settle(pod: &Pod) -> Option<Simulation> {
+    let request = PlanRequest {
+        pod: pod.clone(),
+        ..PlanRequest::default()
+    };
+    let mut sim = Simulation::new(request, t0());
+    sim.run_until_stable(SETTLE_SYNCS).ok().map(|_| sim)
+}
+
+fn ends_for_good(mut sim: Simulation, entry: &Entry<'_>, reason: KillReason) -> bool {
+    let name = entry.container.name.as_str();
+    if !running(&sim, name) {
+        return false;
+    }
+    let failure = Some(ProbeResult::Failure);
+    match reason {
+        KillReason::StartupProbe => script::set_probe(&mut sim.request, name, None, failure),
+        _ => script::set_probe(&mut sim.request, name, failure, None),
+    }
+    let Ok(plan) = sim.sync() else {
+        return false;
+    };
+    let killed = plan
+        .actions
+        .containers_to_kill
+        .values()
+        .any(|k| k.name == name && k.reason == reason);
+    // The kubelet restarts a container in the sync that kills it, when it restarts it.
+    if !killed || starts(&plan, entry) {
+        return false;
+    }
+    for _ in 0..RESTART_SYNCS {
+        match sim.sync() {
+            Ok(plan) if starts(&plan, entry) => return false,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+fn running(sim: &Simulation, name: &str) -> bool {
+    sim.request.runtime_status.as_ref().is_some_and(|s| {
+        s.container_statuses
+            .iter()
+            .any(|s| s.name == name && s.state == crate::runtime::ContainerState::Running)
+    })
+}
+
+/// The plan starts the container, or holds its start back (crash-loop back-off).
+fn starts(plan: &Plan, entry: &Entry<'_>) -> bool {
+    let to_start = match entry.kind {
+        ContainerKind::Init => &plan.actions.init_containers_to_start,
+        _ => &plan.actions.containers_to_start,
+    };
+    to_start.contains(&entry.index)
+        || plan
+            .held_back
+            .iter()
+            .any(|h| h.container == entry.container.name)
+}
+
+/// `grace-raised`: a declared grace period below what `steps::grace_period` gives for a
+/// kill (the kubelet's 2 s floor).
+fn grace_raised(pod: &Pod, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
+    let declared = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.termination_grace_period_seconds);
+    if let Some(declared) = declared {
+        let used = grace_period(pod, None, KillReason::None, None);
+        if used > declared {
+            out.push(Raw {
+                rule: Rule::GraceRaised,
+                path: "pod.spec.terminationGracePeriodSeconds".into(),
+                message: format!(
+                    "terminationGracePeriodSeconds is {declared}; the kubelet gives containers {used} s when it kills them"
+                ),
+            });
+        }
+    }
+    for entry in containers {
+        let c = entry.container.as_ref();
+        let probes = [
+            (
+                "livenessProbe",
+                KillReason::LivenessProbe,
+                c.liveness_probe.as_ref(),
+            ),
+            (
+                "startupProbe",
+                KillReason::StartupProbe,
+                c.startup_probe.as_ref(),
+            ),
+        ];
+        for (field, reason, probe) in probes {
+            let Some(declared) = probe.and_then(|p| p.termination_grace_period_seconds) else {
+                continue;
+            };
+            let used = grace_period(pod, Some(c), reason, None);
+            if used > declared {
+                out.push(Raw {
+                    rule: Rule::GraceRaised,
+                    path: format!("{}.{field}.terminationGracePeriodSeconds", entry.path),
+                    message: format!(
+                        "{field}.terminationGracePeriodSeconds is {declared}; the kubelet gives container {:?} {used} s when the probe kills it",
+                        c.name
+                    ),
+                });
+            }
+        }
+    }
+}

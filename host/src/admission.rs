@@ -1,0 +1,226 @@
+//! Admission: an `admission.k8s.io/v1` AdmissionReview in, the AdmissionReview with its
+//! `response` out, judged by the core's lifecycle lint ([`podplan_core::lint`]).
+//!
+//! The review types are `kube-core`'s. The object is read as JSON: the pod (or a
+//! workload's pod template) is found by path in the core, workload types are never
+//! deserialised. `podplan admit` and the webhook answer through [`review`]; the waPC
+//! policy answers the same reviews through the Kubewarden module.
+
+use kube_core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview};
+use kube_core::DynamicObject;
+use podplan_core::limits::MAX_REQUEST_BYTES;
+use podplan_core::lint::{lint_object, verdict, LintSettings, Verdict};
+use serde_json::Value;
+
+/// How a review was answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Allowed (perhaps with warnings).
+    Allowed,
+    /// Denied by a finding.
+    Denied,
+    /// The review (or its object) could not be read; the response says why.
+    Malformed,
+}
+
+/// The answer: the AdmissionReview to send back, and how it went.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The AdmissionReview with `response`.
+    pub review: AdmissionReview<DynamicObject>,
+    /// How it went.
+    pub outcome: Outcome,
+}
+
+/// Reads an AdmissionReview, refusing oversized and malformed ones with a message.
+pub fn parse_review(bytes: &[u8]) -> Result<AdmissionRequest<DynamicObject>, String> {
+    if bytes.len() > MAX_REQUEST_BYTES {
+        return Err(format!(
+            "the review is {} bytes; the limit is {MAX_REQUEST_BYTES}",
+            bytes.len()
+        ));
+    }
+    let review: AdmissionReview<DynamicObject> = serde_json::from_slice(bytes)
+        .map_err(|e| format!("the AdmissionReview cannot be read: {e}"))?;
+    if review.types.api_version != "admission.k8s.io/v1" || review.types.kind != "AdmissionReview" {
+        return Err(format!(
+            "expected an admission.k8s.io/v1 AdmissionReview, got {}/{}",
+            review.types.api_version, review.types.kind
+        ));
+    }
+    review
+        .try_into()
+        .map_err(|_| "the AdmissionReview has no request".to_string())
+}
+
+/// The object of a request as JSON, with its kind from the request when the object
+/// does not name it. `None` for a request without an object (DELETE).
+pub fn request_object(request: &AdmissionRequest<DynamicObject>) -> Result<Option<Value>, String> {
+    let Some(object) = request.object.as_ref() else {
+        return Ok(None);
+    };
+    let mut value = serde_json::to_value(object)
+        .map_err(|e| format!("the request's object cannot be read: {e}"))?;
+    if let Some(fields) = value.as_object_mut() {
+        fields
+            .entry("kind")
+            .or_insert_with(|| Value::String(request.kind.kind.clone()));
+    }
+    Ok(Some(value))
+}
+
+/// The verdict on a request's object; a request without an object is allowed.
+pub fn judge(
+    request: &AdmissionRequest<DynamicObject>,
+    settings: &LintSettings,
+) -> Result<Verdict, String> {
+    match request_object(request)? {
+        None => Ok(Verdict {
+            allowed: true,
+            ..Verdict::default()
+        }),
+        Some(object) => lint_object(&object, settings, false)
+            .map(|findings| verdict(&findings))
+            .map_err(|e| format!("the object cannot be linted: {e}")),
+    }
+}
+
+/// The response for a request and a verdict: uid echoed, `allowed`, `status.message`
+/// and `warnings`.
+pub fn response(request: &AdmissionRequest<DynamicObject>, verdict: &Verdict) -> AdmissionResponse {
+    let mut response = AdmissionResponse::from(request);
+    if !verdict.allowed {
+        response = response.deny(verdict.message.clone().unwrap_or_default());
+        response.result.code = 400;
+        response.result.reason = "podplan lint".into();
+    }
+    if !verdict.warnings.is_empty() {
+        response.warnings = Some(verdict.warnings.clone());
+    }
+    response
+}
+
+/// The response for a request from a Kubewarden policy's `ValidationResponse` JSON
+/// (`accepted`, `message`, `code`, `warnings`), as [`response`] makes it from a verdict.
+pub fn response_from_policy(
+    request: &AdmissionRequest<DynamicObject>,
+    answer: &[u8],
+) -> Result<(AdmissionResponse, Outcome), String> {
+    let v: Value = serde_json::from_slice(answer)
+        .map_err(|e| format!("the policy's answer is not JSON: {e}"))?;
+    let accepted = v
+        .get("accepted")
+        .and_then(Value::as_bool)
+        .ok_or_else(|| format!("the policy's answer has no `accepted`: {v}"))?;
+    let verdict = Verdict {
+        allowed: accepted,
+        message: v.get("message").and_then(Value::as_str).map(str::to_string),
+        warnings: v
+            .get("warnings")
+            .and_then(Value::as_array)
+            .map(|w| {
+                w.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let mut r = response(request, &verdict);
+    if let Some(code) = v.get("code").and_then(Value::as_u64) {
+        if !accepted {
+            r.result.code = u16::try_from(code).unwrap_or(400);
+        }
+    }
+    let outcome = if accepted {
+        Outcome::Allowed
+    } else {
+        Outcome::Denied
+    };
+    Ok((r, outcome))
+}
+
+/// Answers a review: parse, lint, respond. Never fails: a malformed review gets a
+/// refusal that names the problem (with the uid when it could be read).
+#[must_use]
+pub fn review(bytes: &[u8], settings: &LintSettings) -> Answer {
+    let request = match parse_review(bytes) {
+        Ok(r) => r,
+        Err(message) => {
+            return Answer {
+                review: AdmissionResponse::invalid(message).into_review(),
+                outcome: Outcome::Malformed,
+            }
+        }
+    };
+    match judge(&request, settings) {
+        Ok(v) => Answer {
+            review: response(&request, &v).into_review(),
+            outcome: if v.allowed {
+                Outcome::Allowed
+            } else {
+                Outcome::Denied
+            },
+        },
+        Err(message) => {
+            let mut response = AdmissionResponse::invalid(message);
+            response.uid.clone_from(&request.uid);
+            Answer {
+                review: response.into_review(),
+                outcome: Outcome::Malformed,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod_review(spec: &str) -> Vec<u8> {
+        format!(
+            r#"{{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {{"uid": "u-1", "kind": {{"group": "", "version": "v1", "kind": "Pod"}},
+            "resource": {{"group": "", "version": "v1", "resource": "pods"}},
+            "operation": "CREATE", "userInfo": {{}}, "namespace": "default",
+            "object": {{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "p", "namespace": "default"}},
+            "spec": {spec}}}}}}}"#
+        )
+        .into_bytes()
+    }
+
+    fn as_json(answer: &Answer) -> Value {
+        serde_json::to_value(&answer.review).unwrap_or_default()
+    }
+
+    #[test]
+    fn denies_with_rule_and_path_and_echoes_the_uid() {
+        let answer = review(
+            &pod_review(
+                r#"{"enableServiceLinks": true, "containers": [{"name": "a", "image": "x",
+                "securityContext": {"runAsNonRoot": true, "runAsUser": 0}}]}"#,
+            ),
+            &LintSettings::default(),
+        );
+        let v = as_json(&answer);
+        assert_eq!(answer.outcome, Outcome::Denied, "{v}");
+        assert_eq!(v["response"]["uid"], "u-1");
+        assert_eq!(v["response"]["allowed"], false);
+        let message = v["response"]["status"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.starts_with("config-error at spec.containers[0]: "),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn malformed_reviews_are_refused_with_a_message() {
+        let answer = review(b"{\"kind\": 3}", &LintSettings::default());
+        let v = as_json(&answer);
+        assert_eq!(answer.outcome, Outcome::Malformed);
+        assert_eq!(v["response"]["allowed"], false);
+        assert!(v["response"]["status"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("cannot be read")));
+    }
+}

@@ -1,0 +1,132 @@
+//! `podplan admit`: an `admission.k8s.io/v1` AdmissionReview (file or stdin) in, the
+//! AdmissionReview with its `response` out on stdout. Exit 0 allowed, 1 denied, 2 a
+//! malformed review (still answered, with a refusal that names the problem), bad
+//! settings, or a policy module that failed (trap, deadline, memory).
+//!
+//! With `--policy FILE` the verdict comes from the Kubewarden policy module
+//! (`wasm/pkg/kubewarden/podplan_kubewarden.wasm`) through the waPC host: settings are
+//! checked by its `validate_settings`, the request judged by its `validate`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use kube_core::admission::{AdmissionResponse, AdmissionReview};
+use kube_core::DynamicObject;
+use podplan_core::lint::LintSettings;
+use podplan_host::admission::{parse_review, response_from_policy, review, Outcome};
+use podplan_host::wasm::wapc::PolicyModule;
+use podplan_host::wasm::{EngineSettings, HostEngine};
+use serde_json::Value;
+
+use super::exit::{CliError, Status};
+use super::input::Source;
+
+/// `podplan admit`.
+#[derive(Debug, Args)]
+pub struct AdmitArgs {
+    /// The AdmissionReview (JSON; `-` or nothing is standard input).
+    #[arg(default_value = "-")]
+    pub review: PathBuf,
+    /// Lint settings (`{"rules": {"<id>": "deny"|"warn"|"off"}}`), as a file.
+    #[arg(long, conflicts_with = "settings_json")]
+    pub settings: Option<PathBuf>,
+    /// Lint settings as a JSON string.
+    #[arg(long)]
+    pub settings_json: Option<String>,
+    /// Answer through this Kubewarden policy module (waPC) instead of the native lint.
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
+}
+
+/// The settings' bytes, if any were given.
+fn settings_bytes(args: &AdmitArgs) -> Result<Option<Vec<u8>>, CliError> {
+    match (&args.settings, &args.settings_json) {
+        (Some(path), _) => std::fs::read(path)
+            .map(Some)
+            .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display()))),
+        (None, Some(text)) => Ok(Some(text.clone().into_bytes())),
+        (None, None) => Ok(None),
+    }
+}
+
+/// Runs `podplan admit`.
+pub fn run(args: &AdmitArgs) -> Result<Status, CliError> {
+    let settings = settings_bytes(args)?;
+    let bytes = Source::from_arg(&args.review).read_document()?;
+    let (answer, outcome) = match &args.policy {
+        None => {
+            let settings = match settings {
+                Some(b) => LintSettings::from_json(&b)
+                    .map_err(|e| CliError::usage(format!("{}: {}", e.path, e.message)))?,
+                None => LintSettings::default(),
+            };
+            let a = review(&bytes, &settings);
+            (a.review, a.outcome)
+        }
+        Some(path) => through_policy(path, settings, &bytes)?,
+    };
+    let text = serde_json::to_string(&answer)
+        .map_err(|e| CliError::usage(format!("cannot write the review: {e}")))?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}").map_err(|e| CliError::io("stdout", &e))?;
+    match outcome {
+        Outcome::Allowed => Ok(Status::Success),
+        Outcome::Denied => Ok(Status::Failures),
+        Outcome::Malformed => {
+            let message = answer
+                .response
+                .as_ref()
+                .map(|r| r.result.message.clone())
+                .unwrap_or_default();
+            eprintln!("podplan: {message}");
+            Err(CliError::Reported)
+        }
+    }
+}
+
+fn host_error(e: &podplan_host::wasm::HostError) -> CliError {
+    CliError::usage(format!("the policy module failed: {e}"))
+}
+
+/// The answer of the policy module at `path`.
+fn through_policy(
+    path: &std::path::Path,
+    settings: Option<Vec<u8>>,
+    bytes: &[u8],
+) -> Result<(AdmissionReview<DynamicObject>, Outcome), CliError> {
+    let engine = HostEngine::new(EngineSettings::default()).map_err(|e| host_error(&e))?;
+    let module = PolicyModule::load_file(&engine, path).map_err(|e| host_error(&e))?;
+    let settings: Value = match settings {
+        Some(b) => serde_json::from_slice(&b)
+            .map_err(|e| CliError::usage(format!("the settings are not JSON: {e}")))?,
+        None => Value::Object(serde_json::Map::new()),
+    };
+    let checked = module
+        .call("validate_settings", settings.to_string().as_bytes())
+        .map_err(|e| host_error(&e))?;
+    let checked: Value = serde_json::from_slice(&checked)
+        .map_err(|e| CliError::usage(format!("the policy's settings answer is not JSON: {e}")))?;
+    if checked.get("valid") != Some(&Value::Bool(true)) {
+        let message = checked.get("message").and_then(Value::as_str).unwrap_or("");
+        return Err(CliError::usage(format!(
+            "the policy refuses the settings: {message}"
+        )));
+    }
+    let request = match parse_review(bytes) {
+        Ok(r) => r,
+        Err(message) => {
+            return Ok((
+                AdmissionResponse::invalid(message).into_review(),
+                Outcome::Malformed,
+            ))
+        }
+    };
+    let raw: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+    let payload = serde_json::json!({"settings": settings, "request": raw.get("request")});
+    let answer = module
+        .call("validate", payload.to_string().as_bytes())
+        .map_err(|e| host_error(&e))?;
+    let (response, outcome) = response_from_policy(&request, &answer).map_err(CliError::usage)?;
+    Ok((response.into_review(), outcome))
+}
