@@ -9,7 +9,7 @@ use podplan_core::PlanError;
 use podplan_host::wasm::Planner;
 
 use super::crictl;
-use super::engine::{self, EngineFlag};
+use super::engine::{self, EngineFlag, IsolationFlag};
 use super::exit::{CliError, Status};
 use super::input::{self, InputFormat, Line, Source};
 use super::output::{self, Output, OutputFormat};
@@ -79,11 +79,16 @@ pub struct PlanArgs {
     /// The podplan wasm module, for --engine wasm.
     #[arg(long, value_name = "FILE")]
     pub module: Option<PathBuf>,
+
+    /// With --engine wasm: reuse warm module instances (`pooled`, the default) or give
+    /// every request a fresh one (`per-call`).
+    #[arg(long, value_enum, default_value_t = IsolationFlag::Pooled)]
+    pub isolation: IsolationFlag,
 }
 
 /// Runs `podplan plan`.
 pub fn run(args: &PlanArgs) -> Result<Status, CliError> {
-    let planner = engine::planner(args.engine, args.module.as_deref())?;
+    let planner = engine::planner(args.engine, args.module.as_deref(), args.isolation)?;
     let source = Source::from_arg(&args.input);
     if args.jsonl {
         if args.output != OutputFormat::Json {

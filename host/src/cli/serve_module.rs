@@ -71,6 +71,10 @@ pub struct ServeModuleArgs {
     /// Compile every module; no on-disk cache.
     #[arg(long)]
     pub no_module_cache: bool,
+    /// Reuse warm module instances (`pooled`, the default) or give every request a
+    /// fresh one (`per-call`).
+    #[arg(long, value_enum, default_value_t = super::engine::IsolationFlag::Pooled)]
+    pub isolation: super::engine::IsolationFlag,
 }
 
 /// Serves stdin to stdout until stdin ends, swapping modules as the watched file changes.
@@ -84,6 +88,7 @@ fn serve(args: &ServeModuleArgs) -> Result<(), HostError> {
     let engine = HostEngine::new(EngineSettings {
         deadline: Duration::from_millis(args.deadline_ms),
         memory_limit: args.memory_mib.saturating_mul(1 << 20),
+        isolation: args.isolation.into(),
         ..EngineSettings::default()
     })?;
     let cache = if args.no_module_cache {

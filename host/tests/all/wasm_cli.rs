@@ -29,9 +29,9 @@ fn plan_with_the_wasm_engine_prints_what_the_native_engine_prints() {
         return;
     }
     for request in vectors() {
-        let run = |engine: &str| {
+        let run = |engine: &str, isolation: &str| {
             let mut child = podplan()
-                .args(["plan", "--engine", engine])
+                .args(["plan", "--engine", engine, "--isolation", isolation])
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -46,9 +46,10 @@ fn plan_with_the_wasm_engine_prints_what_the_native_engine_prints() {
             );
             out.stdout
         };
-        let native = run("native");
+        let native = run("native", "pooled");
         assert!(!native.is_empty());
-        assert_eq!(run("wasm"), native);
+        assert_eq!(run("wasm", "pooled"), native);
+        assert_eq!(run("wasm", "per-call"), native);
     }
 }
 

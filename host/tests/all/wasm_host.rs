@@ -6,7 +6,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::support::{abi_module, cache, engine, fixed_answer_body, module, variant};
-use podplan_host::wasm::{CacheOutcome, HostError, ModuleCache, PlanModule, ABI_MAJOR};
+use podplan_host::wasm::{
+    CacheOutcome, EngineSettings, HostEngine, HostError, Isolation, ModuleCache, PlanModule,
+    ABI_MAJOR,
+};
 
 const SIMPLE: &[u8] = br#"{"pod":{"metadata":{"name":"web","namespace":"default","uid":"u1"},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}"#;
 
@@ -306,9 +309,15 @@ fn abi_module_trapping_version() -> Vec<u8> {
 #[test]
 fn calls_do_not_share_state() {
     let Some(bytes) = module() else { return };
-    let engine = engine(Duration::from_secs(5));
+    let engine = HostEngine::new(EngineSettings {
+        isolation: Isolation::PerCall,
+        max_instances: 16,
+        ..EngineSettings::default()
+    })
+    .unwrap();
     // A module whose allocator state would leak between calls if instances were reused:
-    // each call starts from a fresh instance, so the answer is always at the same place.
+    // with per-call isolation each call starts from a fresh instance, so the answer is
+    // always at the same place.
     let counter = abi_module(
         0x1_0000,
         "(i64.or (i64.shl (i64.extend_i32_u (global.get $next)) (i64.const 32)) (i64.const 0))",
