@@ -119,7 +119,7 @@ pub fn check_status(path: &str, spec: Option<&PodSpec>, status: &PodStatus) -> V
 
 /// Warnings for the request's `pod.status` and `previousStatus`.
 #[must_use]
-pub fn status_warnings(request: &crate::PlanRequest) -> Vec<Warning> {
+pub fn status_warnings(request: &crate::request::PlanRequest) -> Vec<Warning> {
     let spec = request.pod.spec.as_ref();
     let mut out = Vec::new();
     if let Some(s) = request.pod.status.as_ref() {

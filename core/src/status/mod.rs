@@ -364,7 +364,10 @@ fn probe_step(
 /// The API status at the start of the sync a request describes, and the kubectl row of
 /// the pod with that status at the request's `now` (what [`attach`] puts in the plan).
 #[must_use]
-pub fn for_request(request: &crate::PlanRequest, gates: &FeatureGates) -> (PodStatus, KubectlRow) {
+pub fn for_request(
+    request: &crate::request::PlanRequest,
+    gates: &FeatureGates,
+) -> (PodStatus, KubectlRow) {
     let view = StatusView::new(request);
     let node = request.node.as_ref();
     let node_ips = node.map_or(&[][..], |n| n.node_ips.as_slice());
@@ -404,7 +407,11 @@ pub fn for_request(request: &crate::PlanRequest, gates: &FeatureGates) -> (PodSt
 
 /// Fills the plan's `status`, `kubectl` row and next `reasonCache` (the status moment is
 /// the start of the sync; the row is printed at the request's `now`).
-pub fn attach(request: &crate::PlanRequest, gates: &FeatureGates, plan: &mut crate::Plan) {
+pub fn attach(
+    request: &crate::request::PlanRequest,
+    gates: &FeatureGates,
+    plan: &mut crate::plan::Plan,
+) {
     let (status, row) = for_request(request, gates);
     plan.warnings.extend(check::status_warnings(request));
     plan.kubectl = Some(row);
@@ -416,7 +423,10 @@ pub fn attach(request: &crate::PlanRequest, gates: &FeatureGates, plan: &mut cra
 /// SyncPod result): a failed or held-back start records its error, a start removes the
 /// entry, containers SyncPod did not try keep theirs.
 #[must_use]
-pub fn next_reason_cache(request: &crate::PlanRequest, plan: &crate::Plan) -> ReasonCache {
+pub fn next_reason_cache(
+    request: &crate::request::PlanRequest,
+    plan: &crate::plan::Plan,
+) -> ReasonCache {
     use crate::plan::StepOp;
     let mut cache = request.reason_cache.clone();
     let pod_name = crate::pod::format_pod(&request.pod);
