@@ -178,7 +178,7 @@ async function sessionFromHash(): Promise<FromHash> {
   return (await decodeShare(m[1]!, scenarioText)) ?? { broken: location.hash };
 }
 
-const TAB_IDS: TabId[] = ["decisions", "steps", "configs", "events", "json"];
+const TAB_IDS: TabId[] = ["decisions", "status", "steps", "configs", "events", "json"];
 function tabOf(t: string | undefined): TabId | undefined {
   return TAB_IDS.find((x) => x === t);
 }
