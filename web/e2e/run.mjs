@@ -567,6 +567,12 @@ async function main() {
       check(/Terminal: phase Failed/.test(await page.locator("#drive-terminal").innerText()), "so does the runtime panel");
       check((await page.locator("#resync").isDisabled()) && /terminal/.test((await page.locator("#resync").getAttribute("title")) ?? ""), "Resync is not offered, and says why");
       check((await page.locator("#settle").isDisabled()) && (await page.locator("#advance").isDisabled()), "nor Run until stable or the clock");
+      await page.click(".cm-content");
+      await page.keyboard.press("Control+End");
+      await page.keyboard.type(" ");
+      await page.waitForTimeout(400);
+      check((await page.locator("#apply").isDisabled()) && /terminal/.test(await page.locator("#editor-status").innerText()), "nor a spec change, and the editor says why");
+      check(await page.locator("#start-over").isEnabled(), "Start over stays offered");
       await page.click("#tab-status");
       check(/Failed/.test(await page.locator("#status-phase").innerText()), "the Status tab shows phase Failed");
       await page.screenshot({ path: join(artifacts, "14-never-terminal.png"), fullPage: true });
