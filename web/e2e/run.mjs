@@ -120,6 +120,12 @@ const INIT_POD = {
     containers: [{ name: "app", image: "app:1" }],
   },
 };
+const ROOT_POD = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: meta("rooted"),
+  spec: { containers: [{ name: "app", image: "app:1", securityContext: { runAsNonRoot: true, runAsUser: 0 } }] },
+};
 const NEVER_INIT_POD = {
   apiVersion: "v1",
   kind: "Pod",
@@ -533,6 +539,7 @@ async function main() {
       await drive(page, "#resync"); // #4: the status sees it running
       const row = await page.locator("#row-kubectl td").nth(4).innerText();
       check((await kubectlStatus(page, 4)) === "Running" && /1\/1/.test(row), `sync #4: the row shows 1/1 Running (${JSON.stringify(row)})`);
+      check(/↻2 \(10s ago\)/.test(row) && /· 10s/.test(row), `sync #4: two restarts, the last 10s ago, and the pod's age (${JSON.stringify(row)})`);
       await page.click("#tab-status");
       const st = await page.locator("#tabpanel").innerText();
       check(/Running/.test(st) && /Ready/.test(st) && /ContainersReady/.test(st), "the Status tab shows the phase and conditions");
@@ -554,6 +561,18 @@ async function main() {
       await drive(page, "#exit-migrate"); // #2: held back
       await drive(page, "#resync"); // #3: still in back-off, status from the reason cache
       check((await kubectlStatus(page, 3)) === "Init:CrashLoopBackOff", `sync #3: Init:CrashLoopBackOff (${await kubectlStatus(page, 3)})`);
+    });
+
+    await section("a config error shows as kubectl shows it: CreateContainerConfigError", async (page) => {
+      await page.goto(linkFor(srv.url, ROOT_POD));
+      await page.reload();
+      await ready(page);
+      const cell = await cellText(page, "app", 0);
+      check(/CreateContainerConfigError/.test(cell) && !/—/.test(cell.split("(")[0]), `the timeline cell shows the waiting reason, not "—" (${JSON.stringify(cell)})`);
+      const panel = await page.locator('#drive-body tr[data-container="app"]').innerText();
+      check(/CreateContainerConfigError/.test(panel) && !/not created/.test(panel), `the runtime panel too (${JSON.stringify(panel)})`);
+      await drive(page, "#resync");
+      check((await kubectlStatus(page, 1)) === "CreateContainerConfigError", `the next sync's row shows it (${await kubectlStatus(page, 1)})`);
     });
 
     await section("a Never pod whose init container fails is terminal: no further sync", async (page) => {
