@@ -15,7 +15,10 @@
 //! * `RemoveContainer` drops a status (init-container purge/prune, RestartAllContainers).
 //! * `CreateContainer` + `StartContainer` add a running container with the kubelet's
 //!   hash, the restart count, `createdAt`/`startedAt` = `now`, newest first, and record
-//!   the container's resources as actuated.
+//!   the container's resources as actuated. Creation times within one instant are
+//!   ordered by operation, and always after every instance the runtime already has (a
+//!   restart with no time passed since the previous sync is still the newest), as real
+//!   clocks make them; the API status reports the newest instance by creation time.
 //! * `UpdateContainerResources` / `UpdatePodSandboxResources` update the actuated
 //!   resources checkpoint.
 //!
@@ -304,7 +307,15 @@ impl Runtime {
                 attempt,
             }),
             state: SandboxState::Ready,
-            created_at: nanos(plus_nanos(now, self.seq)),
+            // After every earlier sandbox, as for containers (see `create`).
+            created_at: nanos(plus_nanos(now, self.seq)).max(
+                self.status
+                    .sandbox_statuses
+                    .iter()
+                    .map(|s| s.created_at.saturating_add(1))
+                    .max()
+                    .unwrap_or(i64::MIN),
+            ),
             network: (!host).then(|| SandboxNetwork {
                 ip: ip.clone(),
                 additional_ips: vec![],
@@ -336,7 +347,19 @@ impl Runtime {
         };
         let (name, image) = (spec.name.to_string(), spec.image.to_string());
         let uid = pod_uid(pod);
-        let created = plus_nanos(now, self.seq);
+        // After every instance the runtime already has: a restart made at the same instant
+        // as the previous sync (no time passed) is still the newest by creation time, which
+        // is how the kubelet tells the latest instance of a name.
+        let latest = self
+            .status
+            .container_statuses
+            .iter()
+            .filter_map(|s| s.created_at)
+            .max();
+        let created = match latest {
+            Some(l) if l >= plus_nanos(now, self.seq) => plus_nanos(l, 1),
+            _ => plus_nanos(now, self.seq),
+        };
         // Derived from the pod, the name and the creation time; an instance created at the
         // same instant as an earlier one of the same name (no time passed between syncs)
         // gets a salted id, so that ids stay unique.
@@ -822,6 +845,48 @@ mod tests {
         assert!(ids.len() >= 2, "{ids:?}");
         assert_eq!(unique.len(), ids.len(), "{ids:?}");
         assert!(crate::plan(&request).is_ok());
+    }
+
+    #[test]
+    fn a_restart_at_the_same_instant_is_the_newest_instance() {
+        let Ok(mut request) = parse_request(
+            br#"{"pod": {"metadata": {"name": "p", "uid": "u"},
+                 "spec": {"enableServiceLinks": true, "restartPolicy": "Always",
+                          "containers": [{"name": "a", "image": "x"}]}}}"#,
+        ) else {
+            panic!("bad request");
+        };
+        // Start, exit, restart at once, exit: no time passes between the syncs.
+        for _ in 0..2 {
+            let Ok(plan) = crate::plan(&request) else {
+                panic!("no plan");
+            };
+            request = next_request(&request, &plan, t0());
+            script::exit_container(&mut request, "a", 1, t0());
+        }
+        let statuses = request
+            .runtime_status
+            .as_ref()
+            .map_or(&[][..], |s| s.container_statuses.as_slice());
+        let (Some(newest), Some(older)) = (statuses.first(), statuses.get(1)) else {
+            panic!("two instances expected: {statuses:?}");
+        };
+        assert_eq!((newest.restart_count, older.restart_count), (1, 0));
+        assert!(newest.created_at > older.created_at, "{statuses:?}");
+        // The API status reports the newest instance, as the kubelet does.
+        let Ok(plan) = crate::plan(&request) else {
+            panic!("no plan");
+        };
+        let api = plan
+            .status
+            .as_ref()
+            .and_then(|s| s.container_statuses.as_ref())
+            .and_then(|l| l.first());
+        assert_eq!(api.map(|c| c.restart_count), Some(1));
+        assert_eq!(
+            api.and_then(|c| c.container_id.as_deref()),
+            Some(newest.id.as_str())
+        );
     }
 
     #[test]

@@ -150,6 +150,10 @@ export interface PlanRequest {
   runtimeStatus?: RuntimeStatus | null;
   /** Prober results by runtime container id (`type://id`). No entry = no result. */
   probes?: { [containerId: string]: ProbeResults };
+  /** Extension: the status manager's cached status (the previous plan's `status`); read only for the plan's `status`. */
+  previousStatus?: PodStatus | null;
+  /** Extension: the kubelet's reason cache (the previous plan's `reasonCache`); read only for the plan's `status`. */
+  reasonCache?: ReasonCache;
   /** Feature-gate overrides of the 1.37 defaults. */
   featureGates?: { [gate: string]: boolean };
   /** The kubelet's actuated-resources checkpoint (resources last applied). */
@@ -162,8 +166,6 @@ export interface PlanRequest {
   now?: Time | null;
   /** Extension: crash-loop back-off records from the previous plan's `backoff`. */
   backoff?: BackoffRecord[];
-  /** Extension: apply the API server's defaulting to `pod` first. */
-  apiDefaults?: boolean;
   /** Extension: configs in strict proto3 JSON (env values base64). */
   proto3Json?: boolean;
 }
@@ -541,14 +543,57 @@ export interface PodStatus {
   resize?: string;
   resources?: ResourceRequirements;
   allocatedResources?: ResourceList;
-  initContainerStatuses?: JsonObject[];
-  containerStatuses?: JsonObject[];
-  ephemeralContainerStatuses?: JsonObject[];
+  initContainerStatuses?: ApiContainerStatus[];
+  containerStatuses?: ApiContainerStatus[];
+  ephemeralContainerStatuses?: ApiContainerStatus[];
   resourceClaimStatuses?: JsonObject[];
   extendedResourceClaimStatus?: JsonObject;
   nodeAllocatableResourceClaimStatuses?: JsonObject[];
   volumeHealth?: JsonObject[];
 }
+
+/** `v1.ContainerState`: at most one of the three is set. */
+export interface ApiContainerState {
+  waiting?: { reason?: string; message?: string };
+  running?: { startedAt?: Time };
+  terminated?: { exitCode: number; signal?: number; reason?: string; message?: string; startedAt?: Time; finishedAt?: Time; containerID?: string };
+}
+
+/** `v1.ContainerStatus` (the fields the kubelet sets; the rest is accepted as JSON). */
+export interface ApiContainerStatus {
+  name: string;
+  state?: ApiContainerState;
+  lastState?: ApiContainerState;
+  ready: boolean;
+  restartCount: number;
+  image: string;
+  imageID: string;
+  containerID?: string;
+  started?: boolean;
+  /** `allocatedResources`, `resources`, `user`, `volumeMounts`, … as JSON. */
+  [key: string]: unknown;
+}
+
+/** Extension: the `kubectl get pods` row of the pod carrying the plan's `status`. */
+export interface KubectlRow {
+  name: string;
+  /** READY, e.g. `"1/2"`. */
+  ready: string;
+  /** STATUS, e.g. `Running`, `Init:0/2`, `CrashLoopBackOff`, `Completed`. */
+  status: string;
+  /** RESTARTS, e.g. `"3"` or `"3 (10s ago)"`. */
+  restarts: string;
+  /** AGE, e.g. `"5m"`; `"<unknown>"` without `now`. */
+  age: string;
+  conditions: { type: string; status: string; reason: string; message: string }[];
+  ip?: string;
+  node?: string;
+  nominatedNode?: string;
+  readinessGates?: string;
+}
+
+/** Extension: the kubelet's reason cache, container name → last start error. */
+export type ReasonCache = { [container: string]: { reason: string; message: string } };
 
 // ---------------------------------------------------------------------------------
 // Plan (the answer).
@@ -575,6 +620,12 @@ export interface Plan {
   backoff?: BackoffRecord[];
   /** Odd but possible inputs and what the engine did about them. */
   warnings?: Warning[];
+  /** Extension: the API status the kubelet generates at the start of this sync. */
+  status?: PodStatus;
+  /** Extension: the `kubectl get pods` row of the pod with that `status`, at `now`. */
+  kubectl?: KubectlRow;
+  /** Extension: the reason cache after this plan's steps (the next request's `reasonCache`). */
+  reasonCache?: ReasonCache;
 }
 
 /** The kubelet's `podActions`. Indices point into the pod spec's container lists. */

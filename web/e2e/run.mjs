@@ -52,6 +52,16 @@ async function drive(page, selector) {
   await page.waitForFunction((n) => document.querySelectorAll(".syncbtn").length === n + 1, before);
 }
 
+/** The STATUS column of the kubectl row in sync column `sync`. */
+async function kubectlStatus(page, sync) {
+  return page.locator("#row-kubectl td").nth(sync).getAttribute("data-status");
+}
+
+async function select(page, i) {
+  await page.click(`#sync-${i}`);
+  await page.waitForFunction((n) => document.querySelector(`#sync-${n}`)?.getAttribute("aria-current") === "true", i);
+}
+
 async function cellText(page, row, sync) {
   return page.locator(`#row-${row} td`).nth(sync).innerText();
 }
@@ -100,6 +110,21 @@ const SIDECAR_POD = {
     initContainers: [{ name: "proxy", image: "envoy:1", restartPolicy: "Always" }],
     containers: [{ name: "app", image: "nginx:1" }],
   },
+};
+const INIT_POD = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: meta("initfail"),
+  spec: {
+    initContainers: [{ name: "migrate", image: "migrate:1" }],
+    containers: [{ name: "app", image: "app:1" }],
+  },
+};
+const ROOT_POD = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: meta("rooted"),
+  spec: { containers: [{ name: "app", image: "app:1", securityContext: { runAsNonRoot: true, runAsUser: 0 } }] },
 };
 const NEVER_INIT_POD = {
   apiVersion: "v1",
@@ -368,7 +393,7 @@ async function main() {
       check((await page.locator("#sync-0").getAttribute("aria-current")) === "true", "a sync can be revisited with the keyboard");
       await page.focus("#tab-decisions");
       await page.keyboard.press("ArrowRight");
-      check((await page.evaluate(() => document.activeElement?.id)) === "tab-steps", "arrow keys move between detail tabs");
+      check((await page.evaluate(() => document.activeElement?.id)) === "tab-status", "arrow keys move between detail tabs (Decisions → Status)");
       const unnamed = await page.evaluate(() => {
         const name = (el) => {
           if (el.getAttribute("aria-label")) return el.getAttribute("aria-label");
@@ -483,7 +508,14 @@ async function main() {
       await drive(page, "#exit-migrate");
       const failed = await page.locator(".decision[data-effect=effective] .verb").allInnerTexts();
       check(failed.some((t) => t.startsWith("Stop the whole pod")) && !failed.some((t) => t.startsWith("Start")), `the failed init container stops the pod and starts nothing (${failed.join(", ")})`);
-      await drive(page, "#resync");
+      // The pod is now terminal: the page offers no further sync (see the next section).
+      // A session that has one anyway (an older share link) still replays it, to show what a
+      // runtime SyncPod would do there and which decisions a later rule cleared.
+      check(await page.locator("#resync").isDisabled(), "no resync is offered for the terminal pod");
+      await page.goto(linkFor(srv.url, NEVER_INIT_POD, [{ t: "exit", c: "migrate", code: 1 }, { t: "sync" }]));
+      await page.reload();
+      await ready(page);
+      check((await syncCount(page)) === 3, "a link with a sync after the terminal one replays it");
       const panel = await page.locator("#tabpanel").innerText();
       check(!/createSandbox/.test(await page.locator(".actions-summary").innerText().catch(() => "")), "podActions create no sandbox");
       const superseded = page.locator(".decision[data-effect=superseded]");
@@ -491,6 +523,78 @@ async function main() {
       const effective = await page.locator(".decision[data-effect=effective] .verb").allInnerTexts();
       check(!effective.some((t) => t.startsWith("Create a sandbox")), `no superseded decision is shown as effective (${effective.join(", ")}; ${panel.length} chars)`);
       await page.screenshot({ path: join(artifacts, "11-never-superseded.png"), fullPage: true });
+    });
+
+    await section("the kubectl row: a crash loop shows CrashLoopBackOff, then Running", async (page) => {
+      await scenario(page, "crashloop");
+      check(/^(ContainerCreating|Pending)$/.test((await kubectlStatus(page, 0)) ?? ""), `sync #0 starts from ContainerCreating (${await kubectlStatus(page, 0)})`);
+      await drive(page, "#exit-worker"); // #1: restarted at once
+      await drive(page, "#exit-worker"); // #2: held back
+      check((await kubectlStatus(page, 2)) === "Error", `sync #2: the row shows the exit as Error (${await kubectlStatus(page, 2)})`);
+      check(/CrashLoopBackOff/.test(await cellText(page, "worker", 2)), "the held-back start shows CrashLoopBackOff in the timeline");
+      check(/CrashLoopBackOff/.test(await page.locator('#drive-body tr[data-container="worker"]').innerText()), "and in the runtime panel");
+      await drive(page, "#advance-backoff"); // #3: status at its start: waiting, CrashLoopBackOff
+      check((await kubectlStatus(page, 3)) === "CrashLoopBackOff", `sync #3: the row shows CrashLoopBackOff (${await kubectlStatus(page, 3)})`);
+      check((await cellText(page, "worker", 3)).includes("running"), "sync #3 starts worker again");
+      await drive(page, "#resync"); // #4: the status sees it running
+      const row = await page.locator("#row-kubectl td").nth(4).innerText();
+      check((await kubectlStatus(page, 4)) === "Running" && /1\/1/.test(row), `sync #4: the row shows 1/1 Running (${JSON.stringify(row)})`);
+      check(/↻2 \(10s ago\)/.test(row) && /· 10s/.test(row), `sync #4: two restarts, the last 10s ago, and the pod's age (${JSON.stringify(row)})`);
+      await page.click("#tab-status");
+      const st = await page.locator("#tabpanel").innerText();
+      check(/Running/.test(st) && /Ready/.test(st) && /ContainersReady/.test(st), "the Status tab shows the phase and conditions");
+      check(/Terminated: Error \(exit code 1\)/.test(await page.locator('.status-containers tr[data-container="worker"] .last-state').innerText()), "and the container's last state");
+      await select(page, 3);
+      check(/Waiting: CrashLoopBackOff/.test(await page.locator('.status-containers tr[data-container="worker"] .state').innerText()), "sync #3's status: waiting, CrashLoopBackOff, with its message");
+      await page.screenshot({ path: join(artifacts, "13-kubectl-crashloop.png"), fullPage: true });
+    });
+
+    await section("the kubectl row: an init failure shows Init:Error, then Init:CrashLoopBackOff", async (page) => {
+      await page.goto(linkFor(srv.url, INIT_POD));
+      await page.reload();
+      await ready(page);
+      check(/^Init:0\/1$/.test((await kubectlStatus(page, 0)) ?? ""), `sync #0: Init:0/1 (${await kubectlStatus(page, 0)})`);
+      await page.fill("#exit-code-migrate", "1");
+      await drive(page, "#exit-migrate"); // #1: restarted at once
+      check((await kubectlStatus(page, 1)) === "Init:Error", `sync #1: Init:Error (${await kubectlStatus(page, 1)})`);
+      await page.fill("#exit-code-migrate", "1");
+      await drive(page, "#exit-migrate"); // #2: held back
+      await drive(page, "#resync"); // #3: still in back-off, status from the reason cache
+      check((await kubectlStatus(page, 3)) === "Init:CrashLoopBackOff", `sync #3: Init:CrashLoopBackOff (${await kubectlStatus(page, 3)})`);
+    });
+
+    await section("a config error shows as kubectl shows it: CreateContainerConfigError", async (page) => {
+      await page.goto(linkFor(srv.url, ROOT_POD));
+      await page.reload();
+      await ready(page);
+      const cell = await cellText(page, "app", 0);
+      check(/CreateContainerConfigError/.test(cell) && !/—/.test(cell.split("(")[0]), `the timeline cell shows the waiting reason, not "—" (${JSON.stringify(cell)})`);
+      const panel = await page.locator('#drive-body tr[data-container="app"]').innerText();
+      check(/CreateContainerConfigError/.test(panel) && !/not created/.test(panel), `the runtime panel too (${JSON.stringify(panel)})`);
+      await drive(page, "#resync");
+      check((await kubectlStatus(page, 1)) === "CreateContainerConfigError", `the next sync's row shows it (${await kubectlStatus(page, 1)})`);
+    });
+
+    await section("a Never pod whose init container fails is terminal: no further sync", async (page) => {
+      await page.goto(linkFor(srv.url, NEVER_INIT_POD));
+      await page.reload();
+      await ready(page);
+      await page.fill("#exit-code-migrate", "1");
+      await drive(page, "#exit-migrate");
+      check((await kubectlStatus(page, 1)) === "Init:Error", `the row shows Init:Error (${await kubectlStatus(page, 1)})`);
+      check(/terminal/i.test(await page.locator("#terminal-note").innerText()) && /Failed/.test(await page.locator("#terminal-note").innerText()), "the decisions say the pod is terminal (phase Failed) and why");
+      check(/Terminal: phase Failed/.test(await page.locator("#drive-terminal").innerText()), "so does the runtime panel");
+      check((await page.locator("#resync").isDisabled()) && /terminal/.test((await page.locator("#resync").getAttribute("title")) ?? ""), "Resync is not offered, and says why");
+      check((await page.locator("#settle").isDisabled()) && (await page.locator("#advance").isDisabled()), "nor Run until stable or the clock");
+      await page.click(".cm-content");
+      await page.keyboard.press("Control+End");
+      await page.keyboard.type(" ");
+      await page.waitForTimeout(400);
+      check((await page.locator("#apply").isDisabled()) && /terminal/.test(await page.locator("#editor-status").innerText()), "nor a spec change, and the editor says why");
+      check(await page.locator("#start-over").isEnabled(), "Start over stays offered");
+      await page.click("#tab-status");
+      check(/Failed/.test(await page.locator("#status-phase").innerText()), "the Status tab shows phase Failed");
+      await page.screenshot({ path: join(artifacts, "14-never-terminal.png"), fullPage: true });
     });
 
     await section("sessions are not lost silently", async (page) => {

@@ -14,6 +14,7 @@ import { renderDetails, type ConfigForm, type TabId } from "./ui/details";
 import { renderDrive } from "./ui/drive";
 import { createEditor, type PodEditor } from "./ui/editor";
 import { renderTimeline, seconds } from "./ui/timeline";
+import { terminalPhase } from "./ui/status";
 
 interface AppState {
   engine: Engine;
@@ -138,6 +139,13 @@ function select(i: number) {
   saveHash();
 }
 
+/** Why no further sync can follow the selected one: its status phase is terminal. */
+function noSyncReason(): string | undefined {
+  const answer = current().answer;
+  const phase = isError(answer) ? undefined : terminalPhase(answer);
+  return phase ? `The pod is terminal (phase ${phase}): the kubelet syncs it no more, so a spec change leads to no sync. “Start over” makes this pod the starting one.` : undefined;
+}
+
 function summary(sync: SyncRecord): string {
   if (isError(sync.answer)) return `The engine refused it: ${sync.answer.error.message}`;
   const d = sync.answer.decisions ?? [];
@@ -178,7 +186,7 @@ async function sessionFromHash(): Promise<FromHash> {
   return (await decodeShare(m[1]!, scenarioText)) ?? { broken: location.hash };
 }
 
-const TAB_IDS: TabId[] = ["decisions", "steps", "configs", "events", "json"];
+const TAB_IDS: TabId[] = ["decisions", "status", "steps", "configs", "events", "json"];
 function tabOf(t: string | undefined): TabId | undefined {
   return TAB_IDS.find((x) => x === t);
 }
@@ -218,7 +226,7 @@ function validate(): boolean {
   const status = $("editor-status");
   const parsed = parsePodText(text, app.session.format);
   const isDirty = text !== app.editorBase;
-  $("apply").toggleAttribute("disabled", !isDirty);
+  $("apply").toggleAttribute("disabled", !isDirty || !!noSyncReason());
   $("revert").toggleAttribute("disabled", !isDirty);
   if (!parsed.ok) {
     editor.setErrors(parsed.errors);
@@ -237,14 +245,17 @@ function validate(): boolean {
   }
   editor.setErrors([]);
   status.className = "editor-status ok";
-  status.textContent = isDirty
+  const noSync = noSyncReason();
+  status.textContent = noSync
+    ? noSync
+    : isDirty
     ? `Valid. “Apply change” runs sync #${app.selected + 1} with this spec; “Start over” makes it the starting pod.`
     : `The pod in force at sync #${app.selected}. Edit it and apply to see how the kubelet reacts.`;
   return true;
 }
 
 function applyEdit() {
-  if (!dirty()) return;
+  if (!dirty() || noSyncReason()) return;
   if (!validate()) {
     $("editor-status").focus();
     return;
@@ -353,7 +364,7 @@ function renderEditorBar() {
 function renderEditorActions() {
   replaceChildren(
     $("editor-actions"),
-    h("button", { id: "apply", class: "primary", onclick: applyEdit, disabled: !dirty(), title: "Ctrl+Enter in the editor", "aria-keyshortcuts": "Control+Enter" }, "Apply change (next sync) ", h("kbd", null, "Ctrl+Enter")),
+    h("button", { id: "apply", class: "primary", onclick: applyEdit, disabled: !dirty() || !!noSyncReason(), title: noSyncReason() ?? "Ctrl+Enter in the editor", "aria-keyshortcuts": "Control+Enter" }, "Apply change (next sync) ", h("kbd", null, "Ctrl+Enter")),
     h("button", { id: "start-over", onclick: startOver }, "Start over with this pod"),
     h("button", { id: "revert", onclick: () => (app.editor!.setText(app.editorBase), validateSoon(0), render()), disabled: !dirty() }, "Revert"),
   );

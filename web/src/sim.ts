@@ -60,7 +60,10 @@ function stateOf(world: PlanRequest, heldBack: HeldBack[]): SimState {
 
 /** Nothing exists yet; the clock reads `now`. */
 export function initialState(pod: Pod, now = EPOCH_MS): SimState {
-  return stateOf({ pod, apiDefaults: true, node: NODE_CONTEXT, now: iso(now) }, []);
+  // The API server stamps the pod's creation time (kubectl's AGE counts from it): the
+  // session's start, unless the manifest says otherwise.
+  const created = { ...pod, metadata: { ...pod.metadata, creationTimestamp: pod.metadata?.creationTimestamp ?? iso(now) } };
+  return stateOf({ pod: created, apiDefaults: true, node: NODE_CONTEXT, now: iso(now) }, []);
 }
 
 /**
@@ -70,7 +73,10 @@ export function initialState(pod: Pod, now = EPOCH_MS): SimState {
 export function buildRequest(state: SimState, pod: Pod, gates: Record<string, boolean> = {}): PlanRequest {
   const world = structuredClone(state.world);
   const status = world.pod?.status ?? pod.status;
-  const request: PlanRequest = { ...world, pod: status ? { ...pod, status } : pod, apiDefaults: true, node: NODE_CONTEXT };
+  // The creation time is the API server's, like the status: an edit keeps it.
+  const creationTimestamp = pod.metadata?.creationTimestamp ?? world.pod?.metadata?.creationTimestamp;
+  const withMeta: Pod = creationTimestamp ? { ...pod, metadata: { ...pod.metadata, creationTimestamp } } : pod;
+  const request: PlanRequest = { ...world, pod: status ? { ...withMeta, status } : withMeta, apiDefaults: true, node: NODE_CONTEXT };
   if (Object.keys(gates).length) request.featureGates = gates;
   else delete request.featureGates;
   return request;

@@ -5,8 +5,9 @@ import type { SyncRecord } from "../session";
 import type { ErrorAnswer, Plan, Pod, Step } from "../../../wasm/types/podplan";
 import { isError, type Engine } from "../engine";
 import { h } from "./dom";
+import { statusTab, terminalPhase, terminalWhy } from "./status";
 
-export type TabId = "decisions" | "steps" | "configs" | "events" | "json";
+export type TabId = "decisions" | "status" | "steps" | "configs" | "events" | "json";
 export type ConfigForm = "crictl" | "cri";
 
 export interface DetailsContext {
@@ -86,6 +87,8 @@ function pre(value: unknown, label: string, copy: DetailsContext["copy"], id: st
 function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   const { sync } = ctx;
   const out: HTMLElement[] = [];
+  const terminal = terminalPhase(plan);
+  if (terminal) out.push(h("div", { class: "callout error terminal", id: "terminal-note", role: "note" }, h("strong", null, "No SyncPod: "), terminalWhy(terminal, plan)));
   if (plan.heldBack?.length) {
     out.push(
       h(
@@ -281,6 +284,7 @@ function jsonTab(ctx: DetailsContext): HTMLElement[] {
 
 const TABS: Array<[TabId, string]> = [
   ["decisions", "Decisions"],
+  ["status", "Status"],
   ["steps", "CRI steps"],
   ["configs", "Configs"],
   ["events", "Events"],
@@ -328,6 +332,6 @@ export function renderDetails(ctx: DetailsContext): HTMLElement[] {
       ),
     ),
   );
-  const body = ctx.tab === "decisions" ? decisionsTab(ctx, plan) : ctx.tab === "steps" ? stepsTab(ctx, plan) : ctx.tab === "configs" ? configsTab(ctx, plan) : ctx.tab === "events" ? eventsTab(plan, sync.pod) : jsonTab(ctx);
+  const body = ctx.tab === "decisions" ? decisionsTab(ctx, plan) : ctx.tab === "status" ? statusTab(plan) : ctx.tab === "steps" ? stepsTab(ctx, plan) : ctx.tab === "configs" ? configsTab(ctx, plan) : ctx.tab === "events" ? eventsTab(plan, sync.pod) : jsonTab(ctx);
   return [tabs, h("div", { id: "tabpanel", role: "tabpanel", "aria-labelledby": `tab-${ctx.tab}`, class: "tabpanel" }, body)];
 }

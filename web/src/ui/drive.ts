@@ -6,6 +6,8 @@ import { findContainer, liveContainer, specContainers, type ContainerKind } from
 import { isError } from "../engine";
 import { iso, nextBackoffExpiry } from "../sim";
 import { h, idPart } from "./dom";
+import { terminalPhase, waitingReason } from "./status";
+import type { Plan } from "../../../wasm/types/podplan";
 
 export interface DriveContext {
   sync: SyncRecord;
@@ -73,6 +75,22 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
     out.push(h("p", { class: "note warn", role: "note" }, "The pod is not valid, so nothing runs yet. Fix it in the editor and press “Start over with this pod”."));
   }
 
+  // A terminal pod (this sync's status phase Succeeded or Failed) gets no more syncs.
+  const plan = isError(sync.answer) ? undefined : (sync.answer as Plan);
+  const terminal = terminalPhase(plan);
+  const noSync = terminal ? `The pod is terminal (phase ${terminal}): the kubelet calls SyncPod for it no more` : undefined;
+  if (terminal) {
+    out.push(
+      h(
+        "p",
+        { id: "drive-terminal", class: "note warn drive-terminal", role: "note" },
+        h("strong", null, `Terminal: phase ${terminal}. `),
+        "The kubelet returns from SyncPod as soon as the status it generates is Succeeded or Failed, and syncs the pod no more: there is no next sync to run. ",
+        "Edit the pod and “Start over”, or pick a scenario.",
+      ),
+    );
+  }
+
   // Clock
   const expiry = nextBackoffExpiry(state);
   const advance = () => {
@@ -92,8 +110,8 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
           "button",
           {
             id: "advance-backoff",
-            disabled: expiry === undefined || !pod,
-            title: expiry === undefined ? "No start is held back by crash-loop back-off" : undefined,
+            disabled: expiry === undefined || !pod || !!noSync,
+            title: noSync ?? (expiry === undefined ? "No start is held back by crash-loop back-off" : undefined),
             onclick: () => expiry !== undefined && ctx.act({ t: "advance", s: expiry, why: "backoff" }),
           },
           expiry === undefined ? "Advance to back-off expiry" : `Advance to back-off expiry (+${expiry} s)`,
@@ -102,15 +120,15 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
           "span",
           { class: "inline" },
           numberInput(ctx, "advance-by", "Seconds to advance the clock by", "30", advance, { min: "0", max: "86400" }),
-          h("button", { id: "advance", disabled: !pod, onclick: advance }, "Advance (s)"),
+          h("button", { id: "advance", disabled: !pod || !!noSync, title: noSync, onclick: advance }, "Advance (s)"),
         ),
-        h("button", { id: "resync", disabled: !pod, onclick: () => ctx.act({ t: "sync" }), title: "Run the next sync without changing anything" }, "Resync"),
+        h("button", { id: "resync", disabled: !pod || !!noSync, onclick: () => ctx.act({ t: "sync" }), title: noSync ?? "Run the next sync without changing anything" }, "Resync"),
         h(
           "button",
           {
             id: "settle",
-            disabled: !pod || !sync.changed,
-            title: sync.changed ? "Each sync that changes the runtime is followed at once by another (the kubelet's PLEG); at most 12" : "Stable: this sync changed nothing in the runtime, so the PLEG triggers no further sync",
+            disabled: !pod || !sync.changed || !!noSync,
+            title: noSync ?? (sync.changed ? "Each sync that changes the runtime is followed at once by another (the kubelet's PLEG); at most 12" : "Stable: this sync changed nothing in the runtime, so the PLEG triggers no further sync"),
             onclick: ctx.settle,
           },
           "Run until stable",
@@ -119,7 +137,9 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
       h(
         "p",
         { class: "small muted" },
-        sync.changed
+        noSync
+          ? `${noSync}.`
+          : sync.changed
           ? "This sync changed the runtime: the kubelet's PLEG would sync again at once. “Run until stable” does so until nothing changes."
           : "Stable: this sync changed nothing in the runtime, so only a change you make (or the clock) triggers the next sync.",
       ),
@@ -147,8 +167,8 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
       h(
         "div",
         { class: "controls" },
-        h("button", { id: "sandbox-die", disabled: !ready, onclick: () => ctx.act({ t: "sandboxDie" }) }, "Sandbox dies"),
-        h("button", { id: "sandbox-noip", disabled: !ready || !sb?.network?.ip, onclick: () => ctx.act({ t: "sandboxNoIp" }) }, "Sandbox loses its IP"),
+        h("button", { id: "sandbox-die", disabled: !ready || !!noSync, title: noSync, onclick: () => ctx.act({ t: "sandboxDie" }) }, "Sandbox dies"),
+        h("button", { id: "sandbox-noip", disabled: !ready || !sb?.network?.ip || !!noSync, title: noSync, onclick: () => ctx.act({ t: "sandboxNoIp" }) }, "Sandbox loses its IP"),
       ),
     ),
   );
@@ -164,13 +184,13 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
     const exitId = `exit-code-${key}`;
     const exit = () => {
       const code = readInt(ctx, exitId, defaultExitCode(kind), 0, 255);
-      if (code !== undefined && live) ctx.act({ t: "exit", c: name, code });
+      if (code !== undefined && live && !noSync) ctx.act({ t: "exit", c: name, code });
     };
-    const stateText = newest
-      ? newest.state === "exited"
-        ? `exited (${newest.exitCode ?? 0})`
-        : newest.state
-      : "not created";
+    // kubectl's waiting reason for a container that is not running (CrashLoopBackOff,
+    // CreateContainerConfigError, PodInitializing, …), next to the runtime's state.
+    const waiting = newest?.state === "running" ? undefined : waitingReason(plan, name);
+    const runtimeText = newest ? (newest.state === "exited" ? `exited (${newest.exitCode ?? 0})` : newest.state) : "not created";
+    const stateText = waiting ? `${waiting.reason}${newest ? ` · ${runtimeText}` : ""}` : runtimeText;
     // Only what the kubelet's prober can produce (the runtime model refuses the rest):
     // results of declared probes of a running container; liveness and readiness only
     // once the startup probe (if any) has succeeded; no startup result after that.
@@ -178,7 +198,9 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
     const probeControls = (p: "startup" | "liveness" | "readiness") => {
       if (!spec?.[`${p}Probe`]) return null;
       const current = probes?.[p] ?? undefined;
-      const why = !live
+      const why = noSync
+        ? noSync
+        : !live
         ? `${name} is not running: its probes have no results`
         : p === "startup" && started
           ? "the startup probe has succeeded: the kubelet no longer runs it"
@@ -193,7 +215,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
         h("button", { id: `${p}-pass-${key}`, disabled: !!why || current === "success", title: why, "aria-label": `${p} probe of ${name} passes`, onclick: () => ctx.act({ t: "probe", c: name, p, r: "success" }) }, "pass"),
         h("button", { id: `${p}-fail-${key}`, disabled: !!why, title: why, "aria-label": `${p} probe of ${name} fails`, onclick: () => ctx.act({ t: "probe", c: name, p, r: "failure" }) }, "fail"),
         hint,
-        why && live ? h("span", { class: "small muted probe-why" }, ` ${why}.`) : null,
+        why && live && !noSync ? h("span", { class: "small muted probe-why" }, ` ${why}.`) : null,
       );
     };
     return h(
@@ -203,7 +225,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
       h(
         "td",
         null,
-        h("span", { class: `pill st-${newest?.state ?? "none"}` }, stateText),
+        h("span", { class: `pill st-${waiting ? "waiting" : (newest?.state ?? "none")}`, title: waiting ? `waiting: ${waiting.reason}${waiting.message ? ` — ${waiting.message}` : ""}; runtime: ${runtimeText}` : undefined }, stateText),
         newest ? h("span", { class: "muted small" }, ` ↻${newest.restartCount ?? 0} · `, h("code", null, newest.id)) : null,
       ),
       h(
@@ -213,8 +235,8 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
           "span",
           { class: "inline", role: "group", "aria-label": `Make ${name} exit` },
           h("label", { for: exitId, class: "small" }, "exit code"),
-          numberInput(ctx, exitId, `Exit code for ${name}`, defaultExitCode(kind), exit, { min: "0", max: "255", disabled: !live }),
-          h("button", { id: `exit-${key}`, disabled: !live, "aria-label": `Make ${name} exit with that code`, onclick: exit }, "Exit"),
+          numberInput(ctx, exitId, `Exit code for ${name}`, defaultExitCode(kind), exit, { min: "0", max: "255", disabled: !live || !!noSync }),
+          h("button", { id: `exit-${key}`, disabled: !live || !!noSync, title: noSync, "aria-label": `Make ${name} exit with that code`, onclick: exit }, "Exit"),
         ),
         probeControls("startup"),
         probeControls("liveness"),

@@ -6,6 +6,7 @@ import type { Plan } from "../../../wasm/types/podplan";
 import { specContainers, type ContainerKind } from "../containers";
 import { isError } from "../engine";
 import { h, idPart } from "./dom";
+import { terminalPhase, waitingReason } from "./status";
 
 export interface CellInfo {
   /** CSS state class: running, done, failed, waiting, created, none, ready, notready. */
@@ -39,15 +40,23 @@ export function containerCell(sync: SyncRecord, name: string): CellInfo {
   const held = plan?.heldBack?.find((x) => x.container === name);
   const restarts = s?.restartCount ?? 0;
   const rc = restarts > 0 ? ` ↻${restarts}` : "";
+  // What kubectl shows for a container that is not running: its waiting reason (from the
+  // reason cache this sync leaves).
+  const waiting = s?.state === "running" ? undefined : waitingReason(plan, name);
   if (held) {
     return {
       state: "waiting",
-      label: `back-off ${held.waitSeconds}s`,
+      label: `${waiting?.reason ?? "CrashLoopBackOff"} · back-off ${held.waitSeconds}s`,
       marks,
-      title: `${name}: start held back by crash-loop back-off, ${held.waitSeconds}s to go${s ? ` (last exit code ${s.exitCode ?? 0})` : ""}`,
+      title: `${name}: start held back by crash-loop back-off, ${held.waitSeconds}s to go${s ? ` (last exit code ${s.exitCode ?? 0})` : ""}${waiting?.message ? `; ${waiting.message}` : ""}`,
     };
   }
-  if (!s) return { state: "none", label: "—", marks, title: `${name}: not created` };
+  if (!s) {
+    if (waiting) return { state: "waiting", label: waiting.reason, marks, title: `${name}: not created; waiting: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ""}` };
+    return { state: "none", label: "—", marks, title: `${name}: not created` };
+  }
+  if (waiting)
+    return { state: "waiting", label: `${waiting.reason}${rc}`, marks, title: `${name}: ${s.state}${s.state === "exited" ? ` (${s.exitCode ?? 0})` : ""}; waiting: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ""}` };
   switch (s.state) {
     case "running":
       return { state: "running", label: `running${rc}`, marks, title: `${name}: running as ${s.id}, restart count ${restarts}` };
@@ -91,6 +100,26 @@ function cell(info: CellInfo, selected: boolean) {
   );
 }
 
+/** The kubectl row of the status the sync started with (READY, STATUS, RESTARTS, AGE). */
+function kubectlCell(sync: SyncRecord, selected: boolean) {
+  const plan = isError(sync.answer) ? undefined : (sync.answer as Plan);
+  const row = plan?.kubectl;
+  if (!row) return h("td", { class: `cell kubectl st-none${selected ? " selected" : ""}` }, "—");
+  const terminal = terminalPhase(plan);
+  const title = `kubectl get pods at the start of sync #${sync.index}: READY ${row.ready}, STATUS ${row.status}, RESTARTS ${row.restarts}, AGE ${row.age}${terminal ? `; phase ${terminal}: terminal, the kubelet syncs it no more` : ""}`;
+  return h(
+    "td",
+    { class: `cell kubectl${terminal ? " terminal" : ""}${selected ? " selected" : ""}`, title, "data-status": row.status },
+    h(
+      "span",
+      { class: "kubectl-inner", "aria-hidden": "true" },
+      h("span", { class: "k-status" }, row.status),
+      h("span", { class: "k-rest" }, `${row.ready} · ↻${row.restarts} · ${row.age}`),
+    ),
+    h("span", { class: "sr-only" }, title),
+  );
+}
+
 export function seconds(sync: SyncRecord, first: SyncRecord): number {
   return Math.round((sync.before.now - first.before.now) / 1000);
 }
@@ -124,6 +153,16 @@ export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: 
     }),
   );
   const body = [
+    h(
+      "tr",
+      { id: "row-kubectl", class: "kubectl" },
+      h(
+        "th",
+        { scope: "row", class: "rowhead", title: "kubectl get pods: READY, STATUS, RESTARTS, AGE of the status the kubelet wrote at the start of that sync (shown until the next sync)" },
+        h("span", { class: "kind kind-kubectl" }, "kubectl"),
+      ),
+      syncs.map((s) => kubectlCell(s, s.index === selected)),
+    ),
     h(
       "tr",
       null,
