@@ -1,4 +1,4 @@
-//! The lint vectors (`core/tests/vectors/lint/*.json`): each object, API-defaulted as the
+//! The lint vectors (`core/tests/lint/*.json`): each object, API-defaulted as the
 //! CLI does for files, gives exactly the expected findings (rule and path). Each vector
 //! is also shown in `docs/lint.md`.
 #![expect(
@@ -13,7 +13,7 @@ use podplan_core::lint::{lint_object, LintSettings};
 use serde_json::Value;
 
 fn vectors() -> Vec<(String, Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/lint");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint");
     let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
         .expect("vector dir")
         .map(|e| e.expect("dir entry").path())

@@ -180,7 +180,7 @@ fn lint_prints_findings_and_exits_1_when_one_denies() {
 
 #[test]
 fn lint_runs_the_core_vectors_as_files() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/vectors/lint");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/lint");
     let dir_tmp = tempfile::tempdir().unwrap();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
