@@ -819,8 +819,9 @@ mod tests {
         assert_eq!(apply(&request, &plan, t0()), out);
     }
 
-    #[test]
-    fn instances_created_at_the_same_instant_get_distinct_ids() {
+    /// A one-container pod synced `syncs` times, its container exiting 1 after each
+    /// sync, with no time passing between the syncs.
+    fn crash_loop_at_one_instant(syncs: usize) -> PlanRequest {
         let Ok(mut request) = parse_request(
             br#"{"pod": {"metadata": {"name": "p", "uid": "u"},
                  "spec": {"enableServiceLinks": true, "restartPolicy": "Always",
@@ -828,14 +829,20 @@ mod tests {
         ) else {
             panic!("bad request");
         };
-        // Exit and restart without the clock moving between syncs.
-        for _ in 0..3 {
+        for _ in 0..syncs {
             let Ok(plan) = crate::plan(&request) else {
                 panic!("no plan");
             };
             request = next_request(&request, &plan, t0());
             script::exit_container(&mut request, "a", 1, t0());
         }
+        request
+    }
+
+    #[test]
+    fn instances_created_at_the_same_instant_get_distinct_ids() {
+        // Exit and restart without the clock moving between syncs.
+        let request = crash_loop_at_one_instant(3);
         let ids: Vec<&str> = request
             .runtime_status
             .iter()
@@ -849,21 +856,8 @@ mod tests {
 
     #[test]
     fn a_restart_at_the_same_instant_is_the_newest_instance() {
-        let Ok(mut request) = parse_request(
-            br#"{"pod": {"metadata": {"name": "p", "uid": "u"},
-                 "spec": {"enableServiceLinks": true, "restartPolicy": "Always",
-                          "containers": [{"name": "a", "image": "x"}]}}}"#,
-        ) else {
-            panic!("bad request");
-        };
         // Start, exit, restart at once, exit: no time passes between the syncs.
-        for _ in 0..2 {
-            let Ok(plan) = crate::plan(&request) else {
-                panic!("no plan");
-            };
-            request = next_request(&request, &plan, t0());
-            script::exit_container(&mut request, "a", 1, t0());
-        }
+        let request = crash_loop_at_one_instant(2);
         let statuses = request
             .runtime_status
             .as_ref()
