@@ -1,0 +1,1673 @@
+// The plan contract's types, generated from the serde types in core/src by
+// typegen/ (podplan-typegen). Do not edit: run `scripts/gen-types`.
+// Kubernetes objects and the JSON helpers are hand-written in ./kubernetes.d.ts.
+
+import type { ConfigMap, Json, Pod, PodStatus, Quantity, ResourceRequirements, Secret, Service, Time } from "./kubernetes.js";
+
+// core/src/request.rs
+
+/** One request: everything the kubelet knows about a pod at the start of a sync. */
+export interface PlanRequest {
+  /** The API pod (`v1.Pod`). Not API-defaulted: an absent field really is absent. */
+  pod: Pod;
+  /** What the runtime reports (`kubecontainer.PodStatus`). Absent = nothing exists yet. */
+  runtimeStatus?: RuntimeStatus | null;
+  /** Prober results by runtime container id (`type://id`). No entry = no result yet. */
+  probes?: { [key: string]: ProbeResults };
+  /** Feature-gate overrides of the 1.37 defaults (see [`crate::features`]). */
+  featureGates?: { [key: string]: boolean };
+  /** The kubelet's actuated-resources checkpoint (resources last applied). */
+  actuatedResources?: ActuatedResources | null;
+  /** The pod is restarting all its containers (`AllContainersRestarting` condition). */
+  restartAllContainers?: boolean;
+  /** Node and kubelet facts used to generate CRI configs (every key optional). */
+  node?: NodeContext | null;
+  /**
+   * Extension: the sync's wall-clock time, for crash-loop back-off. Absent = back-off
+   * is not evaluated (starts are never held back).
+   */
+  now?: Time | null;
+  /**
+   * Extension: apply the API server's defaulting to `pod` before deciding (see
+   * `defaults`). Bare Pod documents imply it.
+   */
+  apiDefaults?: boolean;
+  /** Extension: the crash-loop back-off records from the previous sync's plan. */
+  backoff?: BackoffRecord[];
+  /**
+   * Extension: answer with the configs in strict proto3 JSON (env values base64, as
+   * the 1.37 cri-api's `bytes` field requires) instead of the readable form. Only
+   * [`crate::plan_json`] and [`crate::plan_value`] read it (see [`crate::cri::proto3`]).
+   */
+  proto3Json?: boolean;
+  /**
+   * Extension: the status manager's cached API status (the previous plan's `status`).
+   * Absent = none cached: the kubelet falls back to `pod.status`.
+   */
+  previousStatus?: PodStatus | null;
+  /**
+   * Extension: the reason cache, container name → the previous sync's start error
+   * (the previous plan's `reasonCache`).
+   */
+  reasonCache?: ReasonCache;
+}
+
+/** Prober results recorded for one container. */
+export interface ProbeResults {
+  /** Liveness result, absent when the prober has not reported. */
+  liveness?: ProbeResult | null;
+  /** Startup result, absent when the prober has not reported. */
+  startup?: ProbeResult | null;
+  /**
+   * Readiness result (extension), absent when the prober has not reported. It never
+   * changes the pod's actions: readiness only decides whether the container counts
+   * as ready (Service endpoints), it never restarts it.
+   */
+  readiness?: ProbeResult | null;
+}
+
+/** One probe result (`proberesults.Result`). */
+export type ProbeResult =
+  /** The probe passed. */
+  | "success"
+  /** The probe failed. */
+  | "failure"
+  /** A result is pending (startup probes start as unknown). */
+  | "unknown";
+
+/** The actuated-resources checkpoint: resources last applied per container and pod. */
+export interface ActuatedResources {
+  /** Per container name. A container without a record counts as zero. */
+  containers?: { [key: string]: ResourceRequirements };
+  /** Pod-level record, if any. */
+  pod?: ResourceRequirements | null;
+}
+
+// core/src/plan/mod.rs
+
+/**
+ * What the kubelet would do on its next sync, and why.
+ *
+ * A plan is a decision, not an effect: the caller carries out [`Plan::steps`].
+ */
+export interface Plan {
+  /** The kubelet's `podActions`. */
+  actions: PodActions;
+  /** Why each action was chosen, in the order the decisions were made. */
+  decisions: Decision[];
+  /** CRI `PodSandboxConfig`, when a sandbox is created or containers are started. */
+  sandboxConfig?: PodSandboxConfig;
+  /** CRI `ContainerConfig` per container to be created. */
+  containerConfigs?: ContainerConfigEntry[];
+  /** CRI operations in the order `SyncPod` performs them. */
+  steps: Step[];
+  /** Events the kubelet would record. */
+  events: Event[];
+  /** Per-container errors that stop a container's creation. */
+  errors?: ContainerError[];
+  /** Starts held back by crash-loop back-off (extension). */
+  heldBack?: HeldBack[];
+  /** The updated crash-loop back-off records, to pass to the next request (extension). */
+  backoff?: BackoffRecord[];
+  /** Odd but possible inputs (e.g. statuses of containers not in the spec). */
+  warnings?: Warning[];
+  /**
+   * Extension: the API status (`v1.PodStatus`) the kubelet generates at the **start**
+   * of this sync, from the request's runtime status and the previous sync's results;
+   * pass it as the next request's `previousStatus`.
+   */
+  status?: PodStatus;
+  /** Extension: the `kubectl get pods` row of the pod with that `status`, at `now`. */
+  kubectl?: KubectlRow;
+  /**
+   * Extension: the reason cache after this sync's steps (start errors and held-back
+   * starts); pass it as the next request's `reasonCache`.
+   */
+  reasonCache?: ReasonCache;
+}
+
+// core/src/error.rs
+
+/** What kind of problem stopped the engine from producing a plan. */
+export type ErrorKind =
+  /**
+   * The request is not valid JSON/YAML, has the wrong shape, unknown fields,
+   * values outside their enum, or a pod that fails validation.
+   */
+  | "InvalidInput"
+  /** The request exceeds a size or nesting limit (see [`crate::limits`]). */
+  | "LimitExceeded";
+
+/** A structured error: what went wrong, where (a JSON path into the request), and why. */
+export interface PlanError {
+  /** The error class. */
+  kind: ErrorKind;
+  /** JSON path of the offending value, e.g. `pod.spec.containers[1].name` (empty = whole input). */
+  path: string;
+  /** A human-readable explanation. */
+  message: string;
+}
+
+/** The JSON envelope of an error answer: `{"error": {...}}`. */
+export interface ErrorEnvelope {
+  /** The error. */
+  error: PlanError;
+}
+
+// core/src/sim/event.rs
+
+/** Which probe an [`Event::Probe`] reports. */
+export type ProbeKind =
+  /** The liveness probe. */
+  | "liveness"
+  /** The startup probe. */
+  | "startup"
+  /** The readiness probe: recorded, it never restarts a container. */
+  | "readiness";
+
+/** Something that happens to the pod between two syncs. */
+export type SimEvent =
+  /** Virtual time passes: the request's `now` moves forward. */
+  | {
+    type: "advance";
+    /** Seconds (not negative). */
+    seconds: number;
+  }
+  /**
+   * The newest running instance of a container exits. An exit code that matches a
+   * `RestartAllContainers` rule (gate `RestartAllContainersOnContainerExits` on) starts
+   * a restart of all containers, as the kubelet's `ShouldAllContainersRestart` sees it.
+   */
+  | {
+    type: "exit";
+    /** Container name. */
+    container: string;
+    /** Exit code. */
+    code: number;
+  }
+  /** The prober records a result for the newest instance of a running container. */
+  | {
+    type: "probe";
+    /** Container name. */
+    container: string;
+    /** Which probe. */
+    probe: ProbeKind;
+    /** The result. */
+    result: ProbeResult;
+  }
+  /** The latest sandbox dies, with every running container in it. */
+  | { type: "sandboxDies" }
+  /** The latest sandbox loses its IP address (it stays ready). */
+  | { type: "sandboxLosesIp" }
+  /** The pod spec changes a container's image. */
+  | {
+    type: "setImage";
+    /** Container name. */
+    container: string;
+    /** The new image. */
+    image: string;
+  };
+
+// core/src/cri/sandbox.rs
+
+/** CRI `PodSandboxConfig`. */
+export interface PodSandboxConfig {
+  /** Identity of the sandbox. */
+  metadata?: PodSandboxMetadata | null;
+  /** Hostname (empty for host-network pods). */
+  hostname?: string;
+  /** Directory for the containers' log files. */
+  logDirectory?: string;
+  /** DNS settings. */
+  dnsConfig?: DnsConfig | null;
+  /** Port mappings. */
+  portMappings?: PortMapping[];
+  /** Labels. */
+  labels?: { [key: string]: string };
+  /** Annotations. */
+  annotations?: { [key: string]: string };
+  /** Linux settings. */
+  linux?: LinuxPodSandboxConfig | null;
+  /** Windows settings (never set by a Linux kubelet). */
+  windows?: WindowsPodSandboxConfig | null;
+}
+
+/** CRI `PodSandboxMetadata`. */
+export interface PodSandboxMetadata {
+  /** Pod name. */
+  name?: string;
+  /** Pod UID. */
+  uid?: string;
+  /** Pod namespace. */
+  namespace?: string;
+  /** Attempt number. */
+  attempt?: number;
+}
+
+/** CRI `DNSConfig`. */
+export interface DnsConfig {
+  /** Name servers. */
+  servers?: string[];
+  /** Search domains. */
+  searches?: string[];
+  /** resolv.conf options. */
+  options?: string[];
+}
+
+/** CRI `PortMapping`. */
+export interface PortMapping {
+  /** Protocol. */
+  protocol?: Protocol;
+  /** Port in the container. */
+  containerPort?: number;
+  /** Port on the host (0 = none). */
+  hostPort?: number;
+  /** Host IP. */
+  hostIp?: string;
+}
+
+/** CRI `LinuxPodSandboxConfig`. */
+export interface LinuxPodSandboxConfig {
+  /** Parent cgroup. */
+  cgroupParent?: string;
+  /** Sandbox security settings. */
+  securityContext?: LinuxSandboxSecurityContext | null;
+  /** Sysctls. */
+  sysctls?: { [key: string]: string };
+  /** Pod overhead resources. */
+  overhead?: LinuxContainerResources | null;
+  /** The pod's resources (sum of its containers', without overhead). */
+  resources?: LinuxContainerResources | null;
+}
+
+/** CRI `LinuxSandboxSecurityContext`. */
+export interface LinuxSandboxSecurityContext {
+  /** Namespaces. */
+  namespaceOptions?: NamespaceOption | null;
+  /** SELinux labels. */
+  selinuxOptions?: SeLinuxOption | null;
+  /** UID of sandbox processes. */
+  runAsUser?: Int64Value | null;
+  /** GID of sandbox processes. */
+  runAsGroup?: Int64Value | null;
+  /** Read-only root filesystem. */
+  readonlyRootfs?: boolean;
+  /** Supplemental groups. */
+  supplementalGroups?: number[];
+  /** How supplemental groups combine with the image's. */
+  supplementalGroupsPolicy?: SupplementalGroupsPolicy;
+  /** Some container of the pod is privileged. */
+  privileged?: boolean;
+  /** Seccomp profile. */
+  seccomp?: SecurityProfile | null;
+  /** AppArmor profile. */
+  apparmor?: SecurityProfile | null;
+  /** Deprecated seccomp profile path. */
+  seccompProfilePath?: string;
+}
+
+/** CRI `WindowsPodSandboxConfig`. */
+export interface WindowsPodSandboxConfig {
+  /** Sandbox security settings. */
+  securityContext?: WindowsSandboxSecurityContext | null;
+}
+
+/** CRI `WindowsSandboxSecurityContext`. */
+export interface WindowsSandboxSecurityContext {
+  /** User name. */
+  runAsUsername?: string;
+  /** GMSA credential spec. */
+  credentialSpec?: string;
+  /** HostProcess sandbox. */
+  hostProcess?: boolean;
+  /** Namespaces. */
+  namespaceOptions?: WindowsNamespaceOption | null;
+}
+
+/** CRI `WindowsNamespaceOption`. */
+export interface WindowsNamespaceOption {
+  /** Network namespace. */
+  network?: NamespaceMode;
+}
+
+// core/src/cri/container.rs
+
+/** CRI `ContainerConfig`. */
+export interface ContainerConfig {
+  /** Name and attempt. */
+  metadata?: ContainerMetadata | null;
+  /** Image. */
+  image?: ImageSpec | null;
+  /** Entrypoint. */
+  command?: string[];
+  /** Arguments. */
+  args?: string[];
+  /** Working directory. */
+  workingDir?: string;
+  /** Environment, in order (duplicates allowed; the last wins). */
+  envs?: KeyValue[];
+  /** Mounts, in order. */
+  mounts?: Mount[];
+  /** Devices. */
+  devices?: Device[];
+  /** Labels. */
+  labels?: { [key: string]: string };
+  /** Annotations. */
+  annotations?: { [key: string]: string };
+  /** Log path relative to the sandbox's log directory. */
+  logPath?: string;
+  /** Keep stdin open. */
+  stdin?: boolean;
+  /** Close stdin after the first attach. */
+  stdinOnce?: boolean;
+  /** Allocate a TTY. */
+  tty?: boolean;
+  /** Linux settings. */
+  linux?: LinuxContainerConfig | null;
+  /** Windows settings (never set by a Linux kubelet). */
+  windows?: WindowsContainerConfig | null;
+  /** CDI devices (proto field `CDI_devices`). */
+  CDIDevices?: CdiDevice[];
+  /** Stop signal. */
+  stopSignal?: Signal;
+}
+
+/** CRI `ContainerMetadata`. */
+export interface ContainerMetadata {
+  /** Container name. */
+  name?: string;
+  /** Attempt (the restart count). */
+  attempt?: number;
+}
+
+/** CRI `ImageSpec`. */
+export interface ImageSpec {
+  /** Image reference (id or digest) the pull returned. */
+  image?: string;
+  /** Annotations. */
+  annotations?: { [key: string]: string };
+  /** The image as the user wrote it. */
+  userSpecifiedImage?: string;
+  /** Runtime handler for the pull. */
+  runtimeHandler?: string;
+  /** Image digest (image volumes). */
+  imageRef?: string;
+}
+
+/** CRI `KeyValue`. */
+export interface KeyValue {
+  /** Key. */
+  key?: string;
+  /**
+   * Value: `bytes` in the 1.37 cri-api (readable JSON: a string when UTF-8, else
+   * `{"base64": ...}`; see [`EnvBytes`]).
+   */
+  value?: EnvBytes;
+}
+
+/** CRI `Mount`. */
+export interface Mount {
+  /** Path in the container. */
+  containerPath?: string;
+  /** Path on the host. */
+  hostPath?: string;
+  /** Read-only. */
+  readonly?: boolean;
+  /** Needs SELinux relabelling. */
+  selinuxRelabel?: boolean;
+  /** Propagation. */
+  propagation?: MountPropagation;
+  /** UID mappings (user namespaces). */
+  uidMappings?: IdMapping[];
+  /** GID mappings (user namespaces). */
+  gidMappings?: IdMapping[];
+  /** Recursive read-only. */
+  recursiveReadOnly?: boolean;
+  /** Image to mount (image volumes). */
+  image?: ImageSpec | null;
+  /** Sub path inside the image. */
+  imageSubPath?: string;
+}
+
+/** CRI `Device`. */
+export interface Device {
+  /** Path in the container. */
+  containerPath?: string;
+  /** Path on the host. */
+  hostPath?: string;
+  /** cgroup permissions (`r`, `w`, `m`). */
+  permissions?: string;
+}
+
+/** CRI `CDIDevice`. */
+export interface CdiDevice {
+  /** Fully qualified CDI device name. */
+  name?: string;
+}
+
+/** CRI `LinuxContainerConfig`. */
+export interface LinuxContainerConfig {
+  /** cgroup settings. */
+  resources?: LinuxContainerResources | null;
+  /** Security settings. */
+  securityContext?: LinuxContainerSecurityContext | null;
+}
+
+/** CRI `Capability`. */
+export interface Capability {
+  /** Capabilities to add. */
+  addCapabilities?: string[];
+  /** Capabilities to drop. */
+  dropCapabilities?: string[];
+  /** Ambient capabilities to add. */
+  addAmbientCapabilities?: string[];
+}
+
+/** CRI `LinuxContainerSecurityContext`. */
+export interface LinuxContainerSecurityContext {
+  /** Capabilities. */
+  capabilities?: Capability | null;
+  /** Privileged. */
+  privileged?: boolean;
+  /** Namespaces. */
+  namespaceOptions?: NamespaceOption | null;
+  /** SELinux labels. */
+  selinuxOptions?: SeLinuxOption | null;
+  /** UID. */
+  runAsUser?: Int64Value | null;
+  /** GID. */
+  runAsGroup?: Int64Value | null;
+  /** User name (resolved in the image). */
+  runAsUsername?: string;
+  /** Read-only root filesystem. */
+  readonlyRootfs?: boolean;
+  /** Supplemental groups. */
+  supplementalGroups?: number[];
+  /** How supplemental groups combine with the image's. */
+  supplementalGroupsPolicy?: SupplementalGroupsPolicy;
+  /** `no_new_privs`. */
+  noNewPrivs?: boolean;
+  /** Masked paths. */
+  maskedPaths?: string[];
+  /** Read-only paths. */
+  readonlyPaths?: string[];
+  /** Seccomp profile. */
+  seccomp?: SecurityProfile | null;
+  /** AppArmor profile. */
+  apparmor?: SecurityProfile | null;
+  /** Deprecated AppArmor profile string (`runtime/default`, `localhost/<p>`, ...). */
+  apparmorProfile?: string;
+  /** Deprecated seccomp profile path. */
+  seccompProfilePath?: string;
+}
+
+/** CRI `WindowsContainerConfig`. */
+export interface WindowsContainerConfig {
+  /** Resources. */
+  resources?: WindowsContainerResources | null;
+  /** Security settings. */
+  securityContext?: WindowsContainerSecurityContext | null;
+}
+
+/** CRI `WindowsContainerResources`. */
+export interface WindowsContainerResources {
+  /** CPU shares. */
+  cpuShares?: number;
+  /** CPU count. */
+  cpuCount?: number;
+  /** CPU maximum (percent × 100). */
+  cpuMaximum?: number;
+  /** Memory limit, bytes. */
+  memoryLimitInBytes?: number;
+  /** Root filesystem size, bytes. */
+  rootfsSizeInBytes?: number;
+  /** CPU affinity. */
+  affinityCpus?: WindowsCpuGroupAffinity[];
+}
+
+/** CRI `WindowsCpuGroupAffinity`. */
+export interface WindowsCpuGroupAffinity {
+  /** CPU mask within the group. */
+  cpuMask?: number;
+  /** Processor group. */
+  cpuGroup?: number;
+}
+
+/** CRI `WindowsContainerSecurityContext`. */
+export interface WindowsContainerSecurityContext {
+  /** User name. */
+  runAsUsername?: string;
+  /** GMSA credential spec. */
+  credentialSpec?: string;
+  /** HostProcess container. */
+  hostProcess?: boolean;
+}
+
+// core/src/runtime.rs
+
+/**
+ * The runtime's view of a pod: its sandboxes (newest first) and every container it
+ * still knows (newest first; several entries may share a name).
+ */
+export interface RuntimeStatus {
+  /** Pod UID. */
+  id?: string;
+  /** Pod name. */
+  name?: string;
+  /** Pod namespace. */
+  namespace?: string;
+  /** Pod IPs as the runtime reports them. */
+  ips?: string[];
+  /** CRI `PodSandboxStatus`es, newest first (index 0 is the latest). */
+  sandboxStatuses?: SandboxStatus[];
+  /** Container statuses, newest first. */
+  containerStatuses?: ContainerStatus[];
+}
+
+/** CRI `PodSandboxStatus` (proto3 JSON). */
+export interface SandboxStatus {
+  /** Sandbox id. */
+  id?: string;
+  /** Sandbox metadata (name, uid, namespace, attempt). */
+  metadata?: SandboxMetadata | null;
+  /** Ready or not. */
+  state?: SandboxState;
+  /** Creation time, nanoseconds since the epoch. */
+  createdAt?: number;
+  /** Network status. Absent and `ip: ""` are different facts. */
+  network?: SandboxNetwork | null;
+  /** Linux-specific status (namespace modes). */
+  linux?: LinuxSandboxStatus | null;
+  /** Sandbox labels. */
+  labels?: { [key: string]: string };
+  /** Sandbox annotations. */
+  annotations?: { [key: string]: string };
+  /** Runtime handler. */
+  runtimeHandler?: string;
+}
+
+/** CRI `PodSandboxMetadata`. */
+export interface SandboxMetadata {
+  /** Pod name. */
+  name?: string;
+  /** Sandbox uid. */
+  uid?: string;
+  /** Pod namespace. */
+  namespace?: string;
+  /** Attempt number (0 for the first sandbox). */
+  attempt?: number;
+}
+
+/** CRI `PodSandboxState`. */
+export type SandboxState =
+  /** `SANDBOX_READY`. */
+  | "SANDBOX_READY"
+  /** `SANDBOX_NOTREADY`. */
+  | "SANDBOX_NOTREADY";
+
+/** CRI `PodSandboxNetworkStatus`. */
+export interface SandboxNetwork {
+  /** Primary IP ("" = the sandbox has no IP). */
+  ip?: string;
+  /** Further IPs. */
+  additionalIps?: PodIp[];
+}
+
+/** CRI `PodIP`. */
+export interface PodIp {
+  /** The address. */
+  ip?: string;
+}
+
+/** CRI `LinuxPodSandboxStatus`. */
+export interface LinuxSandboxStatus {
+  /** Namespace status. */
+  namespaces?: SandboxNamespaces | null;
+}
+
+/** CRI `Namespace` (status form). */
+export interface SandboxNamespaces {
+  /** Namespace options. */
+  options?: SandboxNamespaceOptions | null;
+}
+
+/** CRI `NamespaceOption` as read back from a sandbox. */
+export interface SandboxNamespaceOptions {
+  /** Network namespace mode (absent = POD). */
+  network?: NamespaceMode;
+  /** PID namespace mode. */
+  pid?: NamespaceMode;
+  /** IPC namespace mode. */
+  ipc?: NamespaceMode;
+  /** Target container id for `TARGET` mode. */
+  targetId?: string;
+}
+
+/** CRI `NamespaceMode`. */
+export type NamespaceMode =
+  /** A namespace per pod (0). */
+  | "POD"
+  /** A namespace per container (1). */
+  | "CONTAINER"
+  /** The node's namespace (2). */
+  | "NODE"
+  /** Another container's namespace (3). */
+  | "TARGET";
+
+/** One container as the runtime reports it (`kubecontainer.Status`). */
+export interface ContainerStatus {
+  /** Runtime container id, `type://id`. */
+  id?: string;
+  /** Container name (matches a spec container, or not). */
+  name?: string;
+  /** The sandbox the container belongs to (absent = the latest sandbox). */
+  podSandboxId?: string | null;
+  /** Container state. */
+  state?: ContainerState;
+  /** Creation time. */
+  createdAt?: Time | null;
+  /** Start time. */
+  startedAt?: Time | null;
+  /** Finish time (the crash-loop back-off reference time). */
+  finishedAt?: Time | null;
+  /** Exit code (meaningful for `exited`). */
+  exitCode?: number;
+  /** Image as specified. */
+  image?: string;
+  /** Image id. */
+  imageId?: string;
+  /** Image reference. */
+  imageRef?: string;
+  /** The kubelet container hash recorded at creation (0 = absent). */
+  hash?: number;
+  /** Restart count recorded at creation. */
+  restartCount?: number;
+  /** Reason (e.g. `OOMKilled`). */
+  reason?: string;
+  /** Message. */
+  message?: string;
+  /** CRI `ContainerResources` as the runtime reports them (not read by decisions). */
+  resources?: Json | null;
+}
+
+/** A container's state as the runtime reports it. */
+export type ContainerState =
+  /** Created, not started. */
+  | "created"
+  /** Running. */
+  | "running"
+  /** Exited. */
+  | "exited"
+  /** The runtime does not know. */
+  | "unknown";
+
+// core/src/config/node.rs
+
+/** Node and kubelet facts for config generation (spec §2). Every key is optional. */
+export interface NodeContext {
+  /** Node name. */
+  name?: string | null;
+  /** Node addresses as the kubelet picks them (first: primary). Default `[]`. */
+  hostIPs?: string[];
+  /** `--node-ip` values; only the family of the first matters. Default `[]` (IPv4 first). */
+  nodeIPs?: string[];
+  /** Node allocatable resources. Default `{}`. */
+  allocatable?: { [key: string]: Quantity };
+  /** Machine memory in bytes. Default 16 GiB. */
+  memoryCapacity?: number | null;
+  /** Machine swap in bytes. Default 0. */
+  swapCapacity?: number | null;
+  /** `v1` or `v2`. Default `v2`. */
+  cgroupVersion?: CgroupVersion | null;
+  /** The swap cgroup controller exists. Default false. */
+  swapControllerAvailable?: boolean | null;
+  /** Huge page sizes the host supports, in host order. Default `[]`. */
+  hugePageSizes?: string[];
+  /** OS page size. Default 4096. */
+  pageSize?: number | null;
+  /** SELinux is enabled on the host. Default false. */
+  selinuxEnabled?: boolean | null;
+  /** Literal pod cgroup parent. Default: derived from the QoS class and `cgroupDriver`. */
+  podCgroupParent?: string | null;
+  /** `cgroupfs` or `systemd`, used to derive the cgroup parent. Default `cgroupfs`. */
+  cgroupDriver?: CgroupDriver | null;
+  /** KubeletConfiguration values. */
+  kubelet?: KubeletSettings;
+  /**
+   * Content of the node's `/etc/hosts`, which host-network pods get (behind the
+   * kubelet's header). Default: unknown (the plan's file step then copies the node's
+   * file).
+   */
+  etcHosts?: string | null;
+  /** The host's parsed resolv.conf. Default: empty. */
+  hostDNS?: HostDns | null;
+  /** Services visible to the kubelet (all namespaces). Default `[]`. */
+  services?: Service[];
+  /** The service lister has synced. Default true. */
+  servicesSynced?: boolean | null;
+  /** ConfigMaps of the pod's namespace by name (absent = NotFound). Default `{}`. */
+  configMaps?: { [key: string]: ConfigMap };
+  /** Secrets of the pod's namespace by name (absent = NotFound). Default `{}`. */
+  secrets?: { [key: string]: Secret };
+  /** Mounted volumes by pod volume name. Default: derived (see [`VolumeInfo`]). */
+  volumes?: { [key: string]: VolumeInfo };
+  /** Prepared subPath host paths by `<container>/<mountIndex>`. Default: derived. */
+  subPathHostPaths?: { [key: string]: string };
+  /** Pull and ImageStatus results by `container.image`. Default: ref = the image, no user. */
+  images?: { [key: string]: ImageInfo };
+  /** RuntimeClass handler. Default "". */
+  runtimeHandler?: string | null;
+  /**
+   * Features the runtime handler reports (CRI `Status`). Default: recursive read-only
+   * mounts supported, user namespaces not supported.
+   */
+  runtimeHandlerFeatures?: RuntimeHandlerFeatures | null;
+  /** The user-namespace mapping allocated for a `hostUsers: false` pod. Default none. */
+  userNamespace?: UserNamespace | null;
+  /** GIDs from the pod's PV `pv.beta.kubernetes.io/gid` annotations. Default `[]`. */
+  extraSupplementalGroups?: number[];
+  /** Device-plugin / DRA results per container name. Default `{}`. */
+  deviceAllocations?: { [key: string]: DeviceAllocation };
+  /** CPU manager: container has exclusive CPUs. Default false for every container. */
+  exclusiveCPUs?: { [key: string]: boolean };
+  /** CPU/memory manager cpusets per container. Default none. */
+  cpusets?: { [key: string]: CpuSet };
+  /** Termination-log file ids (8 hex digits) per container. Default `00000000`. */
+  terminationLogIds?: { [key: string]: string };
+  /** Names of the files in each container's log directory (restart-count fallback). */
+  logFiles?: { [key: string]: string[] };
+  /**
+   * Parsed env files for `fileKeyRef` (EnvFiles): volume name → path → key → value.
+   * A path missing here is a file the kubelet cannot read (`couldn't parse env file`);
+   * the volume itself must be mounted (`volumes` or a volume the pod declares).
+   */
+  envFiles?: { [key: string]: { [key: string]: { [key: string]: string } } };
+}
+
+/** cgroup hierarchy version. */
+export type CgroupVersion =
+  /** Legacy hierarchy. */
+  | "v1"
+  /** Unified hierarchy (the 1.37 default; v1 needs `failCgroupV1: false`). */
+  | "v2";
+
+/** Cgroup driver (only used to render the default cgroup parent). */
+export type CgroupDriver =
+  /** `/kubepods/burstable/pod<uid>`. */
+  | "cgroupfs"
+  /** `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid>.slice`. */
+  | "systemd";
+
+/** KubeletConfiguration values used by config generation. */
+export interface KubeletSettings {
+  /** Root directory. Default `/var/lib/kubelet`. */
+  rootDir?: string | null;
+  /** Pod log root. Default `/var/log/pods`. */
+  podLogsDir?: string | null;
+  /** Cluster domain. Default "" (stock kubelet; kubeadm sets `cluster.local`). */
+  clusterDomain?: string | null;
+  /** Cluster DNS servers. Default `[]`. */
+  clusterDNS?: string[] | null;
+  /** resolv.conf path ("" = none). Default `/etc/resolv.conf`. */
+  resolvConf?: string | null;
+  /** Enforce CFS quota. Default true. */
+  cpuCFSQuota?: boolean | null;
+  /** CFS period (a Go duration, used with CustomCPUCFSQuotaPeriod). Default `100ms`. */
+  cpuCFSQuotaPeriod?: string | null;
+  /** RuntimeDefault seccomp when a pod sets none. Default false. */
+  seccompDefault?: boolean | null;
+  /** Seccomp profile root. Default `<rootDir>/seccomp`. */
+  seccompProfileRoot?: string | null;
+  /** `memorySwap.swapBehavior`: "", `NoSwap` or `LimitedSwap`. Default "" (NoSwap). */
+  memorySwapBehavior?: string | null;
+  /** MemoryQoS throttling factor for `memory.high`. Default none (1.37: no throttling). */
+  memoryThrottlingFactor?: number | null;
+  /**
+   * MemoryQoS reservation: `None` or `TieredReservation` (`memory.min` for
+   * Guaranteed, `memory.low` for Burstable). Default `None`.
+   */
+  memoryReservationPolicy?: string | null;
+  /**
+   * Absent: resolved as the kubelet does at start (true on cgroup v1, false on v2).
+   * `null`: an unresolved nil, which the code treats as true.
+   */
+  singleProcessOOMKill?: (boolean | null) | null;
+}
+
+/** The host's parsed `resolv.conf`. */
+export interface HostDns {
+  /** `nameserver` lines. */
+  servers?: string[];
+  /** `search` entries. */
+  searches?: string[];
+  /** `options` entries. */
+  options?: string[];
+}
+
+/**
+ * A mounted volume as the volume manager reports it.
+ *
+ * A pod volume without an entry is taken as mounted at the kubelet's standard path
+ * `<rootDir>/pods/<uid>/volumes/<plugin>/<name>` (plugin `kubernetes.io~<kind>`).
+ */
+export interface VolumeInfo {
+  /** Host path of the mounted volume. */
+  hostPath?: string;
+  /** The volume itself is read-only. */
+  readOnly?: boolean;
+  /** The volume needs SELinux relabelling. */
+  selinuxRelabel?: boolean;
+  /** Device symlink for a block volume (`volumeDevices`). */
+  blockDevicePath?: string | null;
+  /** Image reference for an image volume. */
+  image?: string | null;
+}
+
+/** Result of pulling an image and of CRI ImageStatus. */
+export interface ImageInfo {
+  /** Image reference the pull returned. Default: the container's image. */
+  imageRef?: string | null;
+  /** Numeric user of the image, if it has one. */
+  uid?: number | null;
+  /** User name of the image (when it is not numeric). */
+  username?: string;
+}
+
+/** Features the runtime handler reports (CRI `RuntimeHandlerFeatures`). */
+export interface RuntimeHandlerFeatures {
+  /** Recursive read-only mounts. */
+  recursiveReadOnlyMounts?: boolean;
+  /** User namespaces. */
+  userNamespaces?: boolean;
+}
+
+/** What device plugins and DRA give one container (`RunContainerOptions`). */
+export interface DeviceAllocation {
+  /** Devices. */
+  devices?: AllocatedDevice[];
+  /** Mounts. */
+  mounts?: AllocatedMount[];
+  /** Environment variables (before the pod's). */
+  envs?: NameValue[];
+  /** Annotations. */
+  annotations?: NameValue[];
+  /** CDI device names. */
+  cdiDevices?: string[];
+}
+
+/** A device from a device plugin. */
+export interface AllocatedDevice {
+  /** Host path. */
+  pathOnHost?: string;
+  /** Container path. */
+  pathInContainer?: string;
+  /** cgroup permissions. */
+  permissions?: string;
+}
+
+/** A mount from a device plugin. */
+export interface AllocatedMount {
+  /** Host path. */
+  hostPath?: string;
+  /** Container path. */
+  containerPath?: string;
+  /** Read-only. */
+  readOnly?: boolean;
+}
+
+/** A name/value pair. */
+export interface NameValue {
+  /** Name. */
+  name?: string;
+  /** Value. */
+  value?: string;
+}
+
+/** cpuset values the CPU and memory managers apply before creation. */
+export interface CpuSet {
+  /** `cpusetCpus`. */
+  cpus?: string;
+  /** `cpusetMems`. */
+  mems?: string;
+}
+
+// core/src/plan/backoff.rs
+
+/** One back-off entry, keyed as the kubelet keys it. */
+export interface BackoffRecord {
+  /** The back-off key (`backoff::backoff_key`). */
+  key: string;
+  /** The container the key belongs to (informational). */
+  container?: string;
+  /** Current delay in seconds. */
+  delaySeconds: number;
+  /** When the entry was last updated (the sync's `now` at that time). */
+  lastUpdate: Time;
+}
+
+/** A start held back by crash-loop back-off. */
+export interface HeldBack {
+  /** Container name. */
+  container: string;
+  /** Which list the container is in. */
+  kind?: ContainerKind;
+  /** Index in that list. */
+  index?: number;
+  /** Seconds until the back-off expires (rounded up). */
+  waitSeconds: number;
+  /** When the back-off expires: the newest exited instance's `finishedAt` + the delay. */
+  until?: Time;
+  /** The current delay in seconds. */
+  delaySeconds: number;
+}
+
+// core/src/plan/status.rs
+
+/** The `kubectl get pods` row (the API server's pod table printer), as strings. */
+export interface KubectlRow {
+  /** NAME: `metadata.name`. */
+  name: string;
+  /** READY: `"<ready>/<total>"`. */
+  ready: string;
+  /** STATUS, e.g. `Running`, `Init:0/2`, `CrashLoopBackOff`, `Completed`. */
+  status: string;
+  /** RESTARTS: `"3"` or `"3 (10s ago)"`. */
+  restarts: string;
+  /** AGE, e.g. `"5m"`; `"<unknown>"` without a creation time (or without `now`). */
+  age: string;
+  /** The Table row's conditions (not printed by kubectl). */
+  conditions: RowCondition[];
+  /** IP (`-o wide` only). */
+  ip?: string;
+  /** NODE (`-o wide` only). */
+  node?: string;
+  /** NOMINATED NODE (`-o wide` only). */
+  nominatedNode?: string;
+  /** READINESS GATES (`-o wide` only). */
+  readinessGates?: string;
+}
+
+/** One Table row condition (`Completed` for terminal pods). */
+export interface RowCondition {
+  /** Always `Completed`. */
+  type: string;
+  /** Always `True`. */
+  status: string;
+  /** `Succeeded` or `Failed`. */
+  reason: string;
+  /** Human text. */
+  message: string;
+}
+
+/** One reason-cache entry: the error of the last sync's failed start of a container. */
+export interface ReasonCacheEntry {
+  /** The waiting reason, e.g. `CrashLoopBackOff`, `CreateContainerConfigError`. */
+  reason: string;
+  /** The message shown with it. */
+  message?: string;
+}
+
+/** The kubelet's reason cache for one pod: container name → last start error. */
+export type ReasonCache = { [key: string]: ReasonCacheEntry };
+
+// core/src/plan/actions.rs
+
+/** The kubelet's `podActions` (contract field names). */
+export interface PodActions {
+  /** Stop the whole pod (containers, then sandbox). */
+  killPod: boolean;
+  /** Create a new sandbox after the kill. */
+  createSandbox: boolean;
+  /** The current sandbox's id ("" if none or replaced for a namespace mismatch). */
+  sandboxId: string;
+  /** Attempt number of the sandbox to create (or of the current one). */
+  attempt: number;
+  /** Init-container indices to start, ascending. */
+  initContainersToStart: number[];
+  /** Regular-container indices to start. */
+  containersToStart: number[];
+  /** Containers to stop, keyed by runtime container id. */
+  containersToKill: { [key: string]: ContainerToKill };
+  /** Ephemeral-container indices to start. */
+  ephemeralContainersToStart: number[];
+  /**
+   * In-place resize work per resource (`cpu`, `memory`), decreases first.
+   * `None` when the pod may not be resized in place.
+   */
+  containersToUpdate?: { [key: string]: ContainerToUpdate[] };
+  /** The pod-level cgroup must be updated. */
+  updatePodResources: boolean;
+  /** Pod-level resources differ from the actuated ones. */
+  updatePodLevelResources: boolean;
+  /** RestartAllContainers path: containers to kill (if `kill`) and remove, in order. */
+  containersToReset?: ContainerToReset[];
+}
+
+/** Kill reason (`containerKillReason`); it selects the grace period at kill time. */
+export type KillReason =
+  /** Spec changed, or a resize needs a restart (`""`). */
+  | ""
+  /** Startup probe failed. */
+  | "StartupProbe"
+  /** Liveness probe failed. */
+  | "LivenessProbe"
+  /** postStart hook failed. */
+  | "FailedPostStartHook"
+  /** The container is in unknown state. */
+  | "Unknown"
+  /** RestartAllContainers. */
+  | "RestartAllContainers";
+
+/** One entry of `containersToKill`. */
+export interface ContainerToKill {
+  /** Container name. */
+  name: string;
+  /** Kill reason. */
+  reason: KillReason;
+  /** The kubelet's kill message. */
+  message: string;
+}
+
+/** Resource values compared by in-place resize (memory in bytes, CPU in millicores). */
+export interface ResizeResources {
+  /** Memory limit, bytes. */
+  memoryLimit: number;
+  /** Memory request, bytes. */
+  memoryRequest: number;
+  /** CPU limit, millicores. */
+  cpuLimit: number;
+  /** CPU request, millicores. */
+  cpuRequest: number;
+}
+
+/** One entry of `containersToUpdate[resource]`. */
+export interface ContainerToUpdate {
+  /** Container name. */
+  name: string;
+  /** Runtime container id. */
+  containerId: string;
+  /** Resources wanted. */
+  desired: ResizeResources;
+  /** Resources actuated now. */
+  current: ResizeResources;
+}
+
+/** One entry of `containersToReset`. */
+export interface ContainerToReset {
+  /** Container name. */
+  name: string;
+  /** Runtime container id. */
+  containerId: string;
+  /** Kill (grace 0) before removing. */
+  kill: boolean;
+}
+
+// core/src/plan/decision.rs
+
+/** What a decision is about, serialised as the contract's camelCase string. */
+export type Action =
+  /** `killPod`: stop the whole pod (containers, then sandbox). */
+  | "killPod"
+  /** `createSandbox`: run a new sandbox. */
+  | "createSandbox"
+  /** `startInitContainer`: start an init container (classic or sidecar). */
+  | "startInitContainer"
+  /** `startContainer`: start a regular container. */
+  | "startContainer"
+  /** `startEphemeralContainer`: start an ephemeral container. */
+  | "startEphemeralContainer"
+  /** `killContainer`: stop one container. */
+  | "killContainer"
+  /** `updateResources`: resize a container or the pod in place. */
+  | "updateResources"
+  /** `resetContainer`: kill and remove a container (RestartAllContainers). */
+  | "resetContainer"
+  /** `keepContainer`: a notable non-action, the container is left as it is. */
+  | "keepContainer"
+  /**
+   * `wait`: nothing can be done on this sync (a probe, a back-off, a failing init
+   * container).
+   */
+  | "wait"
+  /** `doNotRestart`: the restart policy says the exited container stays exited. */
+  | "doNotRestart";
+
+/** Why an action was chosen: a machine-readable reason and a human message naming the rule. */
+export interface Decision {
+  /** The action ([`Action`]). */
+  action: Action;
+  /** The container concerned, if any. */
+  container?: string;
+  /** Machine-readable reason, e.g. `LivenessProbeFailed`. */
+  reason: string;
+  /** Human explanation naming the rule that fired. */
+  message: string;
+  /** Whether the decision took effect (extension; see [`Effect`]). */
+  effect: Effect;
+  /**
+   * [`Effect::Superseded`] (and [`Effect::NotCarriedOut`] when a decision explains
+   * why): the index in `decisions` of the later decision that overrode this one
+   * (extension).
+   */
+  supersededBy?: number;
+  /**
+   * The index in `steps` of the step that carries the decision out, if any
+   * (extension). Sorting by it gives the order in which the kubelet acts.
+   */
+  step?: number;
+}
+
+/** What became of a decision by the end of the sync (extension). */
+export type Effect =
+  /**
+   * `effective`: `podActions` holds it and `SyncPod` carries it out (or, for a
+   * non-action such as `wait` or `keepContainer`, it holds).
+   */
+  | "effective"
+  /**
+   * `superseded`: a later rule of `computePodActions` overrode it
+   * (`supersededBy`); `podActions` does not hold it.
+   */
+  | "superseded"
+  /**
+   * `notCarriedOut`: `podActions` holds it but `SyncPod` does not carry it out on
+   * this sync (crash-loop back-off, a config error, an init container before it that
+   * could not start).
+   */
+  | "notCarriedOut"
+  /** `noop`: set, but there is nothing to do (e.g. `killPod` before anything exists). */
+  | "noop";
+
+// core/src/plan/config.rs
+
+/** A generated container config in the plan. */
+export interface ContainerConfigEntry {
+  /** Container name. */
+  name: string;
+  /** `init`, `regular` or `ephemeral`. */
+  type: string;
+  /** Restart count carried in the config's metadata. */
+  restartCount: number;
+  /** CRI `ContainerConfig`. */
+  config: ContainerConfig;
+  /**
+   * Generated before the sandbox this sync creates exists: the pod IPs
+   * (`status.podIP(s)` env values, the `/etc/hosts` mount) come from its status, so
+   * complete it (`complete`) after `RunPodSandbox`.
+   */
+  dependsOnNewSandbox?: boolean;
+}
+
+// core/src/plan/step.rs
+
+/** A CRI operation (plus the pod-level kill, which stops containers then sandboxes). */
+export type StepOp =
+  /** Stop every running container, then every sandbox. */
+  | "KillPod"
+  /** `StopContainer`. */
+  | "KillContainer"
+  /** `RemoveContainer`. */
+  | "RemoveContainer"
+  /** `RunPodSandbox`. */
+  | "RunPodSandbox"
+  /** `UpdatePodSandboxResources` + the pod cgroup. */
+  | "UpdatePodSandboxResources"
+  /** `UpdateContainerResources`. */
+  | "UpdateContainerResources"
+  /** `CreateContainer`. */
+  | "CreateContainer"
+  /** `StartContainer`. */
+  | "StartContainer"
+  /**
+   * Not a CRI call: the directories and files the kubelet writes on the node before
+   * the next `RunPodSandbox` or `CreateContainer` (`files`).
+   */
+  | "WriteNodeFiles";
+
+/** One CRI operation. */
+export interface Step {
+  /** The operation. */
+  op: StepOp;
+  /** The container concerned. */
+  container?: string;
+  /** Which spec list the container is in. */
+  kind?: ContainerKind;
+  /** Index in that list. */
+  index?: number;
+  /** Runtime container id (kills, removals, updates). */
+  containerId?: string;
+  /**
+   * Sandbox id (`KillPod`: the current sandbox; starts: the sandbox they go into, empty
+   * when it is the one created by this plan).
+   */
+  sandboxId?: string;
+  /**
+   * `RunPodSandbox`: the sandbox attempt; `CreateContainer`: the restart count
+   * (`ContainerMetadata.attempt`).
+   */
+  attempt?: number;
+  /** Resource updated (`cpu` or `memory`). */
+  resource?: string;
+  /** Kill grace period in seconds. */
+  gracePeriodSeconds?: number;
+  /** `KillPod`: the running containers it stops. */
+  containers?: string[];
+  /** Machine-readable reason (kill reason, removal cause). */
+  reason?: string;
+  /** Human message (the kill message the kubelet records). */
+  message?: string;
+  /**
+   * The exact CRI request (`UpdateContainerResources`: `{containerId, linux}`;
+   * `UpdatePodSandboxResources`: `{podSandboxId, overhead, resources}`), proto3 JSON.
+   */
+  request?: StepRequest;
+  /** `WriteNodeFiles`: what to create, in order. */
+  files?: NodeFile[];
+  /**
+   * The step's content depends on the sandbox this sync creates (its pod IPs): complete
+   * it from the new sandbox's status (`complete`) before carrying it out.
+   */
+  dependsOnNewSandbox?: boolean;
+}
+
+// core/src/events.rs
+
+/** One event. */
+export interface Event {
+  /** `Normal` or `Warning`. */
+  type: string;
+  /** Event reason, e.g. `SandboxChanged`. */
+  reason: string;
+  /** Event message. */
+  message: string;
+  /** The container the event is about (absent for pod-level events). */
+  container?: string;
+}
+
+// core/src/plan/report.rs
+
+/** A per-container error that stops that container's creation. */
+export interface ContainerError {
+  /** Container name. */
+  container: string;
+  /** Kubelet reason, e.g. `CreateContainerConfigError`. */
+  reason: string;
+  /** Message. */
+  message: string;
+}
+
+/** A non-fatal observation about the input. */
+export interface Warning {
+  /** JSON path of the input concerned. */
+  path: string;
+  /** What was noticed and what the engine did about it. */
+  message: string;
+}
+
+// core/src/cri/enums.rs
+
+/**
+ * CRI `Protocol`.
+ * Proto3 JSON: the value name (readers also accept its number).
+ */
+export type Protocol =
+  /** TCP (0, the default). */
+  | "TCP"
+  /** UDP (1). */
+  | "UDP"
+  /** SCTP (2). */
+  | "SCTP";
+
+/**
+ * CRI `MountPropagation`.
+ * Proto3 JSON: the value name (readers also accept its number).
+ */
+export type MountPropagation =
+  /** `rprivate` (0, the default). */
+  | "PROPAGATION_PRIVATE"
+  /** `rslave` (1). */
+  | "PROPAGATION_HOST_TO_CONTAINER"
+  /** `rshared` (2). */
+  | "PROPAGATION_BIDIRECTIONAL";
+
+/**
+ * CRI `SupplementalGroupsPolicy`.
+ * Proto3 JSON: the value name (readers also accept its number).
+ */
+export type SupplementalGroupsPolicy =
+  /** Merge with the image's groups (0, the default). */
+  | "Merge"
+  /** Use only the given groups (1). */
+  | "Strict";
+
+/**
+ * CRI `SecurityProfile.ProfileType`.
+ * Proto3 JSON: the value name (readers also accept its number).
+ */
+export type ProfileType =
+  /** The runtime's default profile (0, the default). */
+  | "RuntimeDefault"
+  /** No profile (1). */
+  | "Unconfined"
+  /** A profile installed on the node (2). */
+  | "Localhost";
+
+/**
+ * CRI `Signal` (a container's stop signal).
+ * Proto3 JSON: the value name (readers also accept its number).
+ */
+export type Signal =
+  /** The runtime's default (0). */
+  | "RUNTIME_DEFAULT"
+  /** SIGABRT. */
+  | "SIGABRT"
+  /** SIGALRM. */
+  | "SIGALRM"
+  /** SIGBUS. */
+  | "SIGBUS"
+  /** SIGCHLD. */
+  | "SIGCHLD"
+  /** SIGCLD. */
+  | "SIGCLD"
+  /** SIGCONT. */
+  | "SIGCONT"
+  /** SIGFPE. */
+  | "SIGFPE"
+  /** SIGHUP. */
+  | "SIGHUP"
+  /** SIGILL. */
+  | "SIGILL"
+  /** SIGINT. */
+  | "SIGINT"
+  /** SIGIO. */
+  | "SIGIO"
+  /** SIGIOT. */
+  | "SIGIOT"
+  /** SIGKILL. */
+  | "SIGKILL"
+  /** SIGPIPE. */
+  | "SIGPIPE"
+  /** SIGPOLL. */
+  | "SIGPOLL"
+  /** SIGPROF. */
+  | "SIGPROF"
+  /** SIGPWR. */
+  | "SIGPWR"
+  /** SIGQUIT. */
+  | "SIGQUIT"
+  /** SIGSEGV. */
+  | "SIGSEGV"
+  /** SIGSTKFLT. */
+  | "SIGSTKFLT"
+  /** SIGSTOP. */
+  | "SIGSTOP"
+  /** SIGSYS. */
+  | "SIGSYS"
+  /** SIGTERM. */
+  | "SIGTERM"
+  /** SIGTRAP. */
+  | "SIGTRAP"
+  /** SIGTSTP. */
+  | "SIGTSTP"
+  /** SIGTTIN. */
+  | "SIGTTIN"
+  /** SIGTTOU. */
+  | "SIGTTOU"
+  /** SIGURG. */
+  | "SIGURG"
+  /** SIGUSR1. */
+  | "SIGUSR1"
+  /** SIGUSR2. */
+  | "SIGUSR2"
+  /** SIGVTALRM. */
+  | "SIGVTALRM"
+  /** SIGWINCH. */
+  | "SIGWINCH"
+  /** SIGXCPU. */
+  | "SIGXCPU"
+  /** SIGXFSZ. */
+  | "SIGXFSZ"
+  /** SIGRTMIN. */
+  | "SIGRTMIN"
+  /** SIGRTMIN+1. */
+  | "SIGRTMINPLUS1"
+  /** SIGRTMIN+2. */
+  | "SIGRTMINPLUS2"
+  /** SIGRTMIN+3. */
+  | "SIGRTMINPLUS3"
+  /** SIGRTMIN+4. */
+  | "SIGRTMINPLUS4"
+  /** SIGRTMIN+5. */
+  | "SIGRTMINPLUS5"
+  /** SIGRTMIN+6. */
+  | "SIGRTMINPLUS6"
+  /** SIGRTMIN+7. */
+  | "SIGRTMINPLUS7"
+  /** SIGRTMIN+8. */
+  | "SIGRTMINPLUS8"
+  /** SIGRTMIN+9. */
+  | "SIGRTMINPLUS9"
+  /** SIGRTMIN+10. */
+  | "SIGRTMINPLUS10"
+  /** SIGRTMIN+11. */
+  | "SIGRTMINPLUS11"
+  /** SIGRTMIN+12. */
+  | "SIGRTMINPLUS12"
+  /** SIGRTMIN+13. */
+  | "SIGRTMINPLUS13"
+  /** SIGRTMIN+14. */
+  | "SIGRTMINPLUS14"
+  /** SIGRTMIN+15. */
+  | "SIGRTMINPLUS15"
+  /** SIGRTMAX-14. */
+  | "SIGRTMAXMINUS14"
+  /** SIGRTMAX-13. */
+  | "SIGRTMAXMINUS13"
+  /** SIGRTMAX-12. */
+  | "SIGRTMAXMINUS12"
+  /** SIGRTMAX-11. */
+  | "SIGRTMAXMINUS11"
+  /** SIGRTMAX-10. */
+  | "SIGRTMAXMINUS10"
+  /** SIGRTMAX-9. */
+  | "SIGRTMAXMINUS9"
+  /** SIGRTMAX-8. */
+  | "SIGRTMAXMINUS8"
+  /** SIGRTMAX-7. */
+  | "SIGRTMAXMINUS7"
+  /** SIGRTMAX-6. */
+  | "SIGRTMAXMINUS6"
+  /** SIGRTMAX-5. */
+  | "SIGRTMAXMINUS5"
+  /** SIGRTMAX-4. */
+  | "SIGRTMAXMINUS4"
+  /** SIGRTMAX-3. */
+  | "SIGRTMAXMINUS3"
+  /** SIGRTMAX-2. */
+  | "SIGRTMAXMINUS2"
+  /** SIGRTMAX-1. */
+  | "SIGRTMAXMINUS1"
+  /** SIGRTMAX. */
+  | "SIGRTMAX";
+
+// core/src/cri/common.rs
+
+/** CRI `LinuxContainerResources`: cgroup settings of a container (or of a sandbox). */
+export interface LinuxContainerResources {
+  /** CFS period, µs (0 = not set). */
+  cpuPeriod?: number;
+  /** CFS quota, µs (0 = not set, -1 = unlimited). */
+  cpuQuota?: number;
+  /** CPU shares. */
+  cpuShares?: number;
+  /** Memory limit, bytes (0 = not set). */
+  memoryLimitInBytes?: number;
+  /** OOM score adjustment. */
+  oomScoreAdj?: number;
+  /** Allowed CPUs (cpuset syntax). */
+  cpusetCpus?: string;
+  /** Allowed memory nodes. */
+  cpusetMems?: string;
+  /** HugeTLB limits per page size. */
+  hugepageLimits?: HugepageLimit[];
+  /** cgroup v2 files and values. */
+  unified?: { [key: string]: string };
+  /** Memory + swap limit, bytes (cgroup v1). */
+  memorySwapLimitInBytes?: number;
+}
+
+/** CRI `HugepageLimit`. */
+export interface HugepageLimit {
+  /** Page size, e.g. `2MB`, `1GB`. */
+  pageSize?: string;
+  /** Limit in bytes. */
+  limit?: number;
+}
+
+/** CRI `NamespaceOption`. */
+export interface NamespaceOption {
+  /** Network namespace. */
+  network?: NamespaceMode;
+  /** PID namespace. */
+  pid?: NamespaceMode;
+  /** IPC namespace. */
+  ipc?: NamespaceMode;
+  /** Target container for `TARGET` mode. */
+  targetId?: string;
+  /** User namespace of the pod. */
+  usernsOptions?: UserNamespace | null;
+}
+
+/** CRI `UserNamespace`. */
+export interface UserNamespace {
+  /** `POD` (own user namespace) or `NODE` (host users). */
+  mode?: NamespaceMode;
+  /** UID mappings. */
+  uids?: IdMapping[];
+  /** GID mappings. */
+  gids?: IdMapping[];
+}
+
+/** CRI `IDMapping`. */
+export interface IdMapping {
+  /** First id on the host. */
+  hostId?: number;
+  /** First id in the container. */
+  containerId?: number;
+  /** Range length. */
+  length?: number;
+}
+
+/** CRI `SecurityProfile` (seccomp or AppArmor). */
+export interface SecurityProfile {
+  /** Profile type. */
+  profileType?: ProfileType;
+  /** The node profile (a path for seccomp, a name for AppArmor) when `Localhost`. */
+  localhostRef?: string;
+}
+
+/** CRI `Int64Value` (an optional int64). */
+export interface Int64Value {
+  /** The value. */
+  value?: number;
+}
+
+/** CRI `SELinuxOption`. */
+export interface SeLinuxOption {
+  /** SELinux user. */
+  user?: string;
+  /** SELinux role. */
+  role?: string;
+  /** SELinux type. */
+  type?: string;
+  /** SELinux level. */
+  level?: string;
+}
+
+// core/src/plan/kind.rs
+
+/** Which list of the pod spec a container comes from. */
+export type ContainerKind =
+  /** `spec.initContainers`. */
+  | "init"
+  /** `spec.containers`. */
+  | "regular"
+  /** `spec.ephemeralContainers`. */
+  | "ephemeral";
+
+// core/src/cri/update.rs
+
+/** `UpdateContainerResourcesRequest` (proto3 JSON; `windows` is never set on Linux). */
+export interface UpdateContainerResourcesRequest {
+  /** Runtime container id (without the `runtime://` prefix). */
+  containerId: string;
+  /** The resources to apply. */
+  linux: LinuxContainerResources;
+}
+
+/** `UpdatePodSandboxResourcesRequest` (proto3 JSON). */
+export interface UpdatePodSandboxResourcesRequest {
+  /** Sandbox id (empty when it is the sandbox this sync creates). */
+  podSandboxId?: string;
+  /** The pod overhead (`convertOverheadToLinuxResources`). */
+  overhead: LinuxContainerResources;
+  /** The pod's resources without the overhead. */
+  resources: LinuxContainerResources;
+}
+
+/** The exact CRI request of a step that carries one. */
+export type StepRequest =
+  /** `UpdateContainerResources`. */
+  | UpdateContainerResourcesRequest
+  /** `UpdatePodSandboxResources`. */
+  | UpdatePodSandboxResourcesRequest;
+
+// core/src/plan/files.rs
+
+/** Whether a [`NodeFile`] is a directory or a regular file. */
+export type NodeFileKind =
+  /** `MkdirAll(path, mode)`: created with its parents if missing, kept if present. */
+  | "directory"
+  /** Written (created or truncated) with `content`, then `chmod`ed to `mode`. */
+  | "file";
+
+/**
+ * The node's file whose bytes go into a [`NodeFile`] between its `content` and `suffix`
+ * (the host-network hosts file, when the node context does not give `etcHosts`).
+ */
+export interface NodeFileInclude {
+  /** The node file to copy (`/etc/hosts`). */
+  path: string;
+  /** Text written after the copied bytes. */
+  suffix?: string;
+}
+
+/** A directory or file the kubelet creates on the node. */
+export interface NodeFile {
+  /**
+   * What it is for: `podLogs`, `podDir`, `etcHosts`, `terminationLogDir`,
+   * `containerLogs`, `terminationLog`.
+   */
+  purpose: string;
+  /** Absolute host path. */
+  path: string;
+  /** Directory or file. */
+  kind: NodeFileKind;
+  /** Permission bits, octal (`0644`). */
+  mode: string;
+  /** A file's content (the whole file, or what precedes `include`). */
+  content?: string;
+  /** A node file whose bytes follow `content`. */
+  include?: NodeFileInclude;
+}
+
+// core/src/cri/bytes.rs
+
+/**
+ * An environment value's bytes.
+ *
+ * JSON (podplan's readable form): a string when the bytes are UTF-8 (every value that
+ * does not come from binary Secret data), else `{"base64": "<standard base64>"}`. The
+ * strict proto3 form (base64 string always) is produced by [`crate::cri::proto3`].
+ */
+export type EnvBytes = string | { base64: string };
