@@ -143,6 +143,16 @@ impl Runtime {
         }
     }
 
+    /// The runtime with `done` operations of the plan being carried out already counted:
+    /// operations at one instant are ordered by their count (creation times), so carrying
+    /// out step `i` of a plan on its own, on the state after steps `0..i`, takes `done = i`
+    /// and gives what [`apply`] gives.
+    #[must_use]
+    pub fn with_operations_done(mut self, done: u32) -> Self {
+        self.seq = done;
+        self
+    }
+
     /// The node files written so far (`WriteNodeFiles`), by path.
     #[must_use]
     pub fn node_files(&self) -> &std::collections::BTreeMap<String, crate::plan::NodeFile> {

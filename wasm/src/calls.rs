@@ -8,6 +8,7 @@
 //! | call | input | output | core |
 //! |---|---|---|---|
 //! | [`sim_apply`] | `{request, plan}` | `{request, changed}`: the next sync's request; `changed`: the plan changed the runtime (a PLEG event: the kubelet syncs again at once) | [`podplan_core::sim::next_request`] at the request's `now` |
+//! | [`sim_step`] | `{request, step, index?}` | `{request, changed}`: the request with the runtime status and actuated resources after that one step | [`podplan_core::sim::Runtime::apply_step`] at the request's `now` |
 //! | [`sim_event`] | `{request, event}` | `{request, note?}` | [`podplan_core::sim::apply_event`] |
 //! | [`crictl`] | `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON) | `{crictl}`: the file crictl reads | [`podplan_core::config::crictl`] |
 //!
@@ -18,6 +19,7 @@ use podplan_core::cri::{ContainerConfig, PodSandboxConfig};
 use podplan_core::error::ErrorEnvelope;
 use podplan_core::limits::MAX_REQUEST_BYTES;
 use podplan_core::sim::{self, Event};
+use podplan_core::plan::Step;
 use podplan_core::{Plan, PlanError, PlanRequest};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
@@ -41,6 +43,39 @@ pub fn sim_apply(input: &str) -> String {
         })?;
         let plan: Plan = field(&mut call, "plan")?;
         let next = sim::next_request(&request, &plan, now);
+        let changed = sim::relist_changed(&request, &next);
+        Ok(json!({ "request": to_value(&next)?, "changed": changed }))
+    })())
+}
+
+/// Carries out one step of a plan on the request's runtime state: `{request, step,
+/// index?}` → `{request, changed}`. `index` is the step's position in its plan (default
+/// 0): applying a plan's steps in order, each on the previous answer's request, gives the
+/// runtime [`sim_apply`] gives. Only the runtime status and the actuated resources change;
+/// the sync's bookkeeping (back-off, status, reason cache, probes) is [`sim_apply`]'s.
+#[must_use]
+pub fn sim_step(input: &str) -> String {
+    answer((|| {
+        let mut call = object(input, &["request", "step", "index"])?;
+        let request = request(&mut call)?;
+        let now = request.now.ok_or_else(|| {
+            PlanError::invalid(
+                "request.now",
+                "the request needs `now`: the time the step is carried out",
+            )
+        })?;
+        let step: Step = field(&mut call, "step")?;
+        let index: u32 = if call.contains_key("index") {
+            field(&mut call, "index")?
+        } else {
+            0
+        };
+        let mut runtime = sim::Runtime::from_request(&request).with_operations_done(index);
+        runtime.apply_step(&request.pod, &step, now);
+        let outcome = runtime.into_outcome();
+        let mut next = request.clone();
+        next.runtime_status = Some(outcome.runtime_status);
+        next.actuated_resources = outcome.actuated_resources;
         let changed = sim::relist_changed(&request, &next);
         Ok(json!({ "request": to_value(&next)?, "changed": changed }))
     })())
@@ -192,6 +227,44 @@ mod tests {
         // The answer is a request the engine accepts again.
         let again = podplan_core::plan_value(request.clone());
         assert!(again.get("error").is_none(), "{again}");
+    }
+
+    #[test]
+    fn steps_one_by_one_give_the_runtime_of_the_whole_plan() {
+        // A pod with an init container, a sidecar and a regular container: sandbox,
+        // node files, creates and starts at one instant.
+        let request: Value = parse(
+            r#"{"pod": {"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
+            "spec": {"initContainers": [{"name": "i", "image": "x"},
+                                        {"name": "s", "image": "y", "restartPolicy": "Always"}],
+                     "containers": [{"name": "a", "image": "z",
+                                     "resources": {"requests": {"cpu": "100m"}}}]}},
+            "apiDefaults": true, "now": "2025-01-01T00:00:00Z"}"#,
+        );
+        let plan = podplan_core::plan_value(request.clone());
+        let steps = plan["steps"].as_array().unwrap().clone();
+        assert!(steps.len() >= 3, "{plan}");
+        let whole = parse(&sim_apply(
+            &json!({"request": request, "plan": plan}).to_string(),
+        ));
+        let mut current = request;
+        for (index, step) in steps.iter().enumerate() {
+            let out = parse(&sim_step(
+                &json!({"request": current, "step": step, "index": index}).to_string(),
+            ));
+            assert!(out.get("error").is_none(), "{out}");
+            current = out["request"].clone();
+        }
+        assert_eq!(current["runtimeStatus"], whole["request"]["runtimeStatus"]);
+        assert_eq!(
+            current["actuatedResources"],
+            whole["request"]["actuatedResources"]
+        );
+        // One step changes the runtime (a PLEG event); a bad step is an error at `step`.
+        let first = json!({"request": whole["request"], "step": {"op": "KillPod"}});
+        assert_eq!(parse(&sim_step(&first.to_string()))["changed"], true);
+        let bad = json!({"request": whole["request"], "step": {"op": "Dance"}});
+        assert_eq!(parse(&sim_step(&bad.to_string()))["error"]["path"], "step");
     }
 
     #[test]

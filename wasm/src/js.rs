@@ -49,6 +49,19 @@ pub fn sim_apply_json(call: &str) -> String {
     crate::calls::sim_apply(call)
 }
 
+/// Carries out one step of a plan (`core::sim::Runtime::apply_step`): `{request, step,
+/// index?}` in, `{request, changed}` out, or `{error}`.
+#[wasm_bindgen(js_name = simStep)]
+pub fn sim_step(call: JsValue) -> JsValue {
+    call_object(&call, "call", sim_step_json)
+}
+
+/// [`sim_step`] on JSON text.
+#[wasm_bindgen(js_name = simStepJson)]
+pub fn sim_step_json(call: &str) -> String {
+    crate::calls::sim_step(call)
+}
+
 /// Applies one scripted runtime event (`core::sim::Event`): `{request, event}` in,
 /// `{request, note?}` out, or `{error}`.
 #[wasm_bindgen(js_name = simEvent)]
