@@ -70,7 +70,11 @@ pub const SAME_SHAPE_WITH: &[&str] = &["deserialize_with = \"tri_state\""];
 pub const EXTERNAL: &[(&str, &str, &str)] = &[
     ("k8s_openapi", "Pod", "Pod"),
     ("k8s_openapi", "PodStatus", "PodStatus"),
-    ("k8s_openapi", "ResourceRequirements", "ResourceRequirements"),
+    (
+        "k8s_openapi",
+        "ResourceRequirements",
+        "ResourceRequirements",
+    ),
     ("k8s_openapi", "Quantity", "Quantity"),
     ("k8s_openapi", "Service", "Service"),
     ("k8s_openapi", "ConfigMap", "ConfigMap"),
@@ -184,11 +188,7 @@ impl<'a> Generator<'a> {
             let def = self.def(d)?;
             if def.file != file {
                 file = def.file;
-                let path = self
-                    .sources
-                    .files
-                    .get(file)
-                    .map_or("", |f| f.path.as_str());
+                let path = self.sources.files.get(file).map_or("", |f| f.path.as_str());
                 let _ = write!(body, "// {path}\n\n");
             }
             let decl = self.declaration(d, &mut Vec::new())?;
@@ -339,10 +339,8 @@ impl<'a> Generator<'a> {
                     }
                     let tag_value = quote(&match &vattrs.rename {
                         Some(r) => r.clone(),
-                        None => {
-                            rename_variant(&v.ident.to_string(), attrs.rename_all.as_deref())
-                                .map_err(at)?
-                        }
+                        None => rename_variant(&v.ident.to_string(), attrs.rename_all.as_deref())
+                            .map_err(at)?,
                     });
                     let rule = vattrs
                         .rename_all
@@ -356,7 +354,9 @@ impl<'a> Generator<'a> {
                                 ..SerdeAttrs::default()
                             };
                             let internal = match (&attrs.tag, &attrs.content, attrs.untagged) {
-                                (Some(tag), None, false) => Some((tag.as_str(), tag_value.as_str())),
+                                (Some(tag), None, false) => {
+                                    Some((tag.as_str(), tag_value.as_str()))
+                                }
                                 _ => None,
                             };
                             let (fields, flattened) = self
@@ -390,7 +390,10 @@ impl<'a> Generator<'a> {
     }
 
     /// The members of an object type, and the types flattened into it.
-    #[expect(clippy::too_many_arguments, reason = "one call site per kind of field list")]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one call site per kind of field list"
+    )]
     fn fields(
         &mut self,
         fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>,
@@ -451,9 +454,9 @@ impl<'a> Generator<'a> {
                 }
                 None => self.ty(&field.ty, file, input, refs)?,
             };
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "{}{indent}{}{}: {ty};\n",
+                "{}{indent}{}{}: {ty};",
                 jsdoc(&docs(&field.attrs), indent),
                 key(&name),
                 if optional { "?" } else { "" }
@@ -474,8 +477,14 @@ impl<'a> Generator<'a> {
             syn::Type::Reference(r) => self.ty(&r.elem, file, input, refs),
             syn::Type::Paren(p) => self.ty(&p.elem, file, input, refs),
             syn::Type::Group(g) => self.ty(&g.elem, file, input, refs),
-            syn::Type::Array(a) => Ok(format!("{}[]", paren(&self.ty(&a.elem, file, input, refs)?))),
-            syn::Type::Slice(s) => Ok(format!("{}[]", paren(&self.ty(&s.elem, file, input, refs)?))),
+            syn::Type::Array(a) => Ok(format!(
+                "{}[]",
+                paren(&self.ty(&a.elem, file, input, refs)?)
+            )),
+            syn::Type::Slice(s) => Ok(format!(
+                "{}[]",
+                paren(&self.ty(&s.elem, file, input, refs)?)
+            )),
             syn::Type::Tuple(t) if t.elems.is_empty() => Ok("null".into()),
             syn::Type::Tuple(t) => {
                 let parts: Vec<String> = t
@@ -531,13 +540,15 @@ impl<'a> Generator<'a> {
             match name.as_str() {
                 "String" | "str" | "char" => return Ok("string".into()),
                 "bool" => return Ok("boolean".into()),
-                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32"
-                | "i64" | "i128" | "isize" | "f32" | "f64" => return Ok("number".into()),
+                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
+                | "i128" | "isize" | "f32" | "f64" => return Ok("number".into()),
                 "Option" => return Ok(format!("{} | null", paren(&arg(0, self)?))),
                 "Vec" | "VecDeque" | "BTreeSet" | "HashSet" => {
                     return Ok(format!("{}[]", paren(&arg(0, self)?)))
                 }
-                "BTreeMap" | "HashMap" => return Ok(format!("{{ [key: string]: {} }}", arg(1, self)?)),
+                "BTreeMap" | "HashMap" => {
+                    return Ok(format!("{{ [key: string]: {} }}", arg(1, self)?))
+                }
                 "Box" | "Rc" | "Arc" => return arg(0, self),
                 "Cow" => return arg(0, self),
                 _ => {}
@@ -598,7 +609,10 @@ impl<'a> Generator<'a> {
                     Named::Ts((*ts).to_owned())
                 })
                 .ok_or_else(|| {
-                    format!("`{}` is not a core type and not in EXTERNAL", full.join("::"))
+                    format!(
+                        "`{}` is not a core type and not in EXTERNAL",
+                        full.join("::")
+                    )
                 });
         }
         let wanted: Vec<String> = full
@@ -606,7 +620,12 @@ impl<'a> Generator<'a> {
             .unwrap_or_default()
             .to_vec();
         let candidates: Vec<usize> = (0..self.sources.defs.len())
-            .filter(|&d| self.sources.defs.get(d).is_some_and(|def| def.name == real_name))
+            .filter(|&d| {
+                self.sources
+                    .defs
+                    .get(d)
+                    .is_some_and(|def| def.name == real_name)
+            })
             .collect();
         let pick = |pred: &dyn Fn(&Def) -> bool| -> Vec<usize> {
             candidates
@@ -700,7 +719,9 @@ fn key(name: &str) -> String {
         .chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
     if ident {
         name.to_owned()
     } else {

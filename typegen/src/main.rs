@@ -9,7 +9,9 @@ fn main() -> ExitCode {
         None => false,
         Some("--check") => true,
         Some(other) => {
-            eprintln!("podplan-typegen: unknown argument {other}; usage: podplan-typegen [--check]");
+            eprintln!(
+                "podplan-typegen: unknown argument {other}; usage: podplan-typegen [--check]"
+            );
             return ExitCode::from(2);
         }
     };

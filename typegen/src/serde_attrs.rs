@@ -64,8 +64,8 @@ pub fn serde_attrs(attrs: &[Attribute]) -> Result<SerdeAttrs, String> {
                 "content" => out.content = value,
                 "untagged" => out.untagged = true,
                 "transparent" => out.transparent = true,
-                "with" | "serialize_with" | "deserialize_with" | "from" | "into"
-                | "try_from" | "remote" => {
+                "with" | "serialize_with" | "deserialize_with" | "from" | "into" | "try_from"
+                | "remote" => {
                     out.custom = Some(format!("{key} = {:?}", value.unwrap_or_default()));
                 }
                 // No effect on the JSON's shape.
@@ -99,12 +99,15 @@ pub fn docs(attrs: &[Attribute]) -> Vec<String> {
 
 /// Whether the item derives `Serialize` or `Deserialize`.
 pub fn derives_serde(attrs: &[Attribute]) -> bool {
-    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
-        a.meta.require_list().is_ok_and(|l| {
-            let t = l.tokens.to_string();
-            t.contains("Serialize") || t.contains("Deserialize")
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            a.meta.require_list().is_ok_and(|l| {
+                let t = l.tokens.to_string();
+                t.contains("Serialize") || t.contains("Deserialize")
+            })
         })
-    })
 }
 
 /// serde's `rename_all` applied to a field name (snake_case in Rust).
@@ -119,7 +122,13 @@ pub fn rename_field(name: &str, rule: Option<&str>) -> Result<String, String> {
         Some("camelCase") => words
             .iter()
             .enumerate()
-            .map(|(i, w)| if i == 0 { (*w).to_owned() } else { capitalise(w) })
+            .map(|(i, w)| {
+                if i == 0 {
+                    (*w).to_owned()
+                } else {
+                    capitalise(w)
+                }
+            })
             .collect(),
         Some("PascalCase") => words.iter().map(|w| capitalise(w)).collect(),
         Some(other) => return Err(format!("unknown rename_all rule {other:?}")),

@@ -129,13 +129,19 @@ fn collect(
         };
         match item {
             Item::Struct(s) if !is_cfg_test(&s.attrs) => {
-                defs.push(def(s.ident.to_string(), DefKind::Struct(Box::new(s.clone()))));
+                defs.push(def(
+                    s.ident.to_string(),
+                    DefKind::Struct(Box::new(s.clone())),
+                ));
             }
             Item::Enum(e) if !is_cfg_test(&e.attrs) => {
                 defs.push(def(e.ident.to_string(), DefKind::Enum(Box::new(e.clone()))));
             }
             Item::Type(t) if !is_cfg_test(&t.attrs) => {
-                defs.push(def(t.ident.to_string(), DefKind::Alias(Box::new(t.clone()))));
+                defs.push(def(
+                    t.ident.to_string(),
+                    DefKind::Alias(Box::new(t.clone())),
+                ));
             }
             Item::Macro(m) if m.mac.path.is_ident("cri_enum") => {
                 if let Ok(parsed) = m.mac.parse_body::<CriEnumBody>() {
@@ -203,7 +209,14 @@ fn use_tree(
 /// The crates `core/src` uses besides itself: a path starting with one of these is
 /// external, any other path without `crate`/`self`/`super` is relative to its module.
 const EXTERNAL_CRATES: &[&str] = &[
-    "std", "core", "alloc", "serde", "serde_json", "k8s_openapi", "jiff", "thiserror",
+    "std",
+    "core",
+    "alloc",
+    "serde",
+    "serde_json",
+    "k8s_openapi",
+    "jiff",
+    "thiserror",
 ];
 
 /// A path as written in `module`, made crate-relative when it starts with `crate`,
