@@ -18,8 +18,8 @@
 use podplan_core::cri::{ContainerConfig, PodSandboxConfig};
 use podplan_core::error::ErrorEnvelope;
 use podplan_core::limits::MAX_REQUEST_BYTES;
-use podplan_core::sim::{self, Event};
 use podplan_core::plan::Step;
+use podplan_core::sim::{self, Event};
 use podplan_core::{Plan, PlanError, PlanRequest};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
