@@ -740,9 +740,16 @@ fn paren(ty: &str) -> String {
 
 /// A JSDoc comment from doc lines, at `indent`.
 fn jsdoc(lines: &[String], indent: &str) -> String {
+    // Rustdoc links (`[`crate::api`]`) read as code in JSDoc.
     let lines: Vec<String> = lines
         .iter()
-        .map(|l| l.replace("*/", "*\\/").trim_end().to_owned())
+        .map(|l| {
+            l.replace("*/", "*\\/")
+                .replace("[`", "`")
+                .replace("`]", "`")
+                .trim_end()
+                .to_owned()
+        })
         .collect();
     match lines.as_slice() {
         [] => String::new(),

@@ -14,7 +14,7 @@ export interface PlanRequest {
   runtimeStatus?: RuntimeStatus | null;
   /** Prober results by runtime container id (`type://id`). No entry = no result yet. */
   probes?: { [key: string]: ProbeResults };
-  /** Feature-gate overrides of the 1.37 defaults (see [`crate::features`]). */
+  /** Feature-gate overrides of the 1.37 defaults (see `crate::features`). */
   featureGates?: { [key: string]: boolean };
   /** The kubelet's actuated-resources checkpoint (resources last applied). */
   actuatedResources?: ActuatedResources | null;
@@ -37,7 +37,7 @@ export interface PlanRequest {
   /**
    * Extension: answer with the configs in strict proto3 JSON (env values base64, as
    * the 1.37 cri-api's `bytes` field requires) instead of the readable form. Only
-   * [`crate::plan_json`] and [`crate::plan_value`] read it (see [`crate::cri::proto3`]).
+   * `crate::plan_json` and `crate::plan_value` read it (see `crate::cri::proto3`).
    */
   proto3Json?: boolean;
   /**
@@ -88,7 +88,7 @@ export interface ActuatedResources {
 /**
  * What the kubelet would do on its next sync, and why.
  *
- * A plan is a decision, not an effect: the caller carries out [`Plan::steps`].
+ * A plan is a decision, not an effect: the caller carries out `Plan::steps`.
  */
 export interface Plan {
   /** The kubelet's `podActions`. */
@@ -135,7 +135,7 @@ export type ErrorKind =
    * values outside their enum, or a pod that fails validation.
    */
   | "InvalidInput"
-  /** The request exceeds a size or nesting limit (see [`crate::limits`]). */
+  /** The request exceeds a size or nesting limit (see `crate::limits`). */
   | "LimitExceeded";
 
 /** A structured error: what went wrong, where (a JSON path into the request), and why. */
@@ -156,7 +156,7 @@ export interface ErrorEnvelope {
 
 // core/src/sim/event.rs
 
-/** Which probe an [`Event::Probe`] reports. */
+/** Which probe an `Event::Probe` reports. */
 export type ProbeKind =
   /** The liveness probe. */
   | "liveness"
@@ -400,7 +400,7 @@ export interface KeyValue {
   key?: string;
   /**
    * Value: `bytes` in the 1.37 cri-api (readable JSON: a string when UTF-8, else
-   * `{"base64": ...}`; see [`EnvBytes`]).
+   * `{"base64": ...}`; see `EnvBytes`).
    */
   value?: EnvBytes;
 }
@@ -749,7 +749,7 @@ export interface NodeContext {
   configMaps?: { [key: string]: ConfigMap };
   /** Secrets of the pod's namespace by name (absent = NotFound). Default `{}`. */
   secrets?: { [key: string]: Secret };
-  /** Mounted volumes by pod volume name. Default: derived (see [`VolumeInfo`]). */
+  /** Mounted volumes by pod volume name. Default: derived (see `VolumeInfo`). */
   volumes?: { [key: string]: VolumeInfo };
   /** Prepared subPath host paths by `<container>/<mountIndex>`. Default: derived. */
   subPathHostPaths?: { [key: string]: string };
@@ -1134,7 +1134,7 @@ export type Action =
 
 /** Why an action was chosen: a machine-readable reason and a human message naming the rule. */
 export interface Decision {
-  /** The action ([`Action`]). */
+  /** The action (`Action`). */
   action: Action;
   /** The container concerned, if any. */
   container?: string;
@@ -1142,10 +1142,10 @@ export interface Decision {
   reason: string;
   /** Human explanation naming the rule that fired. */
   message: string;
-  /** Whether the decision took effect (extension; see [`Effect`]). */
+  /** Whether the decision took effect (extension; see `Effect`). */
   effect: Effect;
   /**
-   * [`Effect::Superseded`] (and [`Effect::NotCarriedOut`] when a decision explains
+   * `Effect::Superseded` (and `Effect::NotCarriedOut` when a decision explains
    * why): the index in `decisions` of the later decision that overrode this one
    * (extension).
    */
@@ -1624,7 +1624,7 @@ export type StepRequest =
 
 // core/src/plan/files.rs
 
-/** Whether a [`NodeFile`] is a directory or a regular file. */
+/** Whether a `NodeFile` is a directory or a regular file. */
 export type NodeFileKind =
   /** `MkdirAll(path, mode)`: created with its parents if missing, kept if present. */
   | "directory"
@@ -1632,7 +1632,7 @@ export type NodeFileKind =
   | "file";
 
 /**
- * The node's file whose bytes go into a [`NodeFile`] between its `content` and `suffix`
+ * The node's file whose bytes go into a `NodeFile` between its `content` and `suffix`
  * (the host-network hosts file, when the node context does not give `etcHosts`).
  */
 export interface NodeFileInclude {
@@ -1668,6 +1668,6 @@ export interface NodeFile {
  *
  * JSON (podplan's readable form): a string when the bytes are UTF-8 (every value that
  * does not come from binary Secret data), else `{"base64": "<standard base64>"}`. The
- * strict proto3 form (base64 string always) is produced by [`crate::cri::proto3`].
+ * strict proto3 form (base64 string always) is produced by `crate::cri::proto3`.
  */
 export type EnvBytes = string | { base64: string };
