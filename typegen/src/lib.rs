@@ -575,13 +575,7 @@ impl<'a> Generator<'a> {
             .files
             .get(file)
             .ok_or_else(|| format!("no file {file}"))?;
-        let module = self
-            .sources
-            .defs
-            .iter()
-            .find(|d| d.file == file)
-            .map(|d| d.module.clone())
-            .unwrap_or_default();
+        let module = source.module.clone();
         // The full path: through the file's `use` names, else as written.
         let full: Vec<String> = match source.uses.get(first) {
             Some(used) => used

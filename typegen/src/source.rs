@@ -39,6 +39,8 @@ pub enum DefKind {
 pub struct SourceFile {
     /// Path relative to the workspace root.
     pub path: String,
+    /// Its module path, crate-relative.
+    pub module: Vec<String>,
     /// `use` names: the name in scope → the full path (crate-relative paths start with
     /// `crate`).
     pub uses: BTreeMap<String, Vec<String>>,
@@ -73,6 +75,7 @@ pub fn read(root: &Path, dir: &str) -> Result<Sources, String> {
         collect(&file.items, &module, index, &mut uses, &mut sources.defs);
         sources.files.push(SourceFile {
             path: format!("{dir}/{rel}"),
+            module,
             uses,
         });
     }
