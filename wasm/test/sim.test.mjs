@@ -30,7 +30,9 @@ test("carrying out a plan step by step (simStep) gives the runtime simApply give
     const vector = JSON.parse(readFileSync(file, "utf8"));
     const request = { ...vector.request, now: vector.request.now ?? NOW };
     const plan = podplan.plan(request);
-    if ("error" in plan) continue;
+    // A plan without steps leaves the request as it was written (simApply answers it
+    // re-serialised, with defaults spelled out): nothing to compare step by step.
+    if ("error" in plan || plan.steps.length === 0) continue;
     const whole = podplan.simApply({ request, plan });
     assert.ok(!("error" in whole), `${file}: ${JSON.stringify(whole)}`);
     let current = request;
@@ -46,7 +48,7 @@ test("carrying out a plan step by step (simStep) gives the runtime simApply give
     assert.deepEqual(current.actuatedResources, whole.request.actuatedResources, `${name}: actuated resources`);
     checked += 1;
   }
-  assert.ok(checked >= 50, `only ${checked} vectors had plans`);
+  assert.ok(checked >= 50, `only ${checked} vectors had plans with steps`);
   assert.ok(steps > checked, `only ${steps} steps`);
 });
 

@@ -1,6 +1,6 @@
 // Type-checked in CI (`npm run typecheck` in wasm/): typical use of the package's
 // declarations through its published entry points. Not run.
-import { crictl, plan, planJson, simApply, simEvent, simEventJson, version } from "podplan-wasm";
+import { crictl, plan, planJson, simApply, simEvent, simEventJson, simStep, version } from "podplan-wasm";
 import type { ContainerStatus, Plan, PlanAnswer, PlanRequest } from "podplan-wasm";
 
 const request: PlanRequest = {
@@ -64,6 +64,12 @@ if (!("error" in first)) {
     const note: string | undefined = "error" in exited ? exited.error.message : exited.note;
     void note;
   }
+  // One step at a time: the same runtime as simApply.
+  let current: PlanRequest = request;
+  first.steps.forEach((step, index) => {
+    const out = simStep({ request: current, step, index });
+    if (!("error" in out)) current = out.request;
+  });
   const file = crictl({ sandboxConfig: first.sandboxConfig ?? {} });
   if (!("error" in file)) void file.crictl["log_directory"];
 }
