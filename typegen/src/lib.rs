@@ -447,7 +447,7 @@ impl<'a> Generator<'a> {
                 Some(inner) => {
                     let inner = self.ty(inner, file, input, refs)?;
                     if input || !attrs.skip_serializing_if {
-                        format!("{} | null", paren(&inner))
+                        nullable(&inner)
                     } else {
                         inner
                     }
@@ -542,7 +542,7 @@ impl<'a> Generator<'a> {
                 "bool" => return Ok("boolean".into()),
                 "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
                 | "i128" | "isize" | "f32" | "f64" => return Ok("number".into()),
-                "Option" => return Ok(format!("{} | null", paren(&arg(0, self)?))),
+                "Option" => return Ok(nullable(&arg(0, self)?)),
                 "Vec" | "VecDeque" | "BTreeSet" | "HashSet" => {
                     return Ok(format!("{}[]", paren(&arg(0, self)?)))
                 }
@@ -720,6 +720,15 @@ fn key(name: &str) -> String {
         name.to_owned()
     } else {
         quote(name)
+    }
+}
+
+/// `T | null` (`Option<Option<T>>` reads as one `null`).
+fn nullable(ty: &str) -> String {
+    if ty.ends_with(" | null") {
+        ty.to_owned()
+    } else {
+        format!("{} | null", paren(ty))
     }
 }
 

@@ -831,7 +831,7 @@ export interface KubeletSettings {
    * Absent: resolved as the kubelet does at start (true on cgroup v1, false on v2).
    * `null`: an unresolved nil, which the code treats as true.
    */
-  singleProcessOOMKill?: (boolean | null) | null;
+  singleProcessOOMKill?: boolean | null;
 }
 
 /** The host's parsed `resolv.conf`. */
