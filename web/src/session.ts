@@ -7,12 +7,12 @@ import { admitted } from "./defaults";
 import { isError, type Engine } from "./engine";
 import { convertText, parsePodText, type Format } from "./podtext";
 import { applyEvent, applyPlan, buildRequest, initialState, type SimState } from "./sim";
-import type { PlanAnswer, PlanRequest, Pod, SimEvent, Step } from "../../wasm/types/podplan";
+import type { PlanAnswer, PlanRequest, Pod, ProbeKind, ProbeResult, SimEvent, Step } from "../../wasm/types/podplan";
 
 /** Something the user did between two syncs. Each one is followed by a sync. */
 export type SessionAction =
   | { t: "exit"; c: string; code: number }
-  | { t: "probe"; c: string; p: "liveness" | "startup" | "readiness"; r: "success" | "failure" }
+  | { t: "probe"; c: string; p: ProbeKind; r: Exclude<ProbeResult, "unknown"> }
   | { t: "sandboxDie" }
   | { t: "sandboxNoIp" }
   | { t: "advance"; s: number; why?: "backoff" }
