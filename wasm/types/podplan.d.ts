@@ -109,7 +109,7 @@ export interface SimStepCall {
 
 /** The answer of {@link simApply}, {@link simStep} and {@link simEvent}. */
 export interface SimAnswer {
-  /** The request after the plan or the event. */
+  /** The request after the plan, the step or the event. */
   request: PlanRequest;
   /** Why an event could not happen (the request is then unchanged). */
   note?: string;
@@ -137,7 +137,6 @@ export interface VersionInfo {
 
 /** What `plan` answers: a plan, or a structured error (never both, never partial). */
 export type PlanAnswer = Plan | ErrorAnswer;
-
 
 /** The answer to bad input: `{error: {kind, path, message}}` (`ErrorEnvelope` in Rust). */
 export type ErrorAnswer = ErrorEnvelope;
