@@ -776,3 +776,59 @@ fn jsdoc(lines: &[String], indent: &str) -> String {
 fn member(doc: &[String], text: &str) -> String {
     format!("{}  | {text}\n", jsdoc(doc, "  "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attrs(tag: Option<&str>, content: Option<&str>, untagged: bool) -> SerdeAttrs {
+        SerdeAttrs {
+            tag: tag.map(str::to_owned),
+            content: content.map(str::to_owned),
+            untagged,
+            ..SerdeAttrs::default()
+        }
+    }
+
+    #[test]
+    fn enum_representations_as_serde_writes_them() {
+        let value = || Some(Data::Value("number".into()));
+        // Externally tagged (serde's default).
+        let ext = attrs(None, None, false);
+        assert_eq!(variant(&ext, "\"a\"", None).unwrap(), "\"a\"");
+        assert_eq!(
+            variant(&ext, "\"a\"", value()).unwrap(),
+            "{ \"a\": number }"
+        );
+        // Internally tagged: the tag beside the fields (written by `fields`).
+        let int = attrs(Some("type"), None, false);
+        assert_eq!(variant(&int, "\"a\"", None).unwrap(), "{ type: \"a\" }");
+        assert_eq!(
+            variant(&int, "\"a\"", value()).unwrap(),
+            "({ type: \"a\" } & number)"
+        );
+        // Adjacently tagged.
+        let adj = attrs(Some("t"), Some("c"), false);
+        assert_eq!(
+            variant(&adj, "\"a\"", value()).unwrap(),
+            "{ t: \"a\"; c: number }"
+        );
+        // Untagged: the data alone.
+        let unt = attrs(None, None, true);
+        assert_eq!(variant(&unt, "\"a\"", value()).unwrap(), "number");
+        assert_eq!(variant(&unt, "\"a\"", None).unwrap(), "null");
+    }
+
+    #[test]
+    fn keys_nulls_and_docs() {
+        assert_eq!(key("hostIPs"), "hostIPs");
+        assert_eq!(key("a-b"), "\"a-b\"");
+        assert_eq!(nullable("string"), "string | null");
+        assert_eq!(nullable("boolean | null"), "boolean | null");
+        assert_eq!(nullable("\"a\" | \"b\""), "(\"a\" | \"b\") | null");
+        assert_eq!(
+            jsdoc(&["See [`crate::api`] */".into()], ""),
+            "/** See `crate::api` *\\/ */\n"
+        );
+    }
+}
