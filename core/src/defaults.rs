@@ -44,7 +44,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
-use crate::config::pod_resources::{self as reslist, MilliList};
+use crate::config::pod_resources::{self, MilliList};
 use crate::features::{FeatureGates, Gate};
 use crate::quantity::{format_decimal_milli, Quantity};
 
@@ -457,7 +457,7 @@ fn round_list(list: &mut BTreeMap<String, K8sQuantity>) {
 /// A quantity string for a milli amount (the value is exact; Go would keep the
 /// operands' format, e.g. `256Mi` rather than `268435456`).
 fn quantity_of(milli: i128) -> K8sQuantity {
-    K8sQuantity(format_decimal_milli(reslist::to_i64(milli)))
+    K8sQuantity(format_decimal_milli(pod_resources::to_i64(milli)))
 }
 
 /// `IsOvercommitAllowed`: native resources other than hugepages.
@@ -475,12 +475,12 @@ fn all_containers_have_limit(pod: &Pod, name: &str) -> bool {
         .iter()
         .flatten()
         .chain(spec.containers.iter())
-        .all(|c| reslist::raw_limits(c).is_some_and(|l| l.contains_key(name)))
+        .all(|c| pod_resources::raw_limits(c).is_some_and(|l| l.contains_key(name)))
 }
 
 /// `defaultHugePagePodLimits`.
 fn default_hugepage_pod_limits(pod: &mut Pod) {
-    let aggregated: MilliList = reslist::aggregate(pod, reslist::raw_limits);
+    let aggregated: MilliList = pod_resources::aggregate(pod, pod_resources::raw_limits);
     let Some(r) = pod.spec.as_mut().and_then(|s| s.resources.as_mut()) else {
         return;
     };
@@ -491,7 +491,7 @@ fn default_hugepage_pod_limits(pod: &mut Pod) {
     }
     let mut limits = r.limits.clone().unwrap_or_default();
     for (name, value) in aggregated {
-        if !reslist::is_supported_pod_level(&name) || !name.starts_with("hugepages-") {
+        if !pod_resources::is_supported_pod_level(&name) || !name.starts_with("hugepages-") {
             continue;
         }
         if r.requests.as_ref().is_some_and(|q| q.contains_key(&name)) {
@@ -506,7 +506,7 @@ fn default_hugepage_pod_limits(pod: &mut Pod) {
 
 /// `defaultPodRequests`.
 fn default_pod_requests(pod: &mut Pod) {
-    let aggregated: MilliList = reslist::aggregate(pod, reslist::raw_requests);
+    let aggregated: MilliList = pod_resources::aggregate(pod, pod_resources::raw_requests);
     let Some(r) = pod.spec.as_mut().and_then(|s| s.resources.as_mut()) else {
         return;
     };
@@ -515,12 +515,12 @@ fn default_pod_requests(pod: &mut Pod) {
     };
     let mut requests = r.requests.clone().unwrap_or_default();
     for (name, value) in aggregated {
-        if reslist::is_supported_pod_level(&name) && overcommit_allowed(&name) {
+        if pod_resources::is_supported_pod_level(&name) && overcommit_allowed(&name) {
             requests.entry(name).or_insert_with(|| quantity_of(value));
         }
     }
     for (name, limit) in limits {
-        if reslist::is_supported_pod_level(name) {
+        if pod_resources::is_supported_pod_level(name) {
             requests
                 .entry(name.clone())
                 .or_insert_with(|| limit.clone());
@@ -533,14 +533,14 @@ fn default_pod_requests(pod: &mut Pod) {
 
 /// `defaultPodLimits`.
 fn default_pod_limits(pod: &mut Pod) {
-    if reslist::pod_level_limits_set(pod) || !reslist::pod_level_requests_set(pod) {
+    if pod_resources::pod_level_limits_set(pod) || !pod_resources::pod_level_requests_set(pod) {
         return;
     }
-    let aggregated: MilliList = reslist::aggregate(pod, reslist::raw_limits);
+    let aggregated: MilliList = pod_resources::aggregate(pod, pod_resources::raw_limits);
     let complete: Vec<(String, i128)> = aggregated
         .into_iter()
         .filter(|(name, _)| {
-            reslist::is_supported_pod_level(name)
+            pod_resources::is_supported_pod_level(name)
                 && overcommit_allowed(name)
                 && all_containers_have_limit(pod, name)
         })
