@@ -284,6 +284,19 @@ pub fn version() -> VersionInfo {
     }
 }
 
+/// Reads JSON text into `T` as serde does on its own (fields `T` does not know are
+/// skipped). Front ends read their other inputs (a plan, an event, a CRI config) with it
+/// rather than with `serde_json::from_str` or `from_value`: it goes through the
+/// deserializer requests go through, so the wasm module carries one family of
+/// deserialisers, not one per deserializer type. The message of an error has no line and
+/// column.
+pub fn from_json_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    deny_ignored::deserialize_lenient(&mut de)
+        .and_then(|value| de.end().map(|()| value))
+        .map_err(|e| without_position(&e.to_string()).to_string())
+}
+
 /// Deserialises JSON bytes strictly: unknown fields anywhere are errors, and every
 /// error names the JSON path of the value it concerns.
 fn strict_from_slice<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, PlanError> {
@@ -349,6 +362,24 @@ mod tests {
             .err()
             .map(|e| e.message);
         assert!(err.is_some_and(|m| m.contains("unknown field `bogus`")));
+    }
+
+    #[test]
+    fn a_struct_given_as_an_array_is_a_type_error_at_its_path() {
+        // (serde_json alone would read a derived struct from an array, field by position.)
+        for (json, path) in [
+            (
+                &br#"{"pod":{"spec":{"containers":[["a","x"]]}}}"#[..],
+                "pod.spec.containers[0]",
+            ),
+            (br#"{"pod":{},"node":[{}]}"#, "node"),
+        ] {
+            let err = parse_request(json).err().map(|e| (e.path, e.message));
+            assert!(
+                matches!(&err, Some((p, m)) if p == path && m.starts_with("invalid type: sequence, expected")),
+                "{err:?}"
+            );
+        }
     }
 
     #[test]

@@ -140,7 +140,8 @@ fn field<T: DeserializeOwned>(call: &mut Map<String, Value>, name: &str) -> Resu
     let value = call
         .remove(name)
         .ok_or_else(|| PlanError::invalid(name, format!("missing field `{name}`")))?;
-    serde_json::from_value(value)
+    // Through core's reader (not `from_value`): one family of deserialisers in the module.
+    podplan_core::api::from_json_text(&value.to_string())
         .map_err(|e| PlanError::invalid(name, format!("`{name}` cannot be read: {e}")))
 }
 
