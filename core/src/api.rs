@@ -14,6 +14,8 @@ use crate::{config, decision, steps, validate};
 
 mod deny_ignored;
 
+pub use crate::json_value::to_json_value;
+
 /// Computes the plan for a typed request.
 ///
 /// The request is validated first; invalid input gives a [`PlanError`] and no plan.
@@ -251,7 +253,7 @@ fn to_vec_sized(plan: &Plan) -> serde_json::Result<Vec<u8>> {
 }
 
 fn to_value_or_error<T: Serialize>(value: &T) -> serde_json::Value {
-    serde_json::to_value(value).unwrap_or_else(|e| {
+    to_json_value(value).unwrap_or_else(|e| {
         serde_json::json!({"error": {"kind": "InvalidInput", "path": "", "message": e.to_string()}})
     })
 }

@@ -146,7 +146,7 @@ fn field<T: DeserializeOwned>(call: &mut Map<String, Value>, name: &str) -> Resu
 }
 
 fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, PlanError> {
-    serde_json::to_value(value)
+    podplan_core::api::to_json_value(value)
         .map_err(|e| PlanError::invalid("", format!("could not serialise the answer: {e}")))
 }
 
