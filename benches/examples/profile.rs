@@ -2,6 +2,9 @@
 //! `valgrind --tool=callgrind --toggle-collect='*run_fixture*' target/release/examples/profile steady 1000`
 //! counts the instructions of exactly those calls (divide by the count).
 //!
+//! `PROFILE_PART=parse` counts only the strict request parse; `PROFILE_PART=parse-plain`
+//! serde_json's plain parse of the same bytes (what strictness costs).
+//!
 //! Fixtures: `new`, `steady`, `crash_looping`, `config_heavy`, `wide-N` (new, `N`
 //! containers), `wide-steady-N`.
 
@@ -16,8 +19,31 @@ use std::process::ExitCode;
 #[inline(never)]
 fn run_fixture(request: &[u8], times: usize) -> usize {
     let mut n = 0;
-    for _ in 0..times {
-        n += black_box(podplan_core::plan_json(black_box(request))).len();
+    match std::env::var("PROFILE_PART").as_deref() {
+        // Only the strict parse of the request (`parse_request`).
+        Ok("parse") => {
+            for _ in 0..times {
+                n += usize::from(
+                    black_box(podplan_core::api::parse_request(black_box(request))).is_ok(),
+                );
+            }
+        }
+        // serde_json's plain (non-strict) parse of the same request, for comparison.
+        Ok("parse-plain") => {
+            for _ in 0..times {
+                n += usize::from(
+                    black_box(serde_json::from_slice::<podplan_core::PlanRequest>(
+                        black_box(request),
+                    ))
+                    .is_ok(),
+                );
+            }
+        }
+        _ => {
+            for _ in 0..times {
+                n += black_box(podplan_core::plan_json(black_box(request))).len();
+            }
+        }
     }
     n
 }

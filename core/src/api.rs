@@ -14,6 +14,8 @@ use crate::{config, decision, steps, validate};
 
 mod deny_ignored;
 
+pub use crate::json_value::to_json_value;
+
 /// Computes the plan for a typed request.
 ///
 /// The request is validated first; invalid input gives a [`PlanError`] and no plan.
@@ -251,7 +253,7 @@ fn to_vec_sized(plan: &Plan) -> serde_json::Result<Vec<u8>> {
 }
 
 fn to_value_or_error<T: Serialize>(value: &T) -> serde_json::Value {
-    serde_json::to_value(value).unwrap_or_else(|e| {
+    to_json_value(value).unwrap_or_else(|e| {
         serde_json::json!({"error": {"kind": "InvalidInput", "path": "", "message": e.to_string()}})
     })
 }
@@ -282,6 +284,19 @@ pub fn version() -> VersionInfo {
         contract: CONTRACT_VERSION,
         kubernetes: KUBERNETES_TARGET,
     }
+}
+
+/// Reads JSON text into `T` as serde does on its own (fields `T` does not know are
+/// skipped). Front ends read their other inputs (a plan, an event, a CRI config) with it
+/// rather than with `serde_json::from_str` or `from_value`: it goes through the
+/// deserializer requests go through, so the wasm module carries one family of
+/// deserialisers, not one per deserializer type. The message of an error has no line and
+/// column.
+pub fn from_json_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    deny_ignored::deserialize_lenient(&mut de)
+        .and_then(|value| de.end().map(|()| value))
+        .map_err(|e| without_position(&e.to_string()).to_string())
 }
 
 /// Deserialises JSON bytes strictly: unknown fields anywhere are errors, and every
@@ -349,6 +364,24 @@ mod tests {
             .err()
             .map(|e| e.message);
         assert!(err.is_some_and(|m| m.contains("unknown field `bogus`")));
+    }
+
+    #[test]
+    fn a_struct_given_as_an_array_is_a_type_error_at_its_path() {
+        // (serde_json alone would read a derived struct from an array, field by position.)
+        for (json, path) in [
+            (
+                &br#"{"pod":{"spec":{"containers":[["a","x"]]}}}"#[..],
+                "pod.spec.containers[0]",
+            ),
+            (br#"{"pod":{},"node":[{}]}"#, "node"),
+        ] {
+            let err = parse_request(json).err().map(|e| (e.path, e.message));
+            assert!(
+                matches!(&err, Some((p, m)) if p == path && m.starts_with("invalid type: sequence, expected")),
+                "{err:?}"
+            );
+        }
     }
 
     #[test]

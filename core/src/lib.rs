@@ -65,6 +65,7 @@ mod defaults;
 mod events;
 mod hash;
 mod json_path;
+mod json_value;
 mod pod;
 mod quantity;
 mod validate;

@@ -438,8 +438,15 @@ pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcom
 /// then clears `AllContainersRestarting`).
 #[must_use]
 pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> PlanRequest {
-    let outcome = apply(request, plan, now);
     let mut next = request.clone();
+    carry_out(&mut next, plan, now);
+    next
+}
+
+/// [`next_request`] in place: `request` becomes the next sync's request (no copy of the
+/// pod, which a plan never changes).
+fn carry_out(next: &mut PlanRequest, plan: &Plan, now: jiff::Timestamp) {
+    let outcome = apply(next, plan, now);
     next.probes.retain(|id, _| {
         outcome
             .runtime_status
@@ -453,10 +460,9 @@ pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) ->
     next.previous_status.clone_from(&plan.status);
     next.reason_cache.clone_from(&plan.reason_cache);
     next.now = Some(now);
-    if restart_cleaned_up(&next) {
-        script::finish_restart_all(&mut next);
+    if restart_cleaned_up(next) {
+        script::finish_restart_all(next);
     }
-    next
 }
 
 /// Whether carrying out a plan changed what the kubelet's PLEG relists (the runtime
@@ -554,7 +560,7 @@ impl Simulation {
             script::pass_probes(&mut self.request);
         }
         let plan = crate::api::plan(&self.request)?;
-        self.request = next_request(&self.request, &plan, self.now);
+        carry_out(&mut self.request, &plan, self.now);
         self.advance(self.tick_seconds);
         Ok(plan)
     }
@@ -569,11 +575,9 @@ impl Simulation {
                 self.request.actuated_resources.clone(),
             );
             let plan = self.sync()?;
-            let after = (
-                self.request.runtime_status.clone(),
-                self.request.actuated_resources.clone(),
-            );
-            let stable = before == after && plan.held_back.is_empty();
+            let stable = before.0 == self.request.runtime_status
+                && before.1 == self.request.actuated_resources
+                && plan.held_back.is_empty();
             plans.push(plan);
             if stable {
                 break;

@@ -52,7 +52,7 @@ pub fn build(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan) {
 pub(crate) fn build_in(ctx: &Ctx<'_>, plan: &mut Plan, options: BuildOptions) {
     let (request, gates) = (ctx.request, ctx.gates);
     let mut b = Builder {
-        ctx: *ctx,
+        ctx: ctx.clone(),
         steps: Vec::new(),
         events: Vec::new(),
         held_back: Vec::new(),

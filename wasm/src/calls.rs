@@ -175,12 +175,13 @@ fn field<T: DeserializeOwned>(call: &mut Map<String, Value>, name: &str) -> Resu
     let value = call
         .remove(name)
         .ok_or_else(|| PlanError::invalid(name, format!("missing field `{name}`")))?;
-    serde_json::from_value(value)
+    // Through core's reader (not `from_value`): one family of deserialisers in the module.
+    podplan_core::api::from_json_text(&value.to_string())
         .map_err(|e| PlanError::invalid(name, format!("`{name}` cannot be read: {e}")))
 }
 
 fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, PlanError> {
-    serde_json::to_value(value)
+    podplan_core::api::to_json_value(value)
         .map_err(|e| PlanError::invalid("", format!("could not serialise the answer: {e}")))
 }
 

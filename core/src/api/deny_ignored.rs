@@ -29,9 +29,12 @@ where
     D: Deserializer<'de>,
     T: de::Deserialize<'de>,
 {
-    let ignored = Cell::new(false);
-    T::deserialize(Watch::new(deserializer, &ignored)).map_err(|e| {
-        if ignored.get() {
+    let state = State {
+        strict: true,
+        ignored: Cell::new(false),
+    };
+    T::deserialize(Watch::new(deserializer, &state)).map_err(|e| {
+        if state.ignored.get() {
             Failure::Unknown(e)
         } else {
             Failure::Other(e)
@@ -39,15 +42,37 @@ where
     })
 }
 
+/// Deserialises `T` as serde does on its own (what the type does not know is skipped),
+/// through the very wrapper [`deserialize`] uses: the deserialisers of types that strict
+/// and lenient reads share are instantiated once in the wasm module, not once per
+/// deserializer type.
+pub(super) fn deserialize_lenient<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: de::Deserialize<'de>,
+{
+    let state = State {
+        strict: false,
+        ignored: Cell::new(false),
+    };
+    T::deserialize(Watch::new(deserializer, &state))
+}
+
+/// Whether ignored input fails, and whether some did.
+struct State {
+    strict: bool,
+    ignored: Cell<bool>,
+}
+
 /// Wraps a deserialiser, visitor, seed or access object so that every nested value
 /// deserialiser is wrapped too.
 struct Watch<'a, X> {
     inner: X,
-    ignored: &'a Cell<bool>,
+    ignored: &'a State,
 }
 
 impl<'a, X> Watch<'a, X> {
-    fn new(inner: X, ignored: &'a Cell<bool>) -> Self {
+    fn new(inner: X, ignored: &'a State) -> Self {
         Self { inner, ignored }
     }
 }
@@ -73,13 +98,32 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Watch<'_, D> {
         deserialize_option(), deserialize_unit(), deserialize_unit_struct(name: &'static str),
         deserialize_newtype_struct(name: &'static str), deserialize_seq(),
         deserialize_tuple(len: usize), deserialize_tuple_struct(name: &'static str, len: usize),
-        deserialize_map(), deserialize_struct(name: &'static str, fields: &'static [&'static str]),
+        deserialize_map(),
         deserialize_enum(name: &'static str, variants: &'static [&'static str]),
         deserialize_identifier(),
     }
 
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, D::Error> {
-        self.ignored.set(true);
+    /// A struct is read from a JSON object only: serde_json's `deserialize_struct` also
+    /// takes an array (the fields by position), which no contract document uses and the
+    /// API server refuses, at the cost of a sequence path for every struct type in the
+    /// wasm module.
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        self.inner
+            .deserialize_map(Watch::new(visitor, self.ignored))
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        if !self.ignored.strict {
+            return self
+                .inner
+                .deserialize_ignored_any(Watch::new(visitor, self.ignored));
+        }
+        self.ignored.ignored.set(true);
         Err(de::Error::custom("unknown field"))
     }
 
@@ -295,6 +339,16 @@ mod tests {
         ] {
             assert_eq!(unknown(&json), Some(expect), "{json}");
         }
+    }
+
+    #[test]
+    fn lenient_reads_skip_what_a_plain_parse_skips() {
+        let json = r#"{"list":[{"a":1,"b":[1,{"c":2}]}],"map":{"k":{"a":2,"z":null}},"maybe":null,"choice":"Unit","extra":{"x":[true]}}"#;
+        let lenient =
+            deserialize_lenient::<_, Outer>(&mut serde_json::Deserializer::from_str(json)).ok();
+        assert!(lenient.is_some());
+        assert_eq!(lenient, serde_json::from_str::<Outer>(json).ok());
+        assert_eq!(unknown(json), Some(true));
     }
 
     #[test]

@@ -36,18 +36,65 @@ pub struct SelectedContainer<'a> {
     pub target: Option<String>,
 }
 
-/// An ephemeral container read as a `v1.Container` (same fields).
+/// An ephemeral container read as a `v1.Container` (same fields, field by field: the
+/// destructuring is exhaustive, so a field added to either type fails the build here).
 #[must_use]
 pub fn ephemeral_as_container(e: &EphemeralContainer) -> Container {
-    let mut v = serde_json::to_value(e).unwrap_or_default();
-    if let Some(o) = v.as_object_mut() {
-        o.remove("targetContainerName");
+    let EphemeralContainer {
+        args,
+        command,
+        env,
+        env_from,
+        image,
+        image_pull_policy,
+        lifecycle,
+        liveness_probe,
+        name,
+        ports,
+        readiness_probe,
+        resize_policy,
+        resources,
+        restart_policy,
+        restart_policy_rules,
+        security_context,
+        startup_probe,
+        stdin,
+        stdin_once,
+        termination_message_path,
+        termination_message_policy,
+        tty,
+        volume_devices,
+        volume_mounts,
+        working_dir,
+        target_container_name: _,
+    } = e.clone();
+    Container {
+        args,
+        command,
+        env,
+        env_from,
+        image,
+        image_pull_policy,
+        lifecycle,
+        liveness_probe,
+        name,
+        ports,
+        readiness_probe,
+        resize_policy,
+        resources,
+        restart_policy,
+        restart_policy_rules,
+        security_context,
+        startup_probe,
+        stdin,
+        stdin_once,
+        termination_message_path,
+        termination_message_policy,
+        tty,
+        volume_devices,
+        volume_mounts,
+        working_dir,
     }
-    serde_json::from_value(v).unwrap_or_else(|_| Container {
-        name: e.name.clone(),
-        image: e.image.clone(),
-        ..Container::default()
-    })
 }
 
 /// The container at `index` of the given list.

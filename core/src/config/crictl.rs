@@ -32,7 +32,7 @@ const MAP_FIELDS: &[&str] = &["labels", "annotations", "sysctls", "unified"];
 /// ```
 #[must_use]
 pub fn sandbox_json(config: &PodSandboxConfig) -> Value {
-    to_crictl(serde_json::to_value(config).unwrap_or_default())
+    to_crictl(crate::json_value::to_json_value(config).unwrap_or_default())
 }
 
 /// `ContainerConfig` as crictl's loader reads it.

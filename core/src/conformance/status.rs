@@ -77,6 +77,7 @@ fn pod_condition(pod: &Pod, input: &Value, g: &FeatureGates) -> Result<Value, St
     let runtime: Option<RuntimeStatus> = opt_field(input, "runtimeStatus")?;
     let view = StatusView::of(runtime.as_ref());
     let list = statuses.as_deref().map(conditions::Statuses::from);
+    let list = list.as_ref();
     let c: PodCondition = match kind.as_str() {
         "ContainersReady" => conditions::containers_ready(pod, old.as_ref(), list, &phase, g),
         "Ready" => {

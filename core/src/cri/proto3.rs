@@ -23,7 +23,7 @@ use super::{ContainerConfig, PodSandboxConfig};
 /// ```
 #[must_use]
 pub fn container_config(config: &ContainerConfig) -> Value {
-    let mut v = serde_json::to_value(config).unwrap_or_default();
+    let mut v = crate::json_value::to_json_value(config).unwrap_or_default();
     strict_envs(&mut v, config);
     v
 }
@@ -31,7 +31,7 @@ pub fn container_config(config: &ContainerConfig) -> Value {
 /// A `PodSandboxConfig` as strict proto3 JSON (the readable form already is).
 #[must_use]
 pub fn sandbox_config(config: &PodSandboxConfig) -> Value {
-    serde_json::to_value(config).unwrap_or_default()
+    crate::json_value::to_json_value(config).unwrap_or_default()
 }
 
 /// Replaces the readable env values of `v` (the JSON of `config`) by base64.

@@ -13,7 +13,7 @@ use crate::request::PlanRequest;
 use crate::runtime::{ContainerState, ContainerStatus};
 
 /// Everything one decision reads.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Ctx<'a> {
     /// The request.
     pub request: &'a PlanRequest,

@@ -12,13 +12,56 @@ use crate::request::{PlanRequest, ProbeResult};
 use crate::runtime::{ContainerState, ContainerStatus, SandboxState, SandboxStatus};
 
 /// Read-only view of what the runtime reports about the pod.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct StatusView<'a> {
     sandboxes: &'a [SandboxStatus],
     containers: &'a [ContainerStatus],
     /// The id of the active sandbox (the latest one, when it is ready).
     active_sandbox: Option<&'a str>,
     latest_sandbox: Option<&'a str>,
+    /// [`Self::find`]'s index (`None`: a short list, scanned).
+    by_name: Option<FirstByName<'a>>,
+    /// [`Self::find_active`]'s index (`None`: a short list, scanned).
+    active_by_name: Option<FirstByName<'a>>,
+}
+
+/// Lists up to this long are scanned rather than indexed: building the index costs more
+/// than the scans it saves.
+pub(crate) const SCAN_UP_TO: usize = 8;
+
+/// The position of the first item of each name in a list: the kubelet's "first with this
+/// name" lookups (`FindContainerStatusByName` and the like) in O(log n), where a scan per
+/// container made a plan quadratic in the pod's size.
+#[derive(Debug, Clone, Default)]
+pub struct FirstByName<'a> {
+    /// (name, position), sorted by name; one entry per name, its first position.
+    sorted: Vec<(&'a str, usize)>,
+}
+
+impl<'a> FirstByName<'a> {
+    /// Indexes `(name, position)` pairs given in list order.
+    #[must_use]
+    pub fn new(entries: impl IntoIterator<Item = (&'a str, usize)>) -> Self {
+        let mut sorted: Vec<(&'a str, usize)> = entries.into_iter().collect();
+        // A stable sort keeps each name's entries in list order: the first one stays.
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        sorted.dedup_by(|later, first| later.0 == first.0);
+        Self { sorted }
+    }
+
+    /// Indexes `items` by `name` when the list is long enough for an index to pay.
+    #[must_use]
+    pub fn of<T>(items: &'a [T], name: impl Fn(&'a T) -> &'a str) -> Option<Self> {
+        (items.len() > SCAN_UP_TO)
+            .then(|| Self::new(items.iter().enumerate().map(|(i, item)| (name(item), i))))
+    }
+
+    /// The first position of `name`.
+    #[must_use]
+    pub fn position(&self, name: &str) -> Option<usize> {
+        let i = self.sorted.binary_search_by(|e| e.0.cmp(name)).ok()?;
+        self.sorted.get(i).map(|e| e.1)
+    }
 }
 
 impl<'a> StatusView<'a> {
@@ -42,12 +85,23 @@ impl<'a> StatusView<'a> {
         let active_sandbox = latest
             .filter(|s| s.state == SandboxState::Ready)
             .map(|s| s.id.as_str());
-        Self {
+        let mut view = Self {
             sandboxes,
             containers,
             active_sandbox,
             latest_sandbox: latest.map(|s| s.id.as_str()),
+            by_name: FirstByName::of(containers, |s| s.name.as_str()),
+            active_by_name: None,
+        };
+        if view.by_name.is_some() {
+            let active = containers
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| view.is_active(s))
+                .map(|(i, s)| (s.name.as_str(), i));
+            view.active_by_name = Some(FirstByName::new(active));
         }
+        view
     }
 
     /// Sandbox statuses, newest first.
@@ -65,7 +119,10 @@ impl<'a> StatusView<'a> {
     /// `FindContainerStatusByName`: the newest status with this name (any sandbox).
     #[must_use]
     pub fn find(&self, name: &str) -> Option<&'a ContainerStatus> {
-        self.containers.iter().find(|s| s.name == name)
+        match &self.by_name {
+            Some(index) => index.position(name).and_then(|i| self.containers.get(i)),
+            None => self.containers.iter().find(|s| s.name == name),
+        }
     }
 
     /// Every status with this name, newest first.
@@ -98,7 +155,10 @@ impl<'a> StatusView<'a> {
     /// `FindActiveContainerStatusByName`.
     #[must_use]
     pub fn find_active(&self, name: &str) -> Option<&'a ContainerStatus> {
-        self.active().find(|s| s.name == name)
+        match &self.active_by_name {
+            Some(index) => index.position(name).and_then(|i| self.containers.get(i)),
+            None => self.active().find(|s| s.name == name),
+        }
     }
 
     /// The newest exited status with this name (`doBackOff`'s reference instance).
@@ -173,6 +233,29 @@ mod tests {
         assert_eq!(v.find("a").map(|s| s.id.as_str()), Some("x://1"));
         assert_eq!(v.find_active("a").map(|s| s.id.as_str()), Some("x://2"));
         assert_eq!(v.active().count(), 2);
+    }
+
+    #[test]
+    fn indexed_lookups_answer_as_scans_do() {
+        // Long enough to be indexed; names repeat (restarts), in two sandboxes.
+        let mut list = Vec::new();
+        for i in 0..30 {
+            let sandbox = if i % 3 == 0 { Some("old") } else { None };
+            list.push(status(&format!("x://{i}"), &format!("c{}", i % 7), sandbox));
+        }
+        let r = request(SandboxState::Ready, list.clone());
+        let v = StatusView::new(&r);
+        assert!(v.by_name.is_some() && v.active_by_name.is_some());
+        for name in ["c0", "c3", "c6", "c7", "", "c"] {
+            let scanned = list.iter().find(|s| s.name == name);
+            assert_eq!(v.find(name), scanned, "{name}");
+            let active = list.iter().find(|s| s.name == name && v.is_active(s));
+            assert_eq!(v.find_active(name), active, "{name}");
+        }
+        let index = FirstByName::new([("b", 0), ("a", 1), ("b", 2), ("a", 3)]);
+        assert_eq!(index.position("a"), Some(1));
+        assert_eq!(index.position("b"), Some(0));
+        assert_eq!(index.position("c"), None);
     }
 
     #[test]

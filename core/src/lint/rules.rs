@@ -59,6 +59,7 @@ pub(super) fn run(pod: &Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
     }
     if enabled(Rule::ProbeEndsPod) && valid {
         // The pod is run to a steady state once; each probe failure starts from a copy.
+        let mut request = Some(request);
         let mut settled: Option<Option<Simulation>> = None;
         for c in containers
             .iter()
@@ -67,7 +68,7 @@ pub(super) fn run(pod: &Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
             if c.container.liveness_probe.is_none() && c.container.startup_probe.is_none() {
                 continue;
             }
-            if let Some(sim) = settled.get_or_insert_with(|| settle(pod)) {
+            if let Some(sim) = settled.get_or_insert_with(|| request.take().and_then(settle)) {
                 probe_ends_pod(sim, c, &mut out);
             }
         }
@@ -335,12 +336,8 @@ fn probe_ends_pod(settled: &Simulation, entry: &Entry<'_>, out: &mut Vec<Raw>) {
     }
 }
 
-/// The pod, new, run by the runtime model until its plans change nothing.
-fn settle(pod: &Pod) -> Option<Simulation> {
-    let request = PlanRequest {
-        pod: pod.clone(),
-        ..PlanRequest::default()
-    };
+/// The request's pod, new, run by the runtime model until its plans change nothing.
+fn settle(request: PlanRequest) -> Option<Simulation> {
     let mut sim = Simulation::new(request, t0());
     sim.run_until_stable(SETTLE_SYNCS).ok().map(|_| sim)
 }

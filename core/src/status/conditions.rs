@@ -4,7 +4,7 @@ use k8s_openapi::api::core::v1::{ContainerStatus, Pod, PodCondition, PodStatus};
 
 use crate::decision::restart::{is_restartable_init, matching_rule};
 use crate::decision::sandbox::{pod_sandbox_changed, SandboxChangeReason};
-use crate::decision::status::StatusView;
+use crate::decision::status::{FirstByName, StatusView, SCAN_UP_TO};
 use crate::features::{FeatureGates, Gate};
 use crate::runtime::ContainerState as RtState;
 
@@ -68,24 +68,47 @@ fn names(list: &[&str]) -> String {
 
 /// One list of API container statuses given as two slices (Go's `append(a, b...)`,
 /// without the copy); lookups return the first status with the name.
-#[derive(Debug, Clone, Copy)]
-pub struct Statuses<'a>(pub &'a [ContainerStatus], pub &'a [ContainerStatus]);
+#[derive(Debug, Clone)]
+pub struct Statuses<'a> {
+    first: &'a [ContainerStatus],
+    then: &'a [ContainerStatus],
+    /// Positions in `first` then `then` (`None`: short lists, scanned).
+    index: Option<FirstByName<'a>>,
+}
 
 impl<'a> Statuses<'a> {
+    /// The list `first` followed by `then`.
+    #[must_use]
+    pub fn new(first: &'a [ContainerStatus], then: &'a [ContainerStatus]) -> Self {
+        let all = first.iter().chain(then);
+        let index = (first.len() + then.len() > SCAN_UP_TO)
+            .then(|| FirstByName::new(all.enumerate().map(|(i, s)| (s.name.as_str(), i))));
+        Self { first, then, index }
+    }
+
     /// The first status named `name`.
     #[must_use]
     pub fn find(&self, name: &str) -> Option<&'a ContainerStatus> {
-        self.0.iter().chain(self.1).find(|s| s.name == name)
+        match &self.index {
+            Some(index) => {
+                let i = index.position(name)?;
+                match i.checked_sub(self.first.len()) {
+                    None => self.first.get(i),
+                    Some(j) => self.then.get(j),
+                }
+            }
+            None => self.first.iter().chain(self.then).find(|s| s.name == name),
+        }
     }
 }
 
 impl<'a> From<&'a [ContainerStatus]> for Statuses<'a> {
     fn from(list: &'a [ContainerStatus]) -> Self {
-        Statuses(list, &[])
+        Statuses::new(list, &[])
     }
 }
 
-fn find<'a>(statuses: Statuses<'a>, name: &str) -> Option<&'a ContainerStatus> {
+fn find<'a>(statuses: &Statuses<'a>, name: &str) -> Option<&'a ContainerStatus> {
     statuses.find(name)
 }
 
@@ -108,7 +131,7 @@ fn spec_lists(
 pub fn containers_ready(
     pod: &Pod,
     old: Option<&PodStatus>,
-    statuses: Option<Statuses<'_>>,
+    statuses: Option<&Statuses<'_>>,
     phase: &str,
     gates: &FeatureGates,
 ) -> PodCondition {
@@ -174,7 +197,7 @@ pub fn ready(
     pod: &Pod,
     old: Option<&PodStatus>,
     conditions: &[PodCondition],
-    statuses: Option<Statuses<'_>>,
+    statuses: Option<&Statuses<'_>>,
     phase: &str,
     gates: &FeatureGates,
 ) -> PodCondition {
@@ -223,7 +246,7 @@ pub fn ready(
 pub fn initialized(
     pod: &Pod,
     old: Option<&PodStatus>,
-    statuses: Option<Statuses<'_>>,
+    statuses: Option<&Statuses<'_>>,
     phase: &str,
     gates: &FeatureGates,
 ) -> PodCondition {
@@ -429,4 +452,32 @@ pub fn all_containers_restarting(
         "container exited with restart policy rule",
         None,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_find_the_first_of_a_name_across_both_lists() {
+        let named = |name: &str, image: &str| ContainerStatus {
+            name: name.into(),
+            image: image.into(),
+            ..ContainerStatus::default()
+        };
+        for n in [2, 20] {
+            // (Short lists are scanned, long ones indexed: the answers are the same.)
+            let first: Vec<_> = (0..n).map(|i| named(&format!("a{i}"), "first")).collect();
+            let then: Vec<_> = (0..n)
+                .map(|i| named(&format!("a{}", i + 1), "then"))
+                .chain([named("b", "then"), named("b", "later")])
+                .collect();
+            let all = Statuses::new(&first, &then);
+            assert_eq!(all.find("a0").map(|s| s.image.as_str()), Some("first"));
+            let last = format!("a{n}");
+            assert_eq!(all.find(&last).map(|s| s.image.as_str()), Some("then"));
+            assert_eq!(all.find("b").map(|s| s.image.as_str()), Some("then"));
+            assert!(all.find("c").is_none());
+        }
+    }
 }

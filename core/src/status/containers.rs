@@ -223,7 +223,7 @@ pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
     // Containers the runtime no longer reports.
     let runtime = args.view.containers();
     for c in args.containers {
-        if runtime.iter().any(|s| s.name == c.name) {
+        if args.view.find(&c.name).is_some() {
             continue;
         }
         let Some(o) = old_by_name.get(c.name.as_str()) else {

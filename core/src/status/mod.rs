@@ -21,7 +21,7 @@ use k8s_openapi::api::core::v1::{
 };
 
 use crate::decision::restart::is_restartable_init;
-use crate::decision::status::StatusView;
+use crate::decision::status::{FirstByName, StatusView};
 use crate::features::{FeatureGates, Gate};
 use crate::request::{ProbeResult, ProbeResults};
 
@@ -143,7 +143,7 @@ pub fn generate_api_pod_status(input: &StatusInput<'_>) -> PodStatus {
     // Phase.
     let mut phase = phase::get_phase_of(
         pod,
-        conditions::Statuses(&regular, &init),
+        &conditions::Statuses::new(&regular, &init),
         input.pod_is_terminal,
         pod_has_initialized(pod, input.view),
         gates,
@@ -208,20 +208,20 @@ pub fn generate_api_pod_status(input: &StatusInput<'_>) -> PodStatus {
             gates,
         ));
     }
-    let all = conditions::Statuses(&init, &regular);
+    let all = conditions::Statuses::new(&init, &regular);
     conds.push(conditions::initialized(
         pod,
         Some(old),
-        Some(all),
+        Some(&all),
         &phase,
         gates,
     ));
-    let ready = conditions::ready(pod, Some(old), &conds, Some(all), &phase, gates);
+    let ready = conditions::ready(pod, Some(old), &conds, Some(&all), &phase, gates);
     conds.push(ready);
     conds.push(conditions::containers_ready(
         pod,
         Some(old),
-        Some(all),
+        Some(&all),
         &phase,
         gates,
     ));
@@ -313,6 +313,18 @@ fn probe_one(probes: &BTreeMap<String, ProbeResults>, c: &Container, s: &mut Con
     };
 }
 
+/// The first container of `list` named `name` (`index`: `list`'s, if it has one).
+fn spec_named<'a>(
+    list: &'a [Container],
+    index: Option<&FirstByName<'_>>,
+    name: &str,
+) -> Option<&'a Container> {
+    match index {
+        Some(index) => index.position(name).and_then(|i| list.get(i)),
+        None => list.iter().find(|c| c.name == name),
+    }
+}
+
 fn probe_step(
     input: &StatusInput<'_>,
     regular: &mut [ContainerStatus],
@@ -327,13 +339,15 @@ fn probe_step(
             }
         }
         Probes::Real(probes) => {
+            let index = FirstByName::of(containers, |c| c.name.as_str());
             for s in regular.iter_mut() {
-                if let Some(c) = containers.iter().find(|c| c.name == s.name) {
+                if let Some(c) = spec_named(containers, index.as_ref(), &s.name) {
                     probe_one(probes, c, s);
                 }
             }
+            let index = FirstByName::of(inits, |c| c.name.as_str());
             for s in init.iter_mut() {
-                let Some(c) = inits.iter().find(|c| c.name == s.name) else {
+                let Some(c) = spec_named(inits, index.as_ref(), &s.name) else {
                     continue;
                 };
                 if is_restartable_init(c) {

@@ -64,7 +64,7 @@ pub fn get_phase(
 ) -> Phase {
     get_phase_of(
         pod,
-        statuses.into(),
+        &statuses.into(),
         pod_is_terminal,
         pod_has_initialized,
         gates,
@@ -75,7 +75,7 @@ pub fn get_phase(
 #[must_use]
 pub fn get_phase_of(
     pod: &Pod,
-    statuses: Statuses<'_>,
+    statuses: &Statuses<'_>,
     pod_is_terminal: bool,
     pod_has_initialized: bool,
     gates: &FeatureGates,
