@@ -173,11 +173,15 @@ fn pre_stop(out: &mut Reported, r: &HookResult, c: &Container) {
         }
         return;
     };
+    let g = kill_grace(i64::MAX, true, millis);
+    if !r.failed() && g.pre_stop_elapsed_seconds == 0 {
+        // Under a second: nothing came off the grace period, nothing to say.
+        return;
+    }
     let grace = r
         .stop_grace_period_seconds
         .map(|s| format!("; StopContainer got {s} s"))
         .unwrap_or_default();
-    let g = kill_grace(i64::MAX, true, millis);
     let failed = if r.failed() { "failed after" } else { "took" };
     out.notes.push((
         name.to_string(),
