@@ -1,6 +1,7 @@
 //! Lifecycle hooks end to end: the plan carries the hook steps, the model runtime
 //! (`sim`) runs them with the world's hook behaviour, and the next plan reads what they
 //! reported (`hookResults`) the kubelet's way.
+#![expect(clippy::unwrap_used, reason = "tests fail by panicking")]
 
 use podplan_core::plan::{HookHandler, HookKind, StepOp};
 use podplan_core::request::PlanRequest;

@@ -15,7 +15,7 @@
 //! A result the request cannot place (an unknown container id, a container without that
 //! hook) gives a warning and is ignored.
 
-use k8s_openapi::api::core::v1::Container;
+use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 
 use crate::events::{self, Event};
 use crate::plan::{HookKind, HookResult, ReasonCacheEntry, Warning};
@@ -45,10 +45,7 @@ fn hook_name(kind: HookKind) -> &'static str {
     }
 }
 
-fn declared<'a>(
-    c: &'a Container,
-    kind: HookKind,
-) -> Option<&'a k8s_openapi::api::core::v1::LifecycleHandler> {
+fn declared(c: &Container, kind: HookKind) -> Option<&LifecycleHandler> {
     let l = c.lifecycle.as_ref()?;
     match kind {
         HookKind::PostStart => l.post_start.as_ref(),
@@ -108,7 +105,7 @@ fn post_start(
     request: &PlanRequest,
     r: &HookResult,
     c: &Container,
-    handler: &k8s_openapi::api::core::v1::LifecycleHandler,
+    handler: &LifecycleHandler,
     pod_ip: Option<&str>,
 ) {
     let name = c.name.as_str();

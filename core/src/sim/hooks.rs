@@ -87,7 +87,11 @@ impl HookControls {
         let cut = u64::try_from(timeout).unwrap_or(0);
         let millis = seconds.min(cut).saturating_mul(1000);
         let grace = kill_grace(timeout, true, millis);
-        let fails = step.invalid.is_some() || self.pre_stop_fails.contains(&step.container);
+        // A sleep cut short by the grace period fails (`runSleepHandler`: the context ends
+        // first, TestRunSleepHandler).
+        let cut_short = matches!(step.handler, Some(HookHandler::Sleep { .. })) && seconds > cut;
+        let fails =
+            step.invalid.is_some() || cut_short || self.pre_stop_fails.contains(&step.container);
         HookResult {
             container_id: container_id.to_string(),
             hook: HookKind::PreStop,
