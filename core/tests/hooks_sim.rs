@@ -278,3 +278,20 @@ fn requests_without_hooks_are_unchanged_by_the_hook_machinery() {
     }
     assert!(sim.request.hook_results.is_empty());
 }
+
+#[test]
+fn the_plan_text_names_the_hooks() {
+    let mut sim = Simulation::new(request(post_start_pod()), start());
+    let first = sim.sync().unwrap();
+    let text = podplan_core::explain::to_text(&first);
+    assert!(
+        text.contains("then postStart exec [sh -c exit 1] (if it fails: FailedPostStartHook, the container is killed after preStop sleep 3s, start error PostStartHookError)"),
+        "{text}"
+    );
+    let (plan, _, _) = kill_after_pre_stop(30, 12);
+    let text = podplan_core::explain::to_text(&plan);
+    assert!(
+        text.contains("grace 30s: Container app definition changed, will be restarted; first preStop exec [drain] for at most 30s"),
+        "{text}"
+    );
+}
