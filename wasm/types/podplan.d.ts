@@ -69,12 +69,16 @@ export interface SimApplyCall {
   /** The request the plan was made for; it must carry `now`. */
   request: PlanRequest;
   plan: Plan;
+  /** The world's hook behaviour (default: every hook succeeds at once). */
+  hooks?: HookControls;
 }
 
 /** The input of {@link simEvent}. */
 export interface SimEventCall {
   request: PlanRequest;
   event: SimEvent;
+  /** The world's hook behaviour before the event. */
+  hooks?: HookControls;
 }
 
 /** The answer of {@link simApply} and {@link simEvent}. */
@@ -85,6 +89,8 @@ export interface SimAnswer {
   note?: string;
   /** simApply: the plan changed the runtime (a PLEG event: the kubelet syncs again at once). */
   changed?: boolean;
+  /** simEvent: the world's hook behaviour after the event (keep it for the next call). */
+  hooks?: HookControls;
 }
 
 /** Something that happens to the pod between two syncs (`podplan_core::sim::Event`). */
@@ -100,7 +106,11 @@ export type SimEvent =
   /** The latest sandbox loses its IP address. */
   | { type: "sandboxLosesIp" }
   /** The pod spec changes a container's image. */
-  | { type: "setImage"; container: string; image: string };
+  | { type: "setImage"; container: string; image: string }
+  /** From now on the container's postStart hook fails (`fails: false`: succeeds again). */
+  | { type: "postStartFails"; container: string; fails?: boolean }
+  /** From now on the container's preStop hook runs `seconds` (and, with `fails`, then fails). */
+  | { type: "preStopTakes"; container: string; seconds: number; fails?: boolean };
 
 /** The input of {@link crictl}: exactly one config. */
 export type CrictlCall = { sandboxConfig: PodSandboxConfig } | { containerConfig: CriContainerConfig };
@@ -168,6 +178,63 @@ export interface PlanRequest {
   backoff?: BackoffRecord[];
   /** Extension: configs in strict proto3 JSON (env values base64). */
   proto3Json?: boolean;
+  /** Extension: what the executor reported after the previous plan's lifecycle hooks. */
+  hookResults?: HookResult[];
+}
+
+/** What an executor reports after carrying out a hook step (`hookResults`). */
+export interface HookResult {
+  /** The runtime id of the container the hook ran in. */
+  containerId: string;
+  hook: HookKind;
+  /** The handler's error; absent or empty = the hook succeeded. */
+  error?: string;
+  /** The exec handler's output that goes with the error. */
+  message?: string;
+  /** How long the hook ran (preStop). */
+  elapsedMillis?: number;
+  /** preStop: the grace period `StopContainer` got afterwards. */
+  stopGracePeriodSeconds?: number;
+}
+
+/** Which lifecycle hook. */
+export type HookKind = "postStart" | "preStop";
+
+/** A lifecycle handler as the CRI (exec), the prober's HTTP client (httpGet) or the kubelet (sleep) runs it. */
+export type HookHandler =
+  | { type: "exec"; command: string[] }
+  | { type: "httpGet"; scheme: string; host: string; port: number; path: string; url: string; headers: [string, string][] }
+  | { type: "sleep"; seconds: number };
+
+/** A lifecycle hook as plan content (`StartContainer.postStart`, `KillContainer.preStop`, `KillPod.preStops`). */
+export interface HookStep {
+  hook: HookKind;
+  container: string;
+  /** preStop: the container being stopped. */
+  containerId?: string;
+  /** What to run; null when it cannot run (see `invalid`). */
+  handler: HookHandler | null;
+  /** Why the handler cannot run: the hook fails at once with this message. */
+  invalid?: string;
+  /** postStart: null (no timeout); preStop: the grace period it may use. */
+  timeoutSeconds: number | null;
+  onFailure: {
+    event: Event;
+    killReason?: string;
+    killMessage?: string;
+    startError?: string;
+    stopContinues: boolean;
+  };
+}
+
+/** The simulated world's hook behaviour (`podplan_core::sim::HookControls`), kept by the caller. */
+export interface HookControls {
+  /** Containers whose postStart hook fails. */
+  postStartFails?: string[];
+  /** Containers whose preStop hook fails (after its time). */
+  preStopFails?: string[];
+  /** Seconds each container's preStop hook runs (cut at the grace period). */
+  preStopSeconds?: { [container: string]: number };
 }
 
 /** Prober results recorded for one container. */
@@ -752,6 +819,12 @@ export interface Step {
   files?: NodeFile[];
   /** Complete this step from the new sandbox's status (`complete`) before doing it. */
   dependsOnNewSandbox?: boolean;
+  /** StartContainer: the postStart hook to run after the start (its `gracePeriodSeconds`/`preStop` describe the kill after a failure). */
+  postStart?: HookStep;
+  /** KillContainer (and StartContainer with postStart): the preStop hook before StopContainer. */
+  preStop?: HookStep;
+  /** KillPod: the preStop hooks of the running containers it stops. */
+  preStops?: HookStep[];
 }
 
 /** A directory or file the kubelet writes on the node. */
