@@ -295,3 +295,32 @@ fn the_plan_text_names_the_hooks() {
         "{text}"
     );
 }
+
+#[test]
+fn a_failed_post_start_of_a_container_still_running_is_warned_about() {
+    let mut sim = Simulation::new(request(post_start_pod()), start());
+    sim.event(&Event::PostStartFails {
+        container: "app".into(),
+        fails: true,
+    });
+    let _ = sim.sync().unwrap();
+    let mut next = sim.request.clone();
+    // An executor that reported the failure but did not kill the container.
+    if let Some(s) = next
+        .runtime_status
+        .as_mut()
+        .and_then(|s| s.container_statuses.first_mut())
+    {
+        s.state = ContainerState::Running;
+    }
+    let plan = podplan_core::plan(&next).unwrap();
+    assert!(plan
+        .warnings
+        .iter()
+        .any(|w| w.path == "hookResults[0].error"));
+    // The failure is still the kubelet's account of that start.
+    assert_eq!(
+        plan.reason_cache.get("app").map(|e| e.reason.as_str()),
+        Some("PostStartHookError")
+    );
+}

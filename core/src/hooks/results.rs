@@ -21,6 +21,7 @@ use crate::events::{self, Event};
 use crate::plan::{HookKind, HookResult, ReasonCacheEntry, Warning};
 use crate::pod::init_or_regular_named;
 use crate::request::PlanRequest;
+use crate::runtime::ContainerState;
 
 use super::{describe_handler, failure_message, kill_grace, ERR_POST_START_HOOK};
 
@@ -93,7 +94,18 @@ pub fn read(request: &PlanRequest) -> Reported {
             continue;
         };
         match r.hook {
-            HookKind::PostStart => post_start(&mut out, request, r, c, handler, pod_ip),
+            HookKind::PostStart => {
+                if r.failed() && status.state == ContainerState::Running {
+                    out.warnings.push(Warning {
+                        path: format!("{path}.error"),
+                        message: format!(
+                            "the postStart hook of {name} failed but {} still runs: the executor should have killed it as the step's onFailure says (the kubelet does)",
+                            r.container_id
+                        ),
+                    });
+                }
+                post_start(&mut out, request, r, c, handler, pod_ip);
+            }
             HookKind::PreStop => pre_stop(&mut out, r, c),
         }
     }
