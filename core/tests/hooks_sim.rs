@@ -324,3 +324,30 @@ fn a_failed_post_start_of_a_container_still_running_is_warned_about() {
         Some("PostStartHookError")
     );
 }
+
+#[test]
+fn an_http_post_start_in_a_new_sandbox_waits_for_its_ip() {
+    let req = request(json!({"containers": [{"name": "app", "image": "nginx",
+        "ports": [{"name": "web", "containerPort": 8080}],
+        "lifecycle": {"postStart": {"httpGet": {"path": "warm", "port": "web"}}}}]}));
+    let plan = podplan_core::plan(&req).unwrap();
+    let start = step(&plan, StepOp::StartContainer, "app").unwrap();
+    assert!(start.depends_on_new_sandbox);
+    let hook = start.post_start.unwrap();
+    assert!(hook.invalid.is_none());
+    assert!(
+        matches!(&hook.handler, Some(HookHandler::HttpGet { host, url, port: 8080, .. })
+        if host.is_empty() && url.is_empty())
+    );
+    // After RunPodSandbox: the plan is completed from the new sandbox's IP.
+    let call = json!({"request": req, "sandboxStatus":
+        {"id": "s1", "state": "SANDBOX_READY", "network": {"ip": "10.1.2.3"}}});
+    let completed: Plan = serde_json::from_slice(&podplan_core::api::complete_json(
+        call.to_string().as_bytes(),
+    ))
+    .unwrap();
+    let start = step(&completed, StepOp::StartContainer, "app").unwrap();
+    assert!(!start.depends_on_new_sandbox);
+    assert!(matches!(start.post_start.and_then(|h| h.handler),
+        Some(HookHandler::HttpGet { url, .. }) if url == "http://10.1.2.3:8080/warm"));
+}
