@@ -28,6 +28,9 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
         defaulted.api_defaults = false;
         return plan(&defaulted);
     }
+    if !request.hook_results.is_empty() {
+        return plan_after_hooks(request);
+    }
     let warnings = validate::validate(request)?;
     let gates = FeatureGates::resolve(&request.feature_gates);
     let mut plan = match Ctx::new(request, &gates) {
@@ -50,6 +53,32 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
             &gates,
         ));
     crate::status::attach(request, &gates, &mut plan);
+    Ok(plan)
+}
+
+/// A request with `hookResults`: the previous sync finished as the hooks went (a failed
+/// postStart's `PostStartHookError` is in the reason cache at the start of this sync),
+/// then this sync is planned as usual; the hooks' events come first, with a decision
+/// each saying what the kubelet did.
+fn plan_after_hooks(request: &PlanRequest) -> Result<Plan, PlanError> {
+    let reported = crate::hooks::results::read(request);
+    let mut amended = request.clone();
+    amended.hook_results.clear();
+    amended.reason_cache.extend(reported.reason_cache);
+    let mut plan = plan(&amended)?;
+    let mut events = reported.events;
+    events.append(&mut plan.events);
+    plan.events = events;
+    for (container, reason, message) in reported.notes {
+        plan.decisions.push(crate::plan::Decision {
+            action: crate::plan::Action::KillContainer,
+            container: Some(container),
+            reason: reason.into(),
+            message,
+            ..crate::plan::Decision::default()
+        });
+    }
+    plan.warnings.extend(reported.warnings);
     Ok(plan)
 }
 

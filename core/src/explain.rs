@@ -102,7 +102,8 @@ fn step_line(s: &Step) -> String {
     if let Some(r) = &s.resource {
         let _ = write!(line, " [{r}]");
     }
-    if let Some(g) = s.grace_period_seconds {
+    // On a StartContainer the grace is that of the kill after a failed postStart.
+    if let Some(g) = s.grace_period_seconds.filter(|_| s.post_start.is_none()) {
         let _ = write!(line, " grace {g}s");
     }
     if s.op == crate::plan::StepOp::RunPodSandbox {
@@ -116,7 +117,54 @@ fn step_line(s: &Step) -> String {
     if let Some(m) = &s.message {
         let _ = write!(line, ": {m}");
     }
+    if let Some(h) = &s.post_start {
+        let _ = write!(
+            line,
+            "; then postStart {} (if it fails: FailedPostStartHook, the container is killed{}, start error PostStartHookError)",
+            hook_text(h),
+            s.pre_stop
+                .as_ref()
+                .map(|p| format!(" after preStop {}", hook_text(p)))
+                .unwrap_or_default()
+        );
+    } else if let Some(h) = &s.pre_stop {
+        let _ = write!(
+            line,
+            "; first preStop {} for at most {}s: StopContainer gets what is left (at least 2s)",
+            hook_text(h),
+            h.timeout_seconds.unwrap_or(0)
+        );
+    }
+    for h in &s.pre_stops {
+        let _ = write!(
+            line,
+            "; {}: preStop {} for at most {}s first",
+            h.container,
+            hook_text(h),
+            h.timeout_seconds.unwrap_or(0)
+        );
+    }
     line
+}
+
+/// A hook's handler in a few words.
+fn hook_text(h: &crate::plan::HookStep) -> String {
+    use crate::plan::HookHandler;
+    match (&h.handler, &h.invalid) {
+        (Some(HookHandler::Exec { command }), _) => format!("exec [{}]", command.join(" ")),
+        (
+            Some(HookHandler::HttpGet {
+                url, path, port, ..
+            }),
+            _,
+        ) if url.is_empty() => {
+            format!("GET <new sandbox IP>:{port}{path}")
+        }
+        (Some(HookHandler::HttpGet { url, .. }), _) => format!("GET {url}"),
+        (Some(HookHandler::Sleep { seconds }), _) => format!("sleep {seconds}s"),
+        (None, Some(why)) => format!("(cannot run: {why})"),
+        (None, None) => "(cannot run)".into(),
+    }
 }
 
 /// What became of a decision that did not simply take effect, as a suffix.

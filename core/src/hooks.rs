@@ -12,14 +12,18 @@
 //!   left, at least 2 s. On failure: Warning `FailedPreStopHook` "PreStopHook failed", the
 //!   stop goes on.
 
-use k8s_openapi::api::core::v1::{Container, LifecycleHandler, Pod};
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use serde::{Deserialize, Serialize};
-
 use crate::events::Event;
 use crate::plan::KillReason;
+pub use crate::plan::{HookHandler, HookKind, HookResult, HookStep, KillGrace, OnHookFailure};
 use crate::pod::format_pod;
-use crate::steps::MINIMUM_GRACE_PERIOD_SECONDS;
+use k8s_openapi::api::core::v1::{Container, LifecycleHandler, Pod};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+pub mod results;
+
+/// The kubelet's minimal shutdown window (`minimumGracePeriodInSeconds`): `StopContainer`
+/// never gets less.
+pub const MINIMUM_GRACE_PERIOD_SECONDS: i64 = 2;
 
 /// The error string of a failed postStart hook (`ErrPostStartHook`): the container's
 /// waiting reason.
@@ -27,51 +31,6 @@ pub const ERR_POST_START_HOOK: &str = "PostStartHookError";
 
 /// The `User-Agent` the kubelet sends with lifecycle HTTP requests.
 pub const LIFECYCLE_USER_AGENT: &str = "kube-lifecycle/1.37";
-
-/// Which hook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum HookKind {
-    /// `lifecycle.postStart`.
-    PostStart,
-    /// `lifecycle.preStop`.
-    PreStop,
-}
-
-/// A handler as the runtime (exec), the prober's HTTP client (httpGet) or the kubelet
-/// itself (sleep) would run it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "type")]
-pub enum HookHandler {
-    /// `ExecSync` in the container, no timeout (the kubelet passes 0).
-    Exec {
-        /// The command.
-        command: Vec<String>,
-    },
-    /// One HTTP GET. Only a transport error fails the hook (the status code does not
-    /// count); an HTTPS request answered in plain HTTP is retried over HTTP without the
-    /// `Authorization` header.
-    HttpGet {
-        /// Scheme, lower-case (`http` by default).
-        scheme: String,
-        /// Host: `httpGet.host`, else the pod's first IP.
-        host: String,
-        /// Resolved port (named ports looked up in the container's ports).
-        port: i32,
-        /// Path.
-        path: String,
-        /// The URL.
-        url: String,
-        /// Headers in order, `User-Agent` and `Accept` defaulted.
-        headers: Vec<(String, String)>,
-    },
-    /// Sleep for `seconds` (gate PodLifecycleSleepAction, GA). Fails only if the container
-    /// terminates first.
-    Sleep {
-        /// Seconds.
-        seconds: i64,
-    },
-}
 
 /// Why a handler cannot be run (the hook fails with this message before running).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -137,6 +96,18 @@ pub fn describe_handler(
     container: &Container,
     pod_ip: Option<&str>,
 ) -> Result<HookHandler, HookError> {
+    describe(handler, container, pod_ip, false)
+}
+
+/// [`describe_handler`]; `await_ip`: the pod IP comes from a sandbox that does not exist
+/// yet, so an `httpGet` without `host` gets an empty `host` and `url` (filled in by
+/// `config::complete`) instead of failing.
+fn describe(
+    handler: &LifecycleHandler,
+    container: &Container,
+    pod_ip: Option<&str>,
+    await_ip: bool,
+) -> Result<HookHandler, HookError> {
     if let Some(exec) = &handler.exec {
         return Ok(HookHandler::Exec {
             command: exec.command.clone().unwrap_or_default(),
@@ -145,10 +116,11 @@ pub fn describe_handler(
     if let Some(h) = &handler.http_get {
         let host = match h.host.as_deref().filter(|s| !s.is_empty()) {
             Some(host) => host.to_string(),
-            None => pod_ip
-                .filter(|s| !s.is_empty())
-                .ok_or(HookError::NoPodIp)?
-                .to_string(),
+            None => match pod_ip.filter(|s| !s.is_empty()) {
+                Some(ip) => ip.to_string(),
+                None if await_ip => String::new(),
+                None => return Err(HookError::NoPodIp),
+            },
         };
         let port = resolve_port(&h.port, container)?;
         let scheme = h
@@ -163,7 +135,11 @@ pub fn describe_handler(
         } else {
             "/"
         };
-        let url = format!("{scheme}://{}{sep}{path}", join_host_port(&host, port));
+        let url = if host.is_empty() {
+            String::new()
+        } else {
+            format!("{scheme}://{}{sep}{path}", join_host_port(&host, port))
+        };
         let mut headers: Vec<(String, String)> = h
             .http_headers
             .iter()
@@ -256,24 +232,6 @@ pub fn termination_grace_period(
         .unwrap_or(t)
 }
 
-/// The grace accounting of one `killContainer`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[must_use]
-pub struct KillGrace {
-    /// The grace period `killContainer` starts with.
-    pub grace_period_seconds: i64,
-    /// The preStop hook runs (it exists and the grace period is > 0).
-    pub pre_stop_runs: bool,
-    /// How long the kubelet waits for the hook (the grace period); `None` when it does not
-    /// run.
-    pub pre_stop_timeout_seconds: Option<i64>,
-    /// Whole seconds the hook took, as subtracted (at most the timeout, rounded down).
-    pub pre_stop_elapsed_seconds: i64,
-    /// What `StopContainer` gets: what is left, at least 2 s.
-    pub stop_grace_period_seconds: i64,
-}
-
 /// `killContainer`'s arithmetic. `pre_stop_millis` is how long the hook ran (or would
 /// run, e.g. a sleep handler); it is cut at the grace period, as the kubelet stops waiting
 /// then.
@@ -300,56 +258,29 @@ pub fn kill_grace(
     }
 }
 
-/// What follows when a hook fails.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OnHookFailure {
-    /// The event recorded (never with the handler's message, so secrets do not leak).
-    pub event: Event,
-    /// postStart: the container is killed with this reason / message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kill_reason: Option<KillReason>,
-    /// postStart: the kill message (`Killing` event text).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kill_message: Option<String>,
-    /// postStart: the start's error string (waiting reason); its message is the handler's
-    /// failure message ([`failure_message`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start_error: Option<String>,
-    /// preStop: the stop goes on regardless.
-    pub stop_continues: bool,
-}
-
-/// A hook as a plan step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HookStep {
-    /// postStart or preStop.
-    pub hook: HookKind,
-    /// The container.
-    pub container: String,
-    /// The handler to run; `None` when it cannot run (see `invalid`).
-    pub handler: Option<HookHandler>,
-    /// Why the handler cannot run: the hook fails at once with this message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<String>,
-    /// postStart: `None` (no timeout); preStop: the grace period it may use.
-    pub timeout_seconds: Option<i64>,
-    /// What follows on failure.
-    pub on_failure: OnHookFailure,
-}
-
 /// The postStart step of `startContainer` (step 4), if the container has one.
 #[must_use]
 pub fn post_start_step(container: &Container, pod_ip: Option<&str>) -> Option<HookStep> {
+    post_start_in(container, pod_ip, false)
+}
+
+/// [`post_start_step`] for a container started in the sandbox this sync creates (its pod
+/// IP is not known yet): an `httpGet` handler without `host` gets an empty `host` and
+/// `url`, completed from the new sandbox's IP (`config::complete`).
+#[must_use]
+pub fn post_start_step_before_sandbox(container: &Container) -> Option<HookStep> {
+    post_start_in(container, None, true)
+}
+
+fn post_start_in(container: &Container, pod_ip: Option<&str>, await_ip: bool) -> Option<HookStep> {
     let h = container.lifecycle.as_ref()?.post_start.as_ref()?;
+    let described = describe(h, container, pod_ip, await_ip);
     Some(HookStep {
         hook: HookKind::PostStart,
         container: container.name.clone(),
-        handler: describe_handler(h, container, pod_ip).ok(),
-        invalid: describe_handler(h, container, pod_ip)
-            .err()
-            .map(|e| e.to_string()),
+        container_id: None,
+        invalid: described.as_ref().err().map(ToString::to_string),
+        handler: described.ok(),
         timeout_seconds: None,
         on_failure: OnHookFailure {
             event: Event::warning(
@@ -377,13 +308,13 @@ pub fn pre_stop_step(
     if grace_period_seconds <= 0 {
         return None;
     }
+    let described = describe_handler(h, container, pod_ip);
     Some(HookStep {
         hook: HookKind::PreStop,
         container: container.name.clone(),
-        handler: describe_handler(h, container, pod_ip).ok(),
-        invalid: describe_handler(h, container, pod_ip)
-            .err()
-            .map(|e| e.to_string()),
+        container_id: None,
+        invalid: described.as_ref().err().map(ToString::to_string),
+        handler: described.ok(),
         timeout_seconds: Some(grace_period_seconds),
         on_failure: OnHookFailure {
             event: Event::warning(
@@ -397,6 +328,29 @@ pub fn pre_stop_step(
             stop_continues: true,
         },
     })
+}
+
+/// The kill `killContainer` makes of one container: the grace period it starts with
+/// (`setTerminationGracePeriod`, before the floor), what `StopContainer` gets when no
+/// preStop hook runs (at least 2 s), and the preStop step. `pod_ip`: the pod's first IP
+/// (an `httpGet` handler without `host` goes there).
+#[must_use]
+pub fn kill_container(
+    pod: &Pod,
+    container: Option<&Container>,
+    container_id: &str,
+    reason: KillReason,
+    override_seconds: Option<i64>,
+    pod_ip: Option<&str>,
+) -> (i64, Option<HookStep>) {
+    let grace = termination_grace_period(pod, container, reason, override_seconds);
+    let pre_stop = container
+        .and_then(|c| pre_stop_step(c, pod_ip, grace))
+        .map(|mut s| {
+            s.container_id = (!container_id.is_empty()).then(|| container_id.to_string());
+            s
+        });
+    (grace.max(MINIMUM_GRACE_PERIOD_SECONDS), pre_stop)
 }
 
 #[cfg(test)]

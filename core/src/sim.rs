@@ -53,7 +53,9 @@ use crate::runtime::{
 };
 
 pub mod event;
-pub use event::{apply_event, Event, ProbeKind};
+pub mod hooks;
+pub use event::{apply_event, apply_event_with, Event, ProbeKind};
+pub use hooks::HookControls;
 
 /// Exit code the model reports for a container it stopped (SIGKILL).
 pub const KILLED_EXIT_CODE: i32 = 137;
@@ -65,6 +67,10 @@ pub struct Outcome {
     pub runtime_status: RuntimeStatus,
     /// The actuated-resources checkpoint.
     pub actuated_resources: Option<ActuatedResources>,
+    /// What the hooks the plan ran reported (the next request's `hookResults`).
+    pub hook_results: Vec<crate::plan::HookResult>,
+    /// How long the sync was blocked in hooks (preStop waits), milliseconds.
+    pub blocked_millis: u64,
 }
 
 /// FNV-1a over the parts, each followed by a `0xff` separator.
@@ -80,6 +86,13 @@ fn pod_uid(pod: &Pod) -> &str {
 
 fn nanos(t: jiff::Timestamp) -> i64 {
     i64::try_from(t.as_nanosecond()).unwrap_or(i64::MAX)
+}
+
+fn plus_millis(t: jiff::Timestamp, ms: u64) -> jiff::Timestamp {
+    if ms == 0 {
+        return t;
+    }
+    jiff::Timestamp::from_nanosecond(t.as_nanosecond() + i128::from(ms) * 1_000_000).unwrap_or(t)
 }
 
 fn plus_nanos(t: jiff::Timestamp, n: u32) -> jiff::Timestamp {
@@ -122,6 +135,12 @@ pub struct Runtime {
     seq: u32,
     /// Node files written by `WriteNodeFiles` steps, by path (the newest write wins).
     node_files: std::collections::BTreeMap<String, crate::plan::NodeFile>,
+    /// What the simulated hooks do.
+    hooks: HookControls,
+    /// What the hooks run so far reported.
+    hook_results: Vec<crate::plan::HookResult>,
+    /// Time spent waiting for hooks so far: later operations happen that much later.
+    blocked_millis: u64,
 }
 
 impl Runtime {
@@ -140,6 +159,9 @@ impl Runtime {
             actuated: request.actuated_resources.clone(),
             seq: 0,
             node_files: std::collections::BTreeMap::new(),
+            hooks: HookControls::default(),
+            hook_results: Vec::new(),
+            blocked_millis: 0,
         }
     }
 
@@ -151,6 +173,19 @@ impl Runtime {
     pub fn with_operations_done(mut self, done: u32) -> Self {
         self.seq = done;
         self
+    }
+
+    /// The same runtime with the simulated world's hook behaviour.
+    #[must_use]
+    pub fn with_hooks(mut self, hooks: HookControls) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// What the hooks run so far reported, in order.
+    #[must_use]
+    pub fn hook_results(&self) -> &[crate::plan::HookResult] {
+        &self.hook_results
     }
 
     /// The node files written so far (`WriteNodeFiles`), by path.
@@ -177,6 +212,8 @@ impl Runtime {
         Outcome {
             runtime_status: self.status,
             actuated_resources: self.actuated,
+            hook_results: self.hook_results,
+            blocked_millis: self.blocked_millis,
         }
     }
 
@@ -185,13 +222,33 @@ impl Runtime {
     /// operation naming a container or id the runtime does not have changes nothing.
     pub fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
         self.seq += 1;
+        // Time spent in hooks earlier in the plan delays what follows.
+        let now = plus_millis(now, self.blocked_millis);
         match step.op {
             StepOp::KillPod => {
+                // The containers are killed in parallel: each after its own preStop; the
+                // pod kill takes as long as the longest.
+                let mut longest = 0;
                 for s in &mut self.status.container_statuses {
                     if s.state == ContainerState::Running {
-                        stop(s, now);
+                        let waited = match step
+                            .pre_stops
+                            .iter()
+                            .find(|h| h.container_id.as_deref() == Some(s.id.as_str()))
+                        {
+                            Some(h) => {
+                                let r = self.hooks.pre_stop(h, &s.id);
+                                let waited = r.elapsed_millis.unwrap_or(0);
+                                self.hook_results.push(r);
+                                waited
+                            }
+                            None => 0,
+                        };
+                        longest = longest.max(waited);
+                        stop(s, plus_millis(now, waited));
                     }
                 }
+                self.blocked_millis += longest;
                 for sb in &mut self.status.sandbox_statuses {
                     sb.state = SandboxState::NotReady;
                 }
@@ -199,14 +256,7 @@ impl Runtime {
             }
             StepOp::KillContainer => {
                 let id = step.container_id.as_deref().unwrap_or("");
-                if let Some(s) = self
-                    .status
-                    .container_statuses
-                    .iter_mut()
-                    .find(|s| s.id == id)
-                {
-                    stop(s, now);
-                }
+                self.kill(id, step.pre_stop.as_ref(), now);
             }
             StepOp::RemoveContainer => {
                 let id = step.container_id.as_deref().unwrap_or("");
@@ -278,9 +328,47 @@ impl Runtime {
                 {
                     s.state = ContainerState::Running;
                     s.started_at = Some(now);
+                    let id = s.id.clone();
+                    // startContainer step 4: a failing postStart kills the container.
+                    if let Some(failed) = step
+                        .post_start
+                        .as_ref()
+                        .and_then(|h| self.hooks.post_start(h, &id))
+                    {
+                        self.hook_results.push(failed);
+                        self.kill(&id, step.pre_stop.as_ref(), now);
+                    }
                 }
             }
         }
+    }
+
+    /// `killContainer` of one container: its preStop hook (if the kill has one), then the
+    /// stop when the hook is done.
+    fn kill(&mut self, id: &str, pre_stop: Option<&crate::plan::HookStep>, now: jiff::Timestamp) {
+        let running = self
+            .status
+            .container_statuses
+            .iter()
+            .any(|s| s.id == id && s.state == ContainerState::Running);
+        let waited = match pre_stop {
+            Some(h) if running => {
+                let r = self.hooks.pre_stop(h, id);
+                let waited = r.elapsed_millis.unwrap_or(0);
+                self.hook_results.push(r);
+                waited
+            }
+            _ => 0,
+        };
+        if let Some(s) = self
+            .status
+            .container_statuses
+            .iter_mut()
+            .find(|s| s.id == id)
+        {
+            stop(s, plus_millis(now, waited));
+        }
+        self.blocked_millis += waited;
     }
 
     /// The sandbox new containers go into: the newest one.
@@ -424,7 +512,18 @@ fn stop(s: &mut ContainerStatus, now: jiff::Timestamp) {
 /// order, with [`Runtime::apply_step`].
 #[must_use]
 pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcome {
-    let mut runtime = Runtime::from_request(request);
+    apply_with(request, plan, now, &HookControls::default())
+}
+
+/// [`apply`] in a world whose hooks behave as `hooks` says.
+#[must_use]
+pub fn apply_with(
+    request: &PlanRequest,
+    plan: &Plan,
+    now: jiff::Timestamp,
+    hooks: &HookControls,
+) -> Outcome {
+    let mut runtime = Runtime::from_request(request).with_hooks(hooks.clone());
     for step in &plan.steps {
         runtime.apply_step(&request.pod, step, now);
     }
@@ -438,15 +537,30 @@ pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcom
 /// then clears `AllContainersRestarting`).
 #[must_use]
 pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> PlanRequest {
+    next_request_with(request, plan, now, &HookControls::default())
+}
+
+/// [`next_request`] in a world whose hooks behave as `hooks` says; what the hooks
+/// reported becomes the next request's `hookResults`.
+#[must_use]
+pub fn next_request_with(
+    request: &PlanRequest,
+    plan: &Plan,
+    now: jiff::Timestamp,
+    hooks: &HookControls,
+) -> PlanRequest {
     let mut next = request.clone();
-    carry_out(&mut next, plan, now);
+    carry_out(&mut next, plan, now, hooks);
     next
 }
 
-/// [`next_request`] in place: `request` becomes the next sync's request (no copy of the
-/// pod, which a plan never changes).
-fn carry_out(next: &mut PlanRequest, plan: &Plan, now: jiff::Timestamp) {
-    let outcome = apply(next, plan, now);
+/// [`next_request_with`] in place: `next` becomes the next sync's request (no copy of the
+/// pod, which a plan never changes). Returns how long the sync was blocked in hooks
+/// (milliseconds).
+fn carry_out(next: &mut PlanRequest, plan: &Plan, now: jiff::Timestamp, hooks: &HookControls) -> u64 {
+    let outcome = apply_with(next, plan, now, hooks);
+    let blocked = outcome.blocked_millis;
+    next.hook_results = outcome.hook_results;
     next.probes.retain(|id, _| {
         outcome
             .runtime_status
@@ -463,6 +577,7 @@ fn carry_out(next: &mut PlanRequest, plan: &Plan, now: jiff::Timestamp) {
     if restart_cleaned_up(next) {
         script::finish_restart_all(next);
     }
+    blocked
 }
 
 /// Whether carrying out a plan changed what the kubelet's PLEG relists (the runtime
@@ -525,6 +640,8 @@ pub struct Simulation {
     pub tick_seconds: i64,
     /// What happens on its own between syncs.
     pub behaviour: Behaviour,
+    /// What the pod's lifecycle hooks do when the runtime runs them.
+    pub hooks: HookControls,
 }
 
 impl Simulation {
@@ -537,7 +654,15 @@ impl Simulation {
             now: start,
             tick_seconds: 10,
             behaviour: Behaviour::default(),
+            hooks: HookControls::default(),
         }
+    }
+
+    /// Something happens before the next sync ([`apply_event_with`]; hook events change
+    /// [`Simulation::hooks`]). Returns a note when it could not happen.
+    pub fn event(&mut self, event: &Event) -> Option<String> {
+        self.request.now = Some(self.now);
+        apply_event_with(&mut self.request, &mut self.hooks, event)
     }
 
     /// Advances the clock by `seconds` without a sync.
@@ -560,8 +685,10 @@ impl Simulation {
             script::pass_probes(&mut self.request);
         }
         let plan = crate::api::plan(&self.request)?;
-        carry_out(&mut self.request, &plan, self.now);
-        self.advance(self.tick_seconds);
+        let blocked_millis = carry_out(&mut self.request, &plan, self.now, &self.hooks);
+        // A sync blocked in preStop hooks ends that much later.
+        let blocked = i64::try_from(blocked_millis.div_ceil(1000)).unwrap_or(0);
+        self.advance(self.tick_seconds + blocked);
         Ok(plan)
     }
 

@@ -17,7 +17,7 @@
 
 use std::collections::BTreeSet;
 
-use k8s_openapi::api::core::v1::{Container, Pod};
+use k8s_openapi::api::core::v1::Container;
 
 use crate::backoff::{backoff_key, Backoff, BackoffPolicy};
 use crate::config;
@@ -25,6 +25,7 @@ use crate::cri::StepRequest;
 use crate::decision::{note, Ctx};
 use crate::events::{self, Event};
 use crate::features::{FeatureGates, Gate};
+use crate::hooks;
 use crate::plan::{Action, ContainerKind, HeldBack, KillReason, Plan, Step, StepOp};
 use crate::pod::{format_pod, init_or_regular_named, spec_container, SpecContainer};
 use crate::request::PlanRequest;
@@ -104,41 +105,6 @@ pub(crate) fn build_in(ctx: &Ctx<'_>, plan: &mut Plan, options: BuildOptions) {
     };
 }
 
-/// The kubelet's minimal shutdown window.
-pub const MINIMUM_GRACE_PERIOD_SECONDS: i64 = 2;
-
-/// `setTerminationGracePeriod` plus the override and the 2 s floor of `killContainer`.
-#[must_use]
-pub fn grace_period(
-    pod: &Pod,
-    container: Option<&Container>,
-    reason: KillReason,
-    override_seconds: Option<i64>,
-) -> i64 {
-    let spec_grace = pod
-        .spec
-        .as_ref()
-        .and_then(|s| s.termination_grace_period_seconds);
-    let mut grace = if let Some(d) = pod.metadata.deletion_grace_period_seconds {
-        d
-    } else if let Some(t) = spec_grace {
-        let probe = match reason {
-            KillReason::StartupProbe => container.and_then(|c| c.startup_probe.as_ref()),
-            KillReason::LivenessProbe => container.and_then(|c| c.liveness_probe.as_ref()),
-            _ => None,
-        };
-        probe
-            .and_then(|p| p.termination_grace_period_seconds)
-            .unwrap_or(t)
-    } else {
-        MINIMUM_GRACE_PERIOD_SECONDS
-    };
-    if let Some(o) = override_seconds {
-        grace = o;
-    }
-    grace.max(MINIMUM_GRACE_PERIOD_SECONDS)
-}
-
 /// The outcome of `generatePodSandboxConfig` for a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum SandboxConfig {
@@ -167,6 +133,17 @@ struct Builder<'a> {
 impl<'a> Builder<'a> {
     fn container_spec(&self, name: &str) -> Option<&'a Container> {
         init_or_regular_named(self.ctx.spec, name)
+    }
+
+    /// The pod's first IP as the runtime reports it now (`runHTTPHandler`'s host when
+    /// `httpGet.host` is empty).
+    fn pod_ip(&self) -> Option<&'a str> {
+        self.ctx
+            .request
+            .runtime_status
+            .as_ref()
+            .and_then(|s| s.ips.first())
+            .map(String::as_str)
     }
 
     /// `generatePodSandboxConfig`, once, when the plan creates a sandbox or starts
@@ -211,10 +188,27 @@ impl<'a> Builder<'a> {
             } else {
                 "no container is left to run"
             };
+            // killContainersWithSyncResult: killContainer(…, reasonUnknown, no override)
+            // for each running container, its preStop hook first.
+            let pre_stops = running
+                .iter()
+                .filter_map(|s| {
+                    hooks::kill_container(
+                        self.ctx.pod,
+                        self.container_spec(&s.name),
+                        &s.id,
+                        KillReason::Unknown,
+                        None,
+                        self.pod_ip(),
+                    )
+                    .1
+                })
+                .collect();
             self.steps.push(Step {
                 op: StepOp::KillPod,
                 sandbox_id: self.ctx.status.sandboxes().first().map(|s| s.id.clone()),
                 containers: running.iter().map(|s| s.name.clone()).collect(),
+                pre_stops,
                 reason: Some(if a.create_sandbox { "SandboxChanged" } else { "PodDone" }.into()),
                 message: Some(format!(
                     "stop {} running container(s) (regular first, sidecars in reverse order) and every sandbox: {why}",
@@ -232,11 +226,14 @@ impl<'a> Builder<'a> {
         }
         for (id, info) in &a.containers_to_kill {
             let spec = self.container_spec(&info.name);
+            let (grace, pre_stop) =
+                hooks::kill_container(self.ctx.pod, spec, id, info.reason, None, self.pod_ip());
             self.steps.push(Step {
                 op: StepOp::KillContainer,
                 container: Some(info.name.clone()),
                 container_id: Some(id.clone()),
-                grace_period_seconds: Some(grace_period(self.ctx.pod, spec, info.reason, None)),
+                grace_period_seconds: Some(grace),
+                pre_stop,
                 reason: Some(kill_reason_str(info.reason).into()),
                 message: Some(info.message.clone()),
                 ..Step::default()
@@ -251,16 +248,21 @@ impl<'a> Builder<'a> {
             for r in &a.containers_to_reset {
                 let spec = self.container_spec(&r.name);
                 if r.kill {
+                    // Override 0: no time for a preStop hook.
+                    let (grace, pre_stop) = hooks::kill_container(
+                        self.ctx.pod,
+                        spec,
+                        &r.container_id,
+                        KillReason::RestartAllContainers,
+                        Some(0),
+                        self.pod_ip(),
+                    );
                     self.steps.push(Step {
                         op: StepOp::KillContainer,
                         container: Some(r.name.clone()),
                         container_id: Some(r.container_id.clone()),
-                        grace_period_seconds: Some(grace_period(
-                            self.ctx.pod,
-                            spec,
-                            KillReason::RestartAllContainers,
-                            Some(0),
-                        )),
+                        grace_period_seconds: Some(grace),
+                        pre_stop,
                         reason: Some("RestartAllContainers".into()),
                         message: Some("killing".into()),
                         ..Step::default()
@@ -553,15 +555,59 @@ impl<'a> Builder<'a> {
                 ..Step::default()
             });
             self.events.push(events::created(spec.name));
-            self.steps.push(Step {
+            let mut start = Step {
                 op: StepOp::StartContainer,
                 container: Some(spec.name.to_string()),
                 kind: Some(kind),
                 index: Some(idx),
                 ..Step::default()
-            });
+            };
+            self.post_start(&mut start, kind, idx, a.create_sandbox);
+            self.steps.push(start);
             self.events.push(events::started(spec.name));
         }
+    }
+
+    /// `startContainer` step 4: the postStart hook on the `StartContainer` step, with the
+    /// kill that follows a failure (`killContainer(…, "FailedPostStartHook",
+    /// reasonFailedPostStartHook, no override)`: its grace and preStop).
+    fn post_start(&self, start: &mut Step, kind: ContainerKind, idx: usize, new_sandbox: bool) {
+        // Ephemeral containers may not declare lifecycle hooks.
+        let c = match kind {
+            ContainerKind::Init => self
+                .ctx
+                .spec
+                .init_containers
+                .as_deref()
+                .and_then(|v| v.get(idx)),
+            ContainerKind::Regular => self.ctx.spec.containers.get(idx),
+            ContainerKind::Ephemeral => None,
+        };
+        let Some(c) = c else {
+            return;
+        };
+        let awaits = new_sandbox && config::complete::depends_on_new_sandbox(self.ctx.request);
+        let step = if awaits {
+            hooks::post_start_step_before_sandbox(c)
+        } else {
+            hooks::post_start_step(c, self.pod_ip())
+        };
+        let Some(step) = step else {
+            return;
+        };
+        let (grace, pre_stop) = hooks::kill_container(
+            self.ctx.pod,
+            Some(c),
+            "",
+            KillReason::FailedPostStartHook,
+            None,
+            if awaits { None } else { self.pod_ip() },
+        );
+        // The hooks' pod IP comes from the new sandbox: `config::complete` fills it in.
+        start.depends_on_new_sandbox = awaits;
+        start.grace_period_seconds = Some(grace);
+        start.pre_stop = pre_stop;
+        start.post_start = Some(step);
     }
 
     fn abort(&mut self, name: &str, why: &str) {
@@ -630,7 +676,7 @@ fn kill_reason_str(reason: KillReason) -> &'static str {
 mod tests {
     use super::*;
     use crate::decision::testutil::{exited, plan, req, running};
-    use k8s_openapi::api::core::v1::{PodSpec, Probe};
+    use k8s_openapi::api::core::v1::{Pod, PodSpec, Probe};
     use serde_json::json;
 
     /// The steps that are CRI calls (without `WriteNodeFiles`).
@@ -919,6 +965,10 @@ mod tests {
         assert_eq!(p.actions.init_containers_to_start, vec![0]);
         assert_eq!(ops(&p), vec!["CreateContainer dbg", "StartContainer dbg"]);
         assert!(p.decisions.iter().any(|d| d.reason == "CrashLoopBackOff"));
+    }
+
+    fn grace_period(pod: &Pod, c: Option<&Container>, reason: KillReason, o: Option<i64>) -> i64 {
+        hooks::kill_container(pod, c, "", reason, o, None).0
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub const COMMAND: &str = "scripts/gen-types";
 pub const INPUT_ROOTS: &[(&str, &str)] = &[
     ("request", "PlanRequest"),
     ("sim::event", "Event"),
+    ("sim::hooks", "HookControls"),
     ("cri::sandbox", "PodSandboxConfig"),
     ("cri::container", "ContainerConfig"),
 ];
@@ -741,13 +742,33 @@ fn paren(ty: &str) -> String {
     }
 }
 
+/// `line` without the targets of rustdoc links (`[`x`](path)` reads as `[`x`]`).
+fn without_link_targets(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("`](") {
+        out.push_str(&rest[..at + 2]);
+        let after = &rest[at + 3..];
+        match after.find(')') {
+            Some(end) => rest = &after[end + 1..],
+            None => {
+                rest = after;
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A JSDoc comment from doc lines, at `indent`.
 fn jsdoc(lines: &[String], indent: &str) -> String {
     // Rustdoc links (`[`crate::api`]`) read as code in JSDoc.
     let lines: Vec<String> = lines
         .iter()
         .map(|l| {
-            l.replace("*/", "*\\/")
+            without_link_targets(l)
+                .replace("*/", "*\\/")
                 .replace("[`", "`")
                 .replace("`]", "`")
                 .trim_end()
@@ -829,6 +850,10 @@ mod tests {
         assert_eq!(
             jsdoc(&["See [`crate::api`] */".into()], ""),
             "/** See `crate::api` *\\/ */\n"
+        );
+        assert_eq!(
+            jsdoc(&["Kept in [`HookControls`](super::HookControls), not here.".into()], ""),
+            "/** Kept in `HookControls`, not here. */\n"
         );
     }
 }

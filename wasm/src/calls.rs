@@ -7,10 +7,14 @@
 //!
 //! | call | input | output | core |
 //! |---|---|---|---|
-//! | [`sim_apply`] | `{request, plan}` | `{request, changed}`: the next sync's request; `changed`: the plan changed the runtime (a PLEG event: the kubelet syncs again at once) | [`podplan_core::sim::next_request`] at the request's `now` |
+//! | [`sim_apply`] | `{request, plan, hooks?}` | `{request, changed}`: the next sync's request (with the hooks' `hookResults`); `changed`: the plan changed the runtime (a PLEG event: the kubelet syncs again at once) | [`podplan_core::sim::next_request_with`] at the request's `now` |
 //! | [`sim_step`] | `{request, step, index?}` | `{request, changed}`: the request with the runtime status and actuated resources after that one step | [`podplan_core::sim::Runtime::apply_step`] at the request's `now` |
-//! | [`sim_event`] | `{request, event}` | `{request, note?}` | [`podplan_core::sim::apply_event`] |
+//! | [`sim_event`] | `{request, event, hooks?}` | `{request, hooks, note?}` | [`podplan_core::sim::apply_event_with`] |
 //! | [`crictl`] | `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON) | `{crictl}`: the file crictl reads | [`podplan_core::config::crictl`] |
+//!
+//! `hooks` is the simulated world's hook behaviour ([`podplan_core::sim::HookControls`]:
+//! `{postStartFails: [names], preStopFails: [names], preStopSeconds: {name: n}}`); the
+//! caller keeps it between calls, as hook events change it and not the request.
 //!
 //! These are plain Rust functions on text so that they are tested natively; `js.rs`
 //! exports them to JavaScript.
@@ -33,8 +37,9 @@ const MAX_CALL_BYTES: usize = 4 * MAX_REQUEST_BYTES;
 #[must_use]
 pub fn sim_apply(input: &str) -> String {
     answer((|| {
-        let mut call = object(input, &["request", "plan"])?;
+        let mut call = object(input, &["request", "plan", "hooks"])?;
         let request = request(&mut call)?;
+        let hooks = hooks(&mut call)?;
         let now = request.now.ok_or_else(|| {
             PlanError::invalid(
                 "request.now",
@@ -42,7 +47,7 @@ pub fn sim_apply(input: &str) -> String {
             )
         })?;
         let plan: Plan = field(&mut call, "plan")?;
-        let next = sim::next_request(&request, &plan, now);
+        let next = sim::next_request_with(&request, &plan, now, &hooks);
         let changed = sim::relist_changed(&request, &next);
         Ok(json!({ "request": to_value(&next)?, "changed": changed }))
     })())
@@ -86,11 +91,12 @@ pub fn sim_step(input: &str) -> String {
 #[must_use]
 pub fn sim_event(input: &str) -> String {
     answer((|| {
-        let mut call = object(input, &["request", "event"])?;
+        let mut call = object(input, &["request", "event", "hooks"])?;
         let mut request = request(&mut call)?;
+        let mut hooks = hooks(&mut call)?;
         let event: Event = field(&mut call, "event")?;
-        let note = sim::apply_event(&mut request, &event);
-        let mut out = json!({ "request": to_value(&request)? });
+        let note = sim::apply_event_with(&mut request, &mut hooks, &event);
+        let mut out = json!({ "request": to_value(&request)?, "hooks": to_value(&hooks)? });
         if let (Some(note), Some(obj)) = (note, out.as_object_mut()) {
             obj.insert("note".into(), Value::String(note));
         }
@@ -168,6 +174,15 @@ fn request(call: &mut Map<String, Value>) -> Result<PlanRequest, PlanError> {
         };
         e
     })
+}
+
+/// The optional `hooks` of a call (default: every hook succeeds at once).
+fn hooks(call: &mut Map<String, Value>) -> Result<sim::HookControls, PlanError> {
+    match call.remove("hooks") {
+        None | Some(Value::Null) => Ok(sim::HookControls::default()),
+        Some(value) => serde_json::from_value(value)
+            .map_err(|e| PlanError::invalid("hooks", format!("`hooks` cannot be read: {e}"))),
+    }
 }
 
 /// A required field of the call.
@@ -314,6 +329,36 @@ mod tests {
         assert_eq!(out["error"]["path"], "request.now", "{out}");
         let out = parse(&crictl("{}"));
         assert_eq!(out["error"]["kind"], "InvalidInput");
+    }
+
+    #[test]
+    fn hook_controls_travel_with_the_calls() {
+        let request = json!({"pod": {"metadata": {"name": "p", "namespace": "d", "uid": "u"},
+            "spec": {"containers": [{"name": "a", "image": "x",
+                "lifecycle": {"postStart": {"exec": {"command": ["false"]}}}}]}},
+            "apiDefaults": true, "now": "2025-01-01T00:00:00Z"});
+        let call =
+            json!({"request": request, "event": {"type": "postStartFails", "container": "a"}});
+        let out = parse(&sim_event(&call.to_string()));
+        assert_eq!(out["hooks"]["postStartFails"], json!(["a"]), "{out}");
+        let plan = podplan_core::plan_value(out["request"].clone());
+        let call = json!({"request": out["request"], "plan": plan, "hooks": out["hooks"]});
+        let next = parse(&sim_apply(&call.to_string()));
+        let result = &next["request"]["hookResults"][0];
+        assert_eq!(result["hook"], "postStart", "{next}");
+        assert_eq!(result["error"], "command terminated with exit code 1");
+        assert_eq!(
+            next["request"]["runtimeStatus"]["containerStatuses"][0]["state"],
+            "exited"
+        );
+        // Without the controls the hook succeeds.
+        let call = json!({"request": out["request"], "plan": plan});
+        let next = parse(&sim_apply(&call.to_string()));
+        assert!(next["request"].get("hookResults").is_none(), "{next}");
+        let out = parse(&sim_apply(
+            &json!({"request": out["request"], "plan": plan, "hooks": {"nope": 1}}).to_string(),
+        ));
+        assert_eq!(out["error"]["path"], "hooks", "{out}");
     }
 
     #[test]

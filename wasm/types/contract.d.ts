@@ -50,6 +50,12 @@ export interface PlanRequest {
    * (the previous plan's `reasonCache`).
    */
   reasonCache?: ReasonCache;
+  /**
+   * Extension: what the executor reported after carrying out the previous plan's hook
+   * steps (`postStart` on `StartContainer`, `preStop` on kills), see
+   * `crate::hooks::results`. Empty = no hook ran, or the caller does not report them.
+   */
+  hookResults?: HookResult[];
 }
 
 /** Prober results recorded for one container. */
@@ -206,7 +212,47 @@ export type SimEvent =
     container: string;
     /** The new image. */
     image: string;
+  }
+  /**
+   * From now on the container's postStart hook fails (`fails: false`: succeeds
+   * again) when the runtime runs it. Kept in the simulation's
+   * `HookControls`, not in the request.
+   */
+  | {
+    type: "postStartFails";
+    /** Container name. */
+    container: string;
+    /** Whether it fails (default true). */
+    fails?: boolean;
+  }
+  /**
+   * From now on the container's preStop hook runs `seconds` (cut at the kill's grace
+   * period) and, with `fails`, then fails.
+   */
+  | {
+    type: "preStopTakes";
+    /** Container name. */
+    container: string;
+    /** Seconds. */
+    seconds: number;
+    /** Whether it fails afterwards (default false). */
+    fails?: boolean;
   };
+
+// core/src/sim/hooks.rs
+
+/**
+ * What the simulated world's hooks do (by container name). The default: every hook
+ * succeeds at once (a `sleep` preStop takes its seconds).
+ */
+export interface HookControls {
+  /** Containers whose postStart hook fails. */
+  postStartFails?: string[];
+  /** Containers whose preStop hook fails (after running its time). */
+  preStopFails?: string[];
+  /** How long a container's preStop hook runs, seconds (it is cut at the grace period). */
+  preStopSeconds?: { [key: string]: number };
+}
 
 // core/src/cri/sandbox.rs
 
@@ -1010,6 +1056,116 @@ export interface ReasonCacheEntry {
 /** The kubelet's reason cache for one pod: container name → last start error. */
 export type ReasonCache = { [key: string]: ReasonCacheEntry };
 
+// core/src/plan/hook.rs
+
+/** Which hook. */
+export type HookKind =
+  /** `lifecycle.postStart`. */
+  | "postStart"
+  /** `lifecycle.preStop`. */
+  | "preStop";
+
+/**
+ * A handler as the runtime (exec), the prober's HTTP client (httpGet) or the kubelet
+ * itself (sleep) would run it.
+ */
+export type HookHandler =
+  /** `ExecSync` in the container, no timeout (the kubelet passes 0). */
+  | {
+    type: "exec";
+    /** The command. */
+    command: string[];
+  }
+  /**
+   * One HTTP GET. Only a transport error fails the hook (the status code does not
+   * count); an HTTPS request answered in plain HTTP is retried over HTTP without the
+   * `Authorization` header.
+   */
+  | {
+    type: "httpGet";
+    /** Scheme, lower-case (`http` by default). */
+    scheme: string;
+    /** Host: `httpGet.host`, else the pod's first IP. */
+    host: string;
+    /** Resolved port (named ports looked up in the container's ports). */
+    port: number;
+    /** Path. */
+    path: string;
+    /** The URL. */
+    url: string;
+    /** Headers in order, `User-Agent` and `Accept` defaulted. */
+    headers: [string, string][];
+  }
+  /**
+   * Sleep for `seconds` (gate PodLifecycleSleepAction, GA). Fails only if the container
+   * terminates first.
+   */
+  | {
+    type: "sleep";
+    /** Seconds. */
+    seconds: number;
+  };
+
+/** What follows when a hook fails. */
+export interface OnHookFailure {
+  /** The event recorded (never with the handler's message, so secrets do not leak). */
+  event: Event;
+  /** postStart: the container is killed with this reason / message. */
+  killReason?: KillReason;
+  /** postStart: the kill message (`Killing` event text). */
+  killMessage?: string;
+  /**
+   * postStart: the start's error string (waiting reason); its message is the handler's
+   * failure message (`failure_message`).
+   */
+  startError?: string;
+  /** preStop: the stop goes on regardless. */
+  stopContinues: boolean;
+}
+
+/** A hook as a plan step. */
+export interface HookStep {
+  /** postStart or preStop. */
+  hook: HookKind;
+  /** The container. */
+  container: string;
+  /**
+   * preStop: the runtime id of the container being stopped (absent for postStart: the
+   * id is the one `CreateContainer` returns).
+   */
+  containerId?: string;
+  /** The handler to run; `None` when it cannot run (see `invalid`). */
+  handler: HookHandler | null;
+  /** Why the handler cannot run: the hook fails at once with this message. */
+  invalid?: string;
+  /** postStart: `None` (no timeout); preStop: the grace period it may use. */
+  timeoutSeconds: number | null;
+  /** What follows on failure. */
+  onFailure: OnHookFailure;
+}
+
+/** What the executor reports after carrying out a hook step (request `hookResults`). */
+export interface HookResult {
+  /** The runtime id of the container the hook ran in (`type://id`). */
+  containerId: string;
+  /** Which hook. */
+  hook: HookKind;
+  /**
+   * The handler's error (`handlerRunner.Run`'s error, e.g. `command terminated with
+   * exit code 1`); absent or empty = the hook succeeded.
+   */
+  error?: string | null;
+  /** The handler's output (exec) that goes with the error. */
+  message?: string | null;
+  /**
+   * How long the hook ran, in milliseconds (preStop: the kubelet subtracts the whole
+   * seconds from the grace period).
+   */
+  elapsedMillis?: number | null;
+  /** preStop: the grace period the executor gave `StopContainer` afterwards. */
+  stopGracePeriodSeconds?: number | null;
+}
+
 // core/src/plan/actions.rs
 
 /** The kubelet's `podActions` (contract field names). */
@@ -1268,6 +1424,26 @@ export interface Step {
    * it from the new sandbox's status (`complete`) before carrying it out.
    */
   dependsOnNewSandbox?: boolean;
+  /**
+   * `StartContainer` of a container with a `postStart` hook: the hook to run right
+   * after the start (`startContainer` step 4) and what follows when it fails. The
+   * step's `gracePeriodSeconds` and `preStop` then describe the kill that follows a
+   * failure.
+   */
+  postStart?: HookStep;
+  /**
+   * `KillContainer` (and `StartContainer` with `postStart`, for the kill after a failed
+   * hook): the `preStop` hook that runs before `StopContainer`, with `timeoutSeconds`
+   * = the grace period. `StopContainer` then gets `max(2, grace − whole seconds the
+   * hook took)`. Absent when the container has no preStop hook or the grace period is 0.
+   */
+  preStop?: HookStep;
+  /**
+   * `KillPod`: the `preStop` hooks of the running containers it stops (one per
+   * container that has one, with its `containerId`), each followed by that container's
+   * `StopContainer` with what is left of its grace period.
+   */
+  preStops?: HookStep[];
 }
 
 // core/src/events.rs

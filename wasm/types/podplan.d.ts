@@ -90,12 +90,16 @@ export interface SimApplyCall {
   /** The request the plan was made for; it must carry `now`. */
   request: PlanRequest;
   plan: Plan;
+  /** The world's hook behaviour (default: every hook succeeds at once). */
+  hooks?: HookControls;
 }
 
 /** The input of {@link simEvent}. */
 export interface SimEventCall {
   request: PlanRequest;
   event: SimEvent;
+  /** The world's hook behaviour before the event. */
+  hooks?: HookControls;
 }
 
 /** The input of {@link simStep}. */
@@ -115,6 +119,8 @@ export interface SimAnswer {
   note?: string;
   /** simApply, simStep: the runtime changed (a PLEG event: the kubelet syncs again at once). */
   changed?: boolean;
+  /** simEvent: the world's hook behaviour after the event (keep it for the next call). */
+  hooks?: HookControls;
 }
 
 /** The input of {@link crictl}: exactly one config. */

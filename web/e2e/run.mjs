@@ -308,6 +308,18 @@ async function main() {
       await page.screenshot({ path: join(artifacts, "10-restart-all.png"), fullPage: true });
     });
 
+    await section("lifecycle hooks: postStart fails, preStop takes time", async (page) => {
+      await scenario(page, "hooks");
+      await drive(page, "#poststart-api");
+      check((await page.locator("#poststart-api").innerText()).includes("make it succeed"), "hooks: the postStart control shows it fails");
+      await drive(page, "#exit-api");
+      // The restart ran the failing hook: the model killed api; the next sync reports it.
+      await drive(page, "#resync");
+      check((await kubectlStatus(page, 3)) === "PostStartHookError", "hooks: a failed postStart shows PostStartHookError");
+      check((await page.locator("#tabpanel").innerText()).includes("FailedPostStartHook"), "hooks: the plan explains FailedPostStartHook");
+      await page.screenshot({ path: join(artifacts, "11-poststart-failed.png"), fullPage: true });
+    });
+
     await section("YAML and JSON", async (page) => {
       await scenario(page, "plain");
       await drive(page, "#exit-web");

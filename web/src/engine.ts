@@ -6,15 +6,15 @@
 // nothing: there is no stand-in engine. Node tests wrap wasm/pkg/node the same way.
 
 import type * as Podplan from "../../wasm/types/podplan";
-import type { CrictlAnswer, CrictlCall, ErrorAnswer, Plan, PlanAnswer, PlanRequest, SimAnswer, SimEvent } from "../../wasm/types/podplan";
+import type { CrictlAnswer, CrictlCall, ErrorAnswer, HookControls, Plan, PlanAnswer, PlanRequest, SimAnswer, SimEvent } from "../../wasm/types/podplan";
 
 export interface Engine {
   /** Computes a plan (or `{error:{kind,path,message}}`). Never throws. */
   plan(request: PlanRequest): PlanAnswer;
-  /** Carries out a plan with podplan's runtime model: the next sync's request. */
-  apply(request: PlanRequest, plan: Plan): SimAnswer | ErrorAnswer;
-  /** Applies one scripted runtime event to a request. */
-  event(request: PlanRequest, event: SimEvent): SimAnswer | ErrorAnswer;
+  /** Carries out a plan with podplan's runtime model (hooks behaving as `hooks` says): the next sync's request. */
+  apply(request: PlanRequest, plan: Plan, hooks?: HookControls): SimAnswer | ErrorAnswer;
+  /** Applies one scripted runtime event to a request (hook events change `hooks`, answered back). */
+  event(request: PlanRequest, event: SimEvent, hooks?: HookControls): SimAnswer | ErrorAnswer;
   /** A CRI config as the file crictl reads. */
   crictl(call: CrictlCall): CrictlAnswer | ErrorAnswer;
   /** A human-readable version string. */
@@ -54,8 +54,8 @@ export function wrapWasm(mod: WasmModule): Engine {
   return {
     // planJson speaks the contract's JSON exactly, as every other host does.
     plan: (request) => callJson<Plan>(mod.planJson, request),
-    apply: (request, plan) => callJson<SimAnswer>(mod.simApplyJson, { request, plan }),
-    event: (request, event) => callJson<SimAnswer>(mod.simEventJson, { request, event }),
+    apply: (request, plan, hooks) => callJson<SimAnswer>(mod.simApplyJson, hooks ? { request, plan, hooks } : { request, plan }),
+    event: (request, event, hooks) => callJson<SimAnswer>(mod.simEventJson, hooks ? { request, event, hooks } : { request, event }),
     crictl: (call) => callJson<CrictlAnswer>(mod.crictlJson, call),
     version,
   };

@@ -21,7 +21,11 @@ export type SessionAction =
   /** The previous plan changed the runtime: the kubelet's PLEG sees it and syncs again at once. */
   | { t: "pleg" }
   /** Several runtime events, then one sync (scripted scenarios such as `podplan demo`'s). */
-  | { t: "events"; e: SimEvent[] };
+  | { t: "events"; e: SimEvent[] }
+  /** From now on the container's postStart hook fails (`f`) or succeeds again. */
+  | { t: "postStartFails"; c: string; f: boolean }
+  /** From now on the container's preStop hook runs `s` seconds. */
+  | { t: "preStopTakes"; c: string; s: number };
 
 export interface Session {
   /** Gallery scenario the session started from ("custom" if none). */
@@ -70,6 +74,10 @@ export function eventsOf(action: SessionAction): SimEvent[] {
       return [{ type: "advance", seconds: action.s }];
     case "events":
       return action.e;
+    case "postStartFails":
+      return [{ type: "postStartFails", container: action.c, fails: action.f }];
+    case "preStopTakes":
+      return [{ type: "preStopTakes", container: action.c, seconds: action.s }];
     case "edit":
     case "sync":
     case "pleg":
@@ -89,7 +97,7 @@ export function runSync(engine: Engine, index: number, trigger: SessionAction | 
   const request = buildRequest(before, pod, gates);
   const answer = engine.plan(request);
   if (isError(answer)) return { index, trigger, notes, podText, pod, before, request, answer, after: before, applied: [], changed: false };
-  const done = applyPlan(engine, request, answer);
+  const done = applyPlan(engine, request, answer, before.hooks);
   if (isError(done)) return failed(index, trigger, podText, before, `the runtime model refused the plan: ${done.error.message}`, pod, request);
   return { index, trigger, notes, podText, pod, before, request, answer, after: done.state, applied: done.applied, changed: done.changed };
 }
@@ -158,5 +166,9 @@ export function describeAction(a: SessionAction | undefined): string {
       return "PLEG: runtime changed";
     case "events":
       return a.e.map((e) => e.type).join(", ") || "resync";
+    case "postStartFails":
+      return a.f ? `${a.c}: postStart hook fails from now on` : `${a.c}: postStart hook succeeds again`;
+    case "preStopTakes":
+      return `${a.c}: preStop hook takes ${a.s}s`;
   }
 }

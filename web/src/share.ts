@@ -82,6 +82,10 @@ function isAction(a: unknown): a is SessionAction {
       return typeof o.s === "number" && o.s >= 0;
     case "edit":
       return typeof o.pod === "string";
+    case "postStartFails":
+      return typeof o.c === "string" && typeof o.f === "boolean";
+    case "preStopTakes":
+      return typeof o.c === "string" && Number.isInteger(o.s) && (o.s as number) >= 0;
     case "events":
       // The module checks each event's fields; here only the shape of the list.
       return Array.isArray(o.e) && o.e.every((e) => !!e && typeof e === "object" && typeof (e as { type?: unknown }).type === "string");

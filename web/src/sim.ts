@@ -12,6 +12,7 @@ import type {
   ContainerStatus,
   ErrorAnswer,
   HeldBack,
+  HookControls,
   Plan,
   PlanRequest,
   Pod,
@@ -39,6 +40,8 @@ export interface SimState {
   probes: Record<string, ProbeResults>;
   /** Starts the previous plan held back (for "advance to the next back-off expiry"). */
   heldBack: HeldBack[];
+  /** The world's hook behaviour ("postStart fails", "preStop takes N s"), kept by the model. */
+  hooks: HookControls;
 }
 
 export function iso(ms: number): string {
@@ -46,7 +49,7 @@ export function iso(ms: number): string {
 }
 
 /** The state for a world the module answered. */
-function stateOf(world: PlanRequest, heldBack: HeldBack[]): SimState {
+function stateOf(world: PlanRequest, heldBack: HeldBack[], hooks: HookControls = {}): SimState {
   const rt = world.runtimeStatus ?? {};
   const now = world.now ? Date.parse(world.now) : EPOCH_MS;
   return {
@@ -55,6 +58,7 @@ function stateOf(world: PlanRequest, heldBack: HeldBack[]): SimState {
     runtime: { ...rt, sandboxStatuses: rt.sandboxStatuses ?? [], containerStatuses: rt.containerStatuses ?? [] },
     probes: world.probes ?? {},
     heldBack,
+    hooks,
   };
 }
 
@@ -83,17 +87,17 @@ export function buildRequest(state: SimState, pod: Pod, gates: Record<string, bo
 }
 
 /** podplan's runtime model carries out `plan` (made for `request`). */
-export function applyPlan(engine: Engine, request: PlanRequest, plan: Plan): { state: SimState; applied: Step[]; changed: boolean } | ErrorAnswer {
-  const answer = engine.apply(request, plan);
+export function applyPlan(engine: Engine, request: PlanRequest, plan: Plan, hooks: HookControls = {}): { state: SimState; applied: Step[]; changed: boolean } | ErrorAnswer {
+  const answer = engine.apply(request, plan, hooks);
   if (isError(answer)) return answer;
-  return { state: stateOf(answer.request, plan.heldBack ?? []), applied: plan.steps, changed: answer.changed === true };
+  return { state: stateOf(answer.request, plan.heldBack ?? [], hooks), applied: plan.steps, changed: answer.changed === true };
 }
 
 /** podplan's runtime model applies one event between syncs. */
 export function applyEvent(engine: Engine, state: SimState, event: SimEvent): { state: SimState; note?: string } | ErrorAnswer {
-  const answer = engine.event(state.world, event);
+  const answer = engine.event(state.world, event, state.hooks);
   if (isError(answer)) return answer;
-  return { state: stateOf(answer.request, state.heldBack), note: answer.note };
+  return { state: stateOf(answer.request, state.heldBack, answer.hooks ?? state.hooks), note: answer.note };
 }
 
 /** Seconds until the earliest held-back start may go ahead, if any. */

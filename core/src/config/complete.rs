@@ -142,6 +142,10 @@ pub fn complete_plan(
 ) {
     let completed = with_new_sandbox(request, sandbox);
     for step in plan.steps.iter_mut().filter(|s| s.depends_on_new_sandbox) {
+        if step.op == StepOp::StartContainer {
+            complete_post_start(&completed, step);
+            continue;
+        }
         if let (Some(kind), Some(index)) = (step.kind, step.index) {
             if let Ok(files) = files_for(&completed, gates, kind, index) {
                 step.files = files;
@@ -180,6 +184,40 @@ pub fn complete_plan(
             ) && s.container.as_deref() == Some(name.as_str()))
         });
         plan.errors.push(error);
+    }
+}
+
+/// The hooks of a `StartContainer` step (postStart, and the preStop of the kill after a
+/// failed postStart): an `httpGet` handler without `host` goes to the new sandbox's first IP.
+fn complete_post_start(completed: &PlanRequest, step: &mut crate::plan::Step) {
+    let (Some(kind), Some(index)) = (step.kind, step.index) else {
+        return;
+    };
+    let Some(spec) = completed.pod.spec.as_ref() else {
+        return;
+    };
+    let container = match kind {
+        ContainerKind::Init => spec.init_containers.as_deref().and_then(|v| v.get(index)),
+        ContainerKind::Regular => spec.containers.get(index),
+        ContainerKind::Ephemeral => None,
+    };
+    let pod_ip = completed
+        .runtime_status
+        .as_ref()
+        .and_then(|s| s.ips.first())
+        .map(String::as_str);
+    if let Some(c) = container {
+        step.post_start = crate::hooks::post_start_step(c, pod_ip);
+        step.pre_stop = crate::hooks::kill_container(
+            &completed.pod,
+            Some(c),
+            "",
+            crate::plan::KillReason::FailedPostStartHook,
+            None,
+            pod_ip,
+        )
+        .1;
+        step.depends_on_new_sandbox = false;
     }
 }
 

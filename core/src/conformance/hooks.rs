@@ -5,6 +5,9 @@
 //!   preStopMillis?, podIP?}` → `{gracePeriodSeconds, preStopRuns, preStopTimeoutSeconds,
 //!   preStopElapsedSeconds, stopGracePeriodSeconds, preStop: step | null}`.
 //! * `postStartHook`: input `{pod, container, podIP?}` → `{postStart: step | null}`.
+//! * `hookFailureMessage`: input `{pod, container, hook: postStart|preStop, podIP?,
+//!   error, output?}` → `{message}`: what `handlerRunner.Run` returns when the handler
+//!   fails with `error` (and exec `output`); a handler that cannot run gives its own.
 //!
 //! Comparison: every expected top-level field must equal the produced one (`subset`:
 //! nested objects may be subsets).
@@ -12,13 +15,16 @@
 use k8s_openapi::api::core::v1::{Container, Pod};
 use serde_json::{json, Value};
 
-use crate::hooks::{kill_grace, post_start_step, pre_stop_step, termination_grace_period};
+use crate::hooks::{
+    describe_handler, failure_message, kill_grace, post_start_step, pre_stop_step,
+    termination_grace_period,
+};
 use crate::plan::KillReason;
 
 use super::diff::json_diff;
 
 /// The functions this module answers.
-pub const FUNCTIONS: &[&str] = &["killContainer", "postStartHook"];
+pub const FUNCTIONS: &[&str] = &["killContainer", "postStartHook", "hookFailureMessage"];
 
 fn container<'a>(pod: &'a Pod, name: &str) -> Result<&'a Container, String> {
     let spec = pod.spec.as_ref().ok_or("the pod has no spec")?;
@@ -79,6 +85,26 @@ fn produce(function: &str, input: &Value) -> Result<Value, String> {
         "postStartHook" => {
             let step = post_start_step(c, pod_ip);
             Ok(json!({"postStart": serde_json::to_value(&step).map_err(|e| e.to_string())?}))
+        }
+        "hookFailureMessage" => {
+            let hook = input
+                .get("hook")
+                .and_then(Value::as_str)
+                .unwrap_or("postStart");
+            let handler = c
+                .lifecycle
+                .as_ref()
+                .and_then(|l| match hook {
+                    "preStop" => l.pre_stop.as_ref(),
+                    _ => l.post_start.as_ref(),
+                })
+                .ok_or_else(|| format!("container {name} declares no {hook} hook"))?;
+            let text = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or_default();
+            let message = match describe_handler(handler, c, pod_ip) {
+                Ok(h) => failure_message(&h, name, &pod, text("error"), text("output")),
+                Err(e) => e.to_string(),
+            };
+            Ok(json!({ "message": message }))
         }
         other => Err(format!("not a hooks function: {other}")),
     }

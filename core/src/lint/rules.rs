@@ -10,10 +10,10 @@ use super::Rule;
 use crate::config::container::ephemeral_as_container;
 use crate::config::{self, ConfigError, ContainerKind, NodeContext};
 use crate::features::FeatureGates;
+use crate::hooks::kill_container;
 use crate::plan::{KillReason, Plan};
 use crate::request::{PlanRequest, ProbeResult};
 use crate::sim::{script, Simulation};
-use crate::steps::grace_period;
 
 /// A finding before settings and the object's path prefix: the path is an engine path
 /// (`pod.spec...`).
@@ -395,7 +395,7 @@ fn starts(plan: &Plan, entry: &Entry<'_>) -> bool {
             .any(|h| h.container == entry.container.name)
 }
 
-/// `grace-raised`: a declared grace period below what `steps::grace_period` gives for a
+/// `grace-raised`: a declared grace period below what `hooks::kill_container` gives for a
 /// kill (the kubelet's 2 s floor).
 fn grace_raised(pod: &Pod, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
     let declared = pod
@@ -403,7 +403,7 @@ fn grace_raised(pod: &Pod, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
         .as_ref()
         .and_then(|s| s.termination_grace_period_seconds);
     if let Some(declared) = declared {
-        let used = grace_period(pod, None, KillReason::None, None);
+        let used = kill_container(pod, None, "", KillReason::None, None, None).0;
         if used > declared {
             out.push(Raw {
                 rule: Rule::GraceRaised,
@@ -432,7 +432,7 @@ fn grace_raised(pod: &Pod, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
             let Some(declared) = probe.and_then(|p| p.termination_grace_period_seconds) else {
                 continue;
             };
-            let used = grace_period(pod, Some(c), reason, None);
+            let used = kill_container(pod, Some(c), "", reason, None, None).0;
             if used > declared {
                 out.push(Raw {
                     rule: Rule::GraceRaised,

@@ -113,4 +113,21 @@ pub struct Step {
     /// it from the new sandbox's status (`complete`) before carrying it out.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub depends_on_new_sandbox: bool,
+    /// `StartContainer` of a container with a `postStart` hook: the hook to run right
+    /// after the start (`startContainer` step 4) and what follows when it fails. The
+    /// step's `gracePeriodSeconds` and `preStop` then describe the kill that follows a
+    /// failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post_start: Option<super::hook::HookStep>,
+    /// `KillContainer` (and `StartContainer` with `postStart`, for the kill after a failed
+    /// hook): the `preStop` hook that runs before `StopContainer`, with `timeoutSeconds`
+    /// = the grace period. `StopContainer` then gets `max(2, grace − whole seconds the
+    /// hook took)`. Absent when the container has no preStop hook or the grace period is 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_stop: Option<super::hook::HookStep>,
+    /// `KillPod`: the `preStop` hooks of the running containers it stops (one per
+    /// container that has one, with its `containerId`), each followed by that container's
+    /// `StopContainer` with what is left of its grace period.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pre_stops: Vec<super::hook::HookStep>,
 }

@@ -76,6 +76,89 @@ pub enum Event {
         /// The new image.
         image: String,
     },
+    /// From now on the container's postStart hook fails (`fails: false`: succeeds
+    /// again) when the runtime runs it. Kept in the simulation's
+    /// [`HookControls`](super::HookControls), not in the request.
+    PostStartFails {
+        /// Container name.
+        container: String,
+        /// Whether it fails (default true).
+        #[serde(default = "yes")]
+        fails: bool,
+    },
+    /// From now on the container's preStop hook runs `seconds` (cut at the kill's grace
+    /// period) and, with `fails`, then fails.
+    PreStopTakes {
+        /// Container name.
+        container: String,
+        /// Seconds.
+        seconds: u64,
+        /// Whether it fails afterwards (default false).
+        #[serde(default)]
+        fails: bool,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// [`apply_event`] with the simulation's hook behaviour: the hook events
+/// ([`Event::PostStartFails`], [`Event::PreStopTakes`]) change `hooks`, every other event
+/// the request.
+pub fn apply_event_with(
+    request: &mut PlanRequest,
+    hooks: &mut super::HookControls,
+    event: &Event,
+) -> Option<String> {
+    let declares = |name: &str, post_start: bool| {
+        request.pod.spec.as_ref().is_some_and(|s| {
+            s.init_containers
+                .iter()
+                .flatten()
+                .chain(s.containers.iter())
+                .any(|c| {
+                    c.name == name
+                        && c.lifecycle.as_ref().is_some_and(|l| {
+                            if post_start {
+                                l.post_start.is_some()
+                            } else {
+                                l.pre_stop.is_some()
+                            }
+                        })
+                })
+        })
+    };
+    match event {
+        Event::PostStartFails { container, fails } => {
+            if !declares(container, true) {
+                return Some(format!("{container} has no postStart hook"));
+            }
+            if *fails {
+                hooks.post_start_fails.insert(container.clone());
+            } else {
+                hooks.post_start_fails.remove(container);
+            }
+            None
+        }
+        Event::PreStopTakes {
+            container,
+            seconds,
+            fails,
+        } => {
+            if !declares(container, false) {
+                return Some(format!("{container} has no preStop hook"));
+            }
+            hooks.pre_stop_seconds.insert(container.clone(), *seconds);
+            if *fails {
+                hooks.pre_stop_fails.insert(container.clone());
+            } else {
+                hooks.pre_stop_fails.remove(container);
+            }
+            None
+        }
+        other => apply_event(request, other),
+    }
 }
 
 /// Carries out `event` on `request` at the request's `now` (the Unix epoch when it has
@@ -138,6 +221,9 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             lose_sandbox_ip(request);
             None
         }
+        Event::PostStartFails { .. } | Event::PreStopTakes { .. } => Some(
+            "hook behaviour belongs to the simulated world, not to the request: use sim::apply_event_with (or the `hooks` of simApply/simEvent)".into(),
+        ),
         Event::SetImage { container, image } => {
             let target = request.pod.spec.as_mut().and_then(|spec| {
                 spec.containers

@@ -141,8 +141,8 @@ struct StepRecord<'a> {
     plan: Plan,
 }
 
-/// Plays the script: the events ([`sim::apply_event`]), a sync, the plan carried out by
-/// [`sim::next_request`].
+/// Plays the script: the events ([`sim::apply_event_with`]; hook events set the world's
+/// hook behaviour), a sync, the plan carried out by [`sim::next_request_with`].
 fn drive<'a>(
     scenario: &'a Scenario,
     mut emit: impl FnMut(StepRecord<'a>) -> Result<(), CliError>,
@@ -156,12 +156,13 @@ fn drive<'a>(
     )
     .map_err(|e| CliError::Io(format!("the demo pod is invalid: {}", one_line(&e))))?;
     request.now = Some(start);
+    let mut hooks = sim::HookControls::default();
     for (index, scene) in scenario.scenes.iter().enumerate() {
         let step = index + 1;
         let notes: Vec<String> = scene
             .events
             .iter()
-            .filter_map(|event| sim::apply_event(&mut request, event))
+            .filter_map(|event| sim::apply_event_with(&mut request, &mut hooks, event))
             .collect();
         let now = request.now.unwrap_or(start);
         let before = describe(&request);
@@ -171,7 +172,7 @@ fn drive<'a>(
                 one_line(&e)
             ))
         })?;
-        let next = sim::next_request(&request, &plan, now);
+        let next = sim::next_request_with(&request, &plan, now, &hooks);
         tracing::debug!(step, steps = plan.steps.len(), "carried out the plan");
         emit(StepRecord {
             step,
@@ -317,7 +318,9 @@ mod tests {
                 let named = match event {
                     Event::Exit { container, .. }
                     | Event::Probe { container, .. }
-                    | Event::SetImage { container, .. } => Some(container.as_str()),
+                    | Event::SetImage { container, .. }
+                    | Event::PostStartFails { container, .. }
+                    | Event::PreStopTakes { container, .. } => Some(container.as_str()),
                     Event::Advance { .. } | Event::SandboxDies | Event::SandboxLosesIp => None,
                 };
                 if let Some(name) = named {

@@ -169,6 +169,12 @@ pub fn explain(pod: &Pod, now: jiff::Timestamp, output: ExplainOutput) -> Result
     }
     for (c, e) in &r.request.reason_cache {
         let _ = writeln!(out, "  - reason cache: {c}: {} {}", e.reason, e.message);
+        if e.reason == podplan_core::hooks::ERR_POST_START_HOOK {
+            let _ = writeln!(
+                out,
+                "    {c}'s postStart hook failed: the kubelet recorded FailedPostStartHook, killed the container (reason FailedPostStartHook, its preStop first) and failed the start; it restarts under crash-loop back-off"
+            );
+        }
     }
     for (c, secs, until) in &r.backoff_remaining {
         if *secs > 0 {

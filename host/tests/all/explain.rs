@@ -178,3 +178,25 @@ fn a_status_that_contradicts_the_spec_is_warned_about() {
     assert!(t.contains("pod.status.containerStatuses[0].name"), "{t}");
     assert!(t.contains("not in the spec"), "{t}");
 }
+
+#[test]
+fn a_failed_post_start_hook_is_explained_and_the_restart_runs_the_hook_again() {
+    let t = text("post-start-failed.yaml", "2026-03-02T09:00:15Z");
+    assert!(t.contains("PostStartHookError"), "{t}");
+    assert!(t.contains("web's postStart hook failed"), "{t}");
+    assert!(
+        t.contains("then postStart exec [sh -c test -f /ready]"),
+        "{t}"
+    );
+    let a = answer("post-start-failed.yaml", "2026-03-02T09:00:15Z");
+    let steps = a["plan"]["steps"].as_array().unwrap();
+    let start = steps
+        .iter()
+        .find(|s| s["op"] == "StartContainer")
+        .expect("the container restarts");
+    assert_eq!(
+        start["postStart"]["onFailure"]["startError"],
+        "PostStartHookError"
+    );
+    assert_eq!(start["preStop"]["handler"]["seconds"], 5);
+}

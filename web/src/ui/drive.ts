@@ -218,6 +218,59 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
         why && live && !noSync ? h("span", { class: "small muted probe-why" }, ` ${why}.`) : null,
       );
     };
+    // The world's hook behaviour: the runtime model runs the plan's hook steps with it.
+    const hookControls = () => {
+      const out: (HTMLElement | null)[] = [];
+      if (spec?.lifecycle?.postStart) {
+        const fails = (state.hooks.postStartFails ?? []).includes(name);
+        out.push(
+          h(
+            "span",
+            { class: "probe", role: "group", "aria-label": `postStart hook of ${name}` },
+            h("span", { class: "probe-label" }, "postStart: ", h("span", { class: `pill ${fails ? "bad" : "ok"}` }, fails ? "fails" : "succeeds")),
+            h(
+              "button",
+              {
+                id: `poststart-${key}`,
+                disabled: !!noSync,
+                title: noSync ?? (fails ? "The hook succeeds from now on" : "The hook fails from now on: the kubelet kills the container after its start (FailedPostStartHook) and the start fails with PostStartHookError"),
+                "aria-label": `postStart hook of ${name} ${fails ? "succeeds" : "fails"} from now on`,
+                onclick: () => ctx.act({ t: "postStartFails", c: name, f: !fails }),
+              },
+              fails ? "make it succeed" : "postStart fails",
+            ),
+          ),
+        );
+      }
+      if (spec?.lifecycle?.preStop) {
+        const preStopId = `prestop-s-${key}`;
+        const current = state.hooks.preStopSeconds?.[name];
+        const set = () => {
+          const sec = readInt(ctx, preStopId, String(current ?? 10), 0, 86_400);
+          if (sec !== undefined && !noSync) ctx.act({ t: "preStopTakes", c: name, s: sec });
+        };
+        out.push(
+          h(
+            "span",
+            { class: "inline probe", role: "group", "aria-label": `preStop hook of ${name}` },
+            h("span", { class: "probe-label" }, "preStop: ", h("span", { class: "pill" }, current === undefined ? "default" : `${current} s`)),
+            numberInput(ctx, preStopId, `Seconds the preStop hook of ${name} runs`, String(current ?? 10), set, { min: "0", max: "86400", disabled: !!noSync }),
+            h(
+              "button",
+              {
+                id: `prestop-${key}`,
+                disabled: !!noSync,
+                title: noSync ?? "From now on the preStop hook runs this long before each stop: the kubelet waits at most the grace period and StopContainer gets what is left (at least 2 s)",
+                "aria-label": `preStop hook of ${name} takes that many seconds`,
+                onclick: set,
+              },
+              "preStop takes (s)",
+            ),
+          ),
+        );
+      }
+      return out;
+    };
     return h(
       "tr",
       { "data-container": name },
@@ -241,6 +294,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
         probeControls("startup"),
         probeControls("liveness"),
         probeControls("readiness"),
+        ...hookControls(),
       ),
     );
   });
