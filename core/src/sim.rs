@@ -257,6 +257,7 @@ impl Runtime {
                     self.node_files.insert(f.path.clone(), f.clone());
                 }
             }
+            StepOp::PullImage => {}
             StepOp::CreateContainer => self.create(pod, step, now),
             StepOp::StartContainer => {
                 let name = step.container.as_deref().unwrap_or("");

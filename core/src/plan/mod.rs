@@ -9,6 +9,7 @@ mod backoff;
 mod config;
 mod decision;
 mod files;
+mod image;
 mod kind;
 mod report;
 mod status;
@@ -26,6 +27,10 @@ pub use backoff::{BackoffRecord, HeldBack};
 pub use config::ContainerConfigEntry;
 pub use decision::{Action, Decision, Effect};
 pub use files::{NodeFile, NodeFileInclude, NodeFileKind};
+pub use image::{
+    Annotation, AuthConfig, ImageBackoffRecord, ImageSpec, ImagesReport, PullResult,
+    PullResultRecord,
+};
 pub use kind::ContainerKind;
 pub use report::{ContainerError, Warning};
 pub use status::{KubectlRow, ReasonCache, ReasonCacheEntry, RowCondition};
@@ -64,6 +69,10 @@ pub struct Plan {
     /// The updated crash-loop back-off records, to pass to the next request (extension).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub backoff: Vec<BackoffRecord>,
+    /// The updated image-pull back-off records, to pass to the next request as
+    /// `imageBackoff` (extension, issue 14).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_backoff: Vec<ImageBackoffRecord>,
     /// Odd but possible inputs (e.g. statuses of containers not in the spec).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
