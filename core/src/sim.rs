@@ -53,6 +53,7 @@ use crate::runtime::{
 };
 
 pub mod event;
+pub mod images;
 pub use event::{apply_event, Event, ProbeKind};
 
 /// Exit code the model reports for a container it stopped (SIGKILL).
@@ -65,6 +66,10 @@ pub struct Outcome {
     pub runtime_status: RuntimeStatus,
     /// The actuated-resources checkpoint.
     pub actuated_resources: Option<ActuatedResources>,
+    /// The node's images (`None`: the request reported none and nothing was pulled).
+    pub images: Option<crate::plan::ImagesReport>,
+    /// The results of the plan's `PullImage` steps, for the next request's `pullResults`.
+    pub pull_results: Vec<crate::plan::PullResultRecord>,
 }
 
 /// FNV-1a over the parts, each followed by a `0xff` separator.
@@ -122,6 +127,8 @@ pub struct Runtime {
     seq: u32,
     /// Node files written by `WriteNodeFiles` steps, by path (the newest write wins).
     node_files: std::collections::BTreeMap<String, crate::plan::NodeFile>,
+    /// The node's image store and the pulls carried out (`PullImage`).
+    images: images::ImageStore,
 }
 
 impl Runtime {
@@ -140,6 +147,7 @@ impl Runtime {
             actuated: request.actuated_resources.clone(),
             seq: 0,
             node_files: std::collections::BTreeMap::new(),
+            images: images::ImageStore::from_request(request),
         }
     }
 
@@ -164,9 +172,12 @@ impl Runtime {
     /// The state as an [`Outcome`].
     #[must_use]
     pub fn into_outcome(self) -> Outcome {
+        let (images, pull_results) = self.images.into_parts();
         Outcome {
             runtime_status: self.status,
             actuated_resources: self.actuated,
+            images,
+            pull_results,
         }
     }
 
@@ -257,7 +268,7 @@ impl Runtime {
                     self.node_files.insert(f.path.clone(), f.clone());
                 }
             }
-            StepOp::PullImage => {}
+            StepOp::PullImage => self.images.pull(step, now),
             StepOp::CreateContainer => self.create(pod, step, now),
             StepOp::StartContainer => {
                 let name = step.container.as_deref().unwrap_or("");
@@ -441,6 +452,9 @@ pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) ->
     next.runtime_status = Some(outcome.runtime_status);
     next.actuated_resources = outcome.actuated_resources;
     next.backoff.clone_from(&plan.backoff);
+    next.images = outcome.images;
+    next.pull_results = outcome.pull_results;
+    next.image_backoff.clone_from(&plan.image_backoff);
     next.previous_status.clone_from(&plan.status);
     next.reason_cache.clone_from(&plan.reason_cache);
     next.now = Some(now);
@@ -453,11 +467,14 @@ pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) ->
 /// Whether carrying out a plan changed what the kubelet's PLEG relists (the runtime
 /// status: a sandbox or a container created, started, stopped or removed) or the
 /// actuated-resources checkpoint. A PLEG event makes the kubelet sync the pod again at
-/// once, so a plan that changed something is followed by another sync.
+/// once, so a plan that changed something is followed by another sync. A plan that pulled
+/// an image (results in `after.pullResults`) is followed by another sync too: the rest of
+/// the kubelet's sync is the next plan ("pull, then re-plan").
 #[must_use]
 pub fn relist_changed(before: &PlanRequest, after: &PlanRequest) -> bool {
     before.runtime_status != after.runtime_status
         || before.actuated_resources != after.actuated_resources
+        || !after.pull_results.is_empty()
 }
 
 /// `AllContainersRestartCleanedUp` while a restart-all is in progress.
@@ -546,6 +563,10 @@ impl Simulation {
         }
         let plan = crate::api::plan(&self.request)?;
         self.request = next_request(&self.request, &plan, self.now);
+        // A pull is part of the sync: the re-plan that completes it comes at once.
+        if !self.request.pull_results.is_empty() {
+            return Ok(plan);
+        }
         self.advance(self.tick_seconds);
         Ok(plan)
     }
@@ -558,13 +579,17 @@ impl Simulation {
             let before = (
                 self.request.runtime_status.clone(),
                 self.request.actuated_resources.clone(),
+                self.request.image_backoff.clone(),
             );
             let plan = self.sync()?;
             let after = (
                 self.request.runtime_status.clone(),
                 self.request.actuated_resources.clone(),
+                self.request.image_backoff.clone(),
             );
-            let stable = before == after && plan.held_back.is_empty();
+            let stable = before == after
+                && plan.held_back.is_empty()
+                && self.request.pull_results.is_empty();
             plans.push(plan);
             if stable {
                 break;

@@ -18,6 +18,32 @@ pub struct ImagesReport {
     /// Names whose `ImageStatus` fails, with the error text.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub inspect_errors: BTreeMap<String, String>,
+    /// Model runtime only (`core::sim`): scripted registry faults by image as written
+    /// (the playground's and tests' "pull fails" control). `plan` ignores it; a real
+    /// executor never sends it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub registry: BTreeMap<String, RegistryFault>,
+}
+
+/// How the model registry answers pulls of one image (`core::sim`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RegistryFault {
+    /// What goes wrong.
+    pub fault: PullFault,
+    /// How many more pulls fail; absent = every pull until the fault is cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<u32>,
+}
+
+/// A scripted pull failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PullFault {
+    /// The registry cannot be reached.
+    RegistryDown,
+    /// The registry does not have the image (wrong name or tag).
+    NotFound,
 }
 
 /// An annotation of the `ImageSpec`.

@@ -28,8 +28,8 @@ pub use config::ContainerConfigEntry;
 pub use decision::{Action, Decision, Effect};
 pub use files::{NodeFile, NodeFileInclude, NodeFileKind};
 pub use image::{
-    Annotation, AuthConfig, ImageBackoffRecord, ImageSpec, ImagesReport, PullResult,
-    PullResultRecord,
+    Annotation, AuthConfig, ImageBackoffRecord, ImageSpec, ImagesReport, PullFault, PullResult,
+    PullResultRecord, RegistryFault,
 };
 pub use kind::ContainerKind;
 pub use report::{ContainerError, Warning};
