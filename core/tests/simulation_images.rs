@@ -18,7 +18,9 @@ fn request(images: serde_json::Value) -> PlanRequest {
         "spec": {"enableServiceLinks": true, "containers": [
             {"name": "app", "image": "registry.example.com/app:1", "imagePullPolicy": "IfNotPresent"}]}}});
     if !images.is_null() {
-        value["images"] = images;
+        if let Some(o) = value.as_object_mut() {
+            o.insert("images".into(), images);
+        }
     }
     podplan_core::api::parse_request_value(value).unwrap_or_default()
 }
