@@ -11,6 +11,7 @@ pub mod duration;
 pub mod ips;
 pub mod phase;
 pub mod reconstruct;
+pub mod reconstruct_images;
 pub mod row;
 pub mod text;
 

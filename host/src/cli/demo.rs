@@ -318,7 +318,12 @@ mod tests {
                     Event::Exit { container, .. }
                     | Event::Probe { container, .. }
                     | Event::SetImage { container, .. } => Some(container.as_str()),
-                    Event::Advance { .. } | Event::SandboxDies | Event::SandboxLosesIp => None,
+                    Event::Advance { .. }
+                    | Event::SandboxDies
+                    | Event::SandboxLosesIp
+                    | Event::PullFails { .. }
+                    | Event::PullWorks { .. }
+                    | Event::RemoveImage { .. } => None,
                 };
                 if let Some(name) = named {
                     assert!(names.contains(&name), "{}: {name}", scene.title);
