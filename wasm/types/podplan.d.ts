@@ -100,7 +100,16 @@ export type SimEvent =
   /** The latest sandbox loses its IP address. */
   | { type: "sandboxLosesIp" }
   /** The pod spec changes a container's image. */
-  | { type: "setImage"; container: string; image: string };
+  | { type: "setImage"; container: string; image: string }
+  /** The registry fails the next `times` pulls of an image (all, until `pullWorks`, without `times`). */
+  | { type: "pullFails"; image: string; fault: PullFault; times?: number }
+  /** Pulls of an image work again. */
+  | { type: "pullWorks"; image: string }
+  /** The node's image garbage collection removes an image. */
+  | { type: "removeImage"; image: string };
+
+/** A scripted pull failure of the model registry. */
+export type PullFault = "registryDown" | "notFound";
 
 /** The input of {@link crictl}: exactly one config. */
 export type CrictlCall = { sandboxConfig: PodSandboxConfig } | { containerConfig: CriContainerConfig };
@@ -154,6 +163,18 @@ export interface PlanRequest {
   previousStatus?: PodStatus | null;
   /** Extension: the kubelet's reason cache (the previous plan's `reasonCache`); read only for the plan's `status`. */
   reasonCache?: ReasonCache;
+  /** Extension (issue 14): the node's images as `ImageStatus` reports them. Absent: every image counts as present. */
+  images?: ImagesReport;
+  /** Extension: results of the previous plan's `PullImage` steps (pass them once). */
+  pullResults?: PullResultRecord[];
+  /** Extension: the previous plan's `imageBackoff`. */
+  imageBackoff?: ImageBackoffRecord[];
+  /** Extension: the pod's resolved image pull secrets (`v1.Secret`). */
+  pullSecrets?: JsonObject[];
+  /** Extension: node keyring / credential-provider credentials by registry key. */
+  nodeCredentials?: { [registry: string]: JsonObject[] };
+  /** Extension: the pull-record check (default `{"allowAll": true}`). */
+  pullRecords?: JsonObject;
   /** Feature-gate overrides of the 1.37 defaults. */
   featureGates?: { [gate: string]: boolean };
   /** The kubelet's actuated-resources checkpoint (resources last applied). */
@@ -618,6 +639,8 @@ export interface Plan {
   heldBack?: HeldBack[];
   /** Extension: updated back-off records, for the next request's `backoff`. */
   backoff?: BackoffRecord[];
+  /** Extension: updated image-pull back-off records, for the next request's `imageBackoff`. */
+  imageBackoff?: ImageBackoffRecord[];
   /** Odd but possible inputs and what the engine did about them. */
   warnings?: Warning[];
   /** Extension: the API status the kubelet generates at the start of this sync. */
@@ -731,6 +754,7 @@ export interface Step {
     | "UpdateContainerResources"
     | "CreateContainer"
     | "StartContainer"
+    | "PullImage"
     | "WriteNodeFiles";
   container?: string;
   kind?: ContainerKind;
@@ -752,6 +776,47 @@ export interface Step {
   files?: NodeFile[];
   /** Complete this step from the new sandbox's status (`complete`) before doing it. */
   dependsOnNewSandbox?: boolean;
+  /** `PullImage`: the image as written in the container. */
+  image?: string;
+  /** `PullImage`: the CRI `ImageSpec`. */
+  imageSpec?: { image: string; annotations: { name: string; value: string }[]; runtimeHandler: string };
+  /** `PullImage`: one request per credential, in order; none = one anonymous request. */
+  auth?: { username?: string; password?: string }[];
+  /** `PullImage`: where the `PodSandboxConfig` sent with the pull is (`"plan.sandboxConfig"`). */
+  sandboxConfig?: string;
+  /** `PullImage`: the image back-off key, to report back in `pullResults`. */
+  backoffKey?: string;
+}
+
+/** What the node's image service reports (request `images`). */
+export interface ImagesReport {
+  /** Tag-defaulted image name → imageRef. */
+  present: { [image: string]: string };
+  /** Names whose `ImageStatus` fails, with the error text. */
+  inspectErrors?: { [image: string]: string };
+  /** Model runtime only: scripted registry faults by image as written. */
+  registry?: { [image: string]: { fault: PullFault; times?: number } };
+}
+
+/** The result of one `PullImage` step, as the executor reports it. */
+export interface PullResultRecord {
+  image: string;
+  backoffKey?: string;
+  /** When the pull ended. */
+  at: Time;
+  imageRef?: string;
+  error?: string;
+  pullMillis?: number;
+  totalMillis?: number;
+  imageSize?: number;
+}
+
+/** One image-pull back-off record. */
+export interface ImageBackoffRecord {
+  key: string;
+  delaySeconds: number;
+  lastUpdate: Time;
+  previousError?: string;
 }
 
 /** A directory or file the kubelet writes on the node. */
@@ -782,7 +847,7 @@ export interface ContainerError {
   message: string;
 }
 
-/** A start held back by crash-loop back-off. */
+/** A start held back by crash-loop or image-pull back-off. */
 export interface HeldBack {
   container: string;
   kind?: ContainerKind;
@@ -793,6 +858,8 @@ export interface HeldBack {
   until?: Time;
   /** The current back-off delay. */
   delaySeconds: number;
+  /** Absent: crash-loop back-off; `ImagePullBackOff`: the image-pull back-off. */
+  reason?: "ImagePullBackOff";
 }
 
 /** A non-fatal observation about the input. */
