@@ -112,6 +112,9 @@ pub(crate) fn build_in(ctx: &Ctx<'_>, plan: &mut Plan, options: BuildOptions) {
         Some(table) => table.into_records(),
         None => request.backoff.clone(),
     };
+    if let Some(stage) = &b.images {
+        plan.warnings.extend(stage.unused_warnings());
+    }
     plan.image_backoff = match b.images {
         Some(stage) => stage.into_records(),
         None => request.image_backoff.clone(),
@@ -492,8 +495,13 @@ impl<'a> Builder<'a> {
                 continue;
             };
             let aborts = kind == ContainerKind::Init && !spec.sidecar;
-            // startContainer: doBackOff first ...
-            if self.held_back(kind, idx, &spec) {
+            // startContainer: doBackOff first (not again when this plan continues a start
+            // whose image the previous plan pulled) ...
+            let continues = self
+                .images
+                .as_ref()
+                .is_some_and(|stage| stage.continues(spec.image));
+            if !continues && self.held_back(kind, idx, &spec) {
                 if aborts {
                     self.abort(spec.name, "CrashLoopBackOff");
                     return;

@@ -199,3 +199,60 @@ fn registry_down_text_names_the_registry_host() {
     );
     assert!(text.starts_with("rpc error: code = Unknown desc = failed to pull and unpack image \"docker.io/library/nginx:latest\""));
 }
+
+/// A running container whose image was removed exits: the restart pulls; the pull fails.
+/// The re-plan continues that start (no second crash-loop check): `ErrImagePull`, then
+/// the crash-loop and image back-offs both hold the next starts, crash-loop first.
+#[test]
+fn a_restart_whose_pull_fails_is_err_image_pull_not_crash_loop() {
+    let r = request(json!({"present": {}}));
+    let mut sim = Simulation::new(r, start());
+    sim.tick_seconds = 5;
+    let _ = sim.run_until_stable(6);
+    assert!(sim.all_running());
+    let image = "registry.example.com/app:1";
+    let events = [
+        Event::PullFails {
+            image: image.into(),
+            fault: PullFault::RegistryDown,
+            times: None,
+        },
+        Event::RemoveImage {
+            image: image.into(),
+        },
+        Event::Exit {
+            container: "app".into(),
+            code: 1,
+        },
+    ];
+    for e in &events {
+        assert_eq!(apply_event(&mut sim.request, e), None);
+    }
+    let t0 = sim.now;
+    let mut lines = Vec::new();
+    for _ in 0..7 {
+        let now = sim.now;
+        let plan = sim.sync().unwrap_or_default();
+        lines.push(line(t0, now, &plan));
+        assert!(
+            !plan.warnings.iter().any(|w| w.path == "pullResults"),
+            "{:?}",
+            plan.warnings
+        );
+    }
+    assert_eq!(
+        lines,
+        [
+            "0 Error: PullImage [Pulling]",
+            "0 Error: ErrImagePull [Failed,Failed]",
+            // Crash-loop back-off (10 s since the exit) comes first in startContainer.
+            "5 ErrImagePull: held 10s [BackOff]",
+            "10 CrashLoopBackOff: PullImage [Pulling]",
+            "10 CrashLoopBackOff: ErrImagePull [Failed,Failed]",
+            "15 ErrImagePull: held 20s [BackOff]",
+            // The crash-loop back-off (20 s from the exit) is over; the image back-off
+            // (20 s from the last failed pull) is not.
+            "20 CrashLoopBackOff: ImagePullBackOff held 20s [BackOff,Failed]",
+        ]
+    );
+}

@@ -290,6 +290,26 @@ async function main() {
       check((await page.locator("#sync-2").innerText()).includes("app exited (3)"), "exit code typed from the keyboard is used");
     });
 
+    await section("image pull fails: ErrImagePull, ImagePullBackOff, retry", async (page) => {
+      await scenario(page, "crashloop");
+      await drive(page, "#pull-down-0"); // #1: the registry is down (nothing to pull yet)
+      check((await page.locator("[data-image]").first().innerText()).includes("registry down"), "the image shows the registry down");
+      await drive(page, "#pull-remove-0"); // #2: image GC removes busybox
+      await drive(page, "#exit-worker"); // #3: the restart needs the image: PullImage
+      check(/PullImage/.test(await page.locator("#tabpanel").innerText()) || (await page.locator("#see-body").innerText()).includes("PullImage"), "sync #3 pulls the image");
+      await drive(page, "#resync"); // #4: the pull failed: ErrImagePull
+      await drive(page, "#resync"); // #5: in back-off
+      check((await kubectlStatus(page, 5)) === "ErrImagePull", `kubectl shows ErrImagePull (${await kubectlStatus(page, 5)})`);
+      check(await page.locator("#advance-backoff").isEnabled(), "advance-to-expiry is offered for the image back-off");
+      await drive(page, "#advance-backoff"); // #6: the retry pulls (and fails)
+      check((await kubectlStatus(page, 6)) === "ImagePullBackOff", `kubectl shows ImagePullBackOff (${await kubectlStatus(page, 6)})`);
+      await drive(page, "#pull-works-0"); // #7: the registry is back; the failed retry is counted
+      await drive(page, "#advance-backoff"); // #8: the next retry succeeds
+      await drive(page, "#resync"); // #9: created and started with the pulled image
+      check((await cellText(page, "worker", 9)).includes("running"), "the retry starts worker");
+      await page.screenshot({ path: join(artifacts, "12-image-pull.png"), fullPage: true });
+    });
+
     await section("gallery tour: sidecar and restart rules", async (page) => {
       await scenario(page, "sidecar");
       check((await cellText(page, "setup", 0)).includes("—"), "sidecar: setup waits for the startup probe");

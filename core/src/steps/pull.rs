@@ -219,6 +219,29 @@ impl<'a> ImageStage<'a> {
         (!counted).then_some(done)
     }
 
+    /// Whether this plan continues a start whose pull the previous plan made: a pull
+    /// result for `image` waits to be used. The kubelet pulls within the start that
+    /// passed `doBackOff`, so the re-plan does not check the crash-loop back-off again.
+    pub(super) fn continues(&self, image: &str) -> bool {
+        self.unused_result(image, &backoff_key(&self.request.pod, image))
+            .is_some()
+    }
+
+    /// Warnings for the pull results no start of this plan used (the container is no
+    /// longer started, or the result was already counted).
+    pub(super) fn unused_warnings(&self) -> Vec<Warning> {
+        self.results
+            .keys()
+            .filter(|image| !self.consumed.contains(*image))
+            .map(|image| Warning {
+                path: "pullResults".into(),
+                message: format!(
+                    "the pull result for image {image:?} was not used: no container starting on this sync completes it (or the image back-off already counts it)"
+                ),
+            })
+            .collect()
+    }
+
     /// The back-off records for the next request.
     pub(super) fn into_records(self) -> Vec<ImageBackoffRecord> {
         self.backoff.records()
