@@ -102,6 +102,12 @@ fn step_line(s: &Step) -> String {
     if let Some(r) = &s.resource {
         let _ = write!(line, " [{r}]");
     }
+    if let Some(spec) = &s.image_spec {
+        let _ = write!(line, " [{}]", spec.image);
+        if !s.auth.is_empty() {
+            let _ = write!(line, " with {} credential(s)", s.auth.len());
+        }
+    }
     // On a StartContainer the grace is that of the kill after a failed postStart.
     if let Some(g) = s.grace_period_seconds.filter(|_| s.post_start.is_none()) {
         let _ = write!(line, " grace {g}s");
@@ -236,12 +242,25 @@ pub fn to_text(plan: &Plan) -> String {
         }
     }
     if !plan.held_back.is_empty() {
-        let _ = writeln!(out, "\nHeld back by crash-loop back-off");
+        let image = plan.held_back.iter().any(|h| h.reason.is_some());
+        let _ = writeln!(
+            out,
+            "\nHeld back by {}",
+            if image {
+                "back-off"
+            } else {
+                "crash-loop back-off"
+            }
+        );
         for h in &plan.held_back {
             let until = h.until.map_or(String::new(), |t| format!(" until {t}"));
+            let why = h
+                .reason
+                .as_deref()
+                .map_or(String::new(), |r| format!(" [{r}]"));
             let _ = writeln!(
                 out,
-                "  - {}: waits {}s{until} (delay {}s)",
+                "  - {}{why}: waits {}s{until} (delay {}s)",
                 h.container, h.wait_seconds, h.delay_seconds
             );
         }
@@ -253,6 +272,20 @@ pub fn to_text(plan: &Plan) -> String {
                 out,
                 "  - {} [{}]: delay {}s, last update {}",
                 r.container, r.key, r.delay_seconds, r.last_update
+            );
+        }
+    }
+    if !plan.image_backoff.is_empty() {
+        let _ = writeln!(out, "\nImage-pull back-off records (pass to the next sync)");
+        for r in &plan.image_backoff {
+            let previous = r
+                .previous_error
+                .as_deref()
+                .map_or(String::new(), |e| format!("; last error {e}"));
+            let _ = writeln!(
+                out,
+                "  - {}: delay {}s, last failed pull {}{previous}",
+                r.key, r.delay_seconds, r.last_update
             );
         }
     }

@@ -65,6 +65,27 @@ pub struct PlanRequest {
     /// [`crate::hooks::results`]. Empty = no hook ran, or the caller does not report them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hook_results: Vec<crate::plan::HookResult>,
+    /// Extension (issue 14): the node's images as `ImageStatus` reports them. Absent = the
+    /// image manager is not consulted: every image counts as present (today's plans).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<crate::plan::ImagesReport>,
+    /// Extension: results of the previous plan's `PullImage` steps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pull_results: Vec<crate::plan::PullResultRecord>,
+    /// Extension: the image-pull back-off records of the previous plan (`imageBackoff`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_backoff: Vec<crate::plan::ImageBackoffRecord>,
+    /// Extension: the pod's resolved image pull secrets (`spec.imagePullSecrets` as the
+    /// kubelet fetches them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pull_secrets: Vec<k8s_openapi::api::core::v1::Secret>,
+    /// Extension: node keyring / credential-provider credentials by registry key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_credentials: BTreeMap<String, Vec<crate::images::credentials::TrackedCredential>>,
+    /// Extension: the pull-record check (gate KubeletEnsureSecretPulledImages). Absent =
+    /// `{"allowAll": true}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_records: Option<crate::images::PullRecordCheck>,
 }
 
 /// Prober results recorded for one container.

@@ -54,6 +54,7 @@ use crate::runtime::{
 
 pub mod event;
 pub mod hooks;
+pub mod images;
 pub use event::{apply_event, apply_event_with, Event, ProbeKind};
 pub use hooks::HookControls;
 
@@ -71,6 +72,10 @@ pub struct Outcome {
     pub hook_results: Vec<crate::plan::HookResult>,
     /// How long the sync was blocked in hooks (preStop waits), milliseconds.
     pub blocked_millis: u64,
+    /// The node's images (`None`: the request reported none and nothing was pulled).
+    pub images: Option<crate::plan::ImagesReport>,
+    /// The results of the plan's `PullImage` steps, for the next request's `pullResults`.
+    pub pull_results: Vec<crate::plan::PullResultRecord>,
 }
 
 /// FNV-1a over the parts, each followed by a `0xff` separator.
@@ -141,6 +146,8 @@ pub struct Runtime {
     hook_results: Vec<crate::plan::HookResult>,
     /// Time spent waiting for hooks so far: later operations happen that much later.
     blocked_millis: u64,
+    /// The node's image store and the pulls carried out (`PullImage`).
+    images: images::ImageStore,
 }
 
 impl Runtime {
@@ -162,6 +169,7 @@ impl Runtime {
             hooks: HookControls::default(),
             hook_results: Vec::new(),
             blocked_millis: 0,
+            images: images::ImageStore::from_request(request),
         }
     }
 
@@ -209,11 +217,14 @@ impl Runtime {
     /// The state as an [`Outcome`].
     #[must_use]
     pub fn into_outcome(self) -> Outcome {
+        let (images, pull_results) = self.images.into_parts();
         Outcome {
             runtime_status: self.status,
             actuated_resources: self.actuated,
             hook_results: self.hook_results,
             blocked_millis: self.blocked_millis,
+            images,
+            pull_results,
         }
     }
 
@@ -317,6 +328,7 @@ impl Runtime {
                     self.node_files.insert(f.path.clone(), f.clone());
                 }
             }
+            StepOp::PullImage => self.images.pull(step, now),
             StepOp::CreateContainer => self.create(pod, step, now),
             StepOp::StartContainer => {
                 let name = step.container.as_deref().unwrap_or("");
@@ -571,6 +583,9 @@ fn carry_out(next: &mut PlanRequest, plan: &Plan, now: jiff::Timestamp, hooks: &
     next.runtime_status = Some(outcome.runtime_status);
     next.actuated_resources = outcome.actuated_resources;
     next.backoff.clone_from(&plan.backoff);
+    next.images = outcome.images;
+    next.pull_results = outcome.pull_results;
+    next.image_backoff.clone_from(&plan.image_backoff);
     next.previous_status.clone_from(&plan.status);
     next.reason_cache.clone_from(&plan.reason_cache);
     next.now = Some(now);
@@ -583,11 +598,14 @@ fn carry_out(next: &mut PlanRequest, plan: &Plan, now: jiff::Timestamp, hooks: &
 /// Whether carrying out a plan changed what the kubelet's PLEG relists (the runtime
 /// status: a sandbox or a container created, started, stopped or removed) or the
 /// actuated-resources checkpoint. A PLEG event makes the kubelet sync the pod again at
-/// once, so a plan that changed something is followed by another sync.
+/// once, so a plan that changed something is followed by another sync. A plan that pulled
+/// an image (results in `after.pullResults`) is followed by another sync too: the rest of
+/// the kubelet's sync is the next plan ("pull, then re-plan").
 #[must_use]
 pub fn relist_changed(before: &PlanRequest, after: &PlanRequest) -> bool {
     before.runtime_status != after.runtime_status
         || before.actuated_resources != after.actuated_resources
+        || !after.pull_results.is_empty()
 }
 
 /// `AllContainersRestartCleanedUp` while a restart-all is in progress.
@@ -686,6 +704,10 @@ impl Simulation {
         }
         let plan = crate::api::plan(&self.request)?;
         let blocked_millis = carry_out(&mut self.request, &plan, self.now, &self.hooks);
+        // A pull is part of the sync: the re-plan that completes it comes at once.
+        if !self.request.pull_results.is_empty() {
+            return Ok(plan);
+        }
         // A sync blocked in preStop hooks ends that much later.
         let blocked = i64::try_from(blocked_millis.div_ceil(1000)).unwrap_or(0);
         self.advance(self.tick_seconds + blocked);
@@ -700,11 +722,17 @@ impl Simulation {
             let before = (
                 self.request.runtime_status.clone(),
                 self.request.actuated_resources.clone(),
+                self.request.image_backoff.clone(),
             );
             let plan = self.sync()?;
-            let stable = before.0 == self.request.runtime_status
-                && before.1 == self.request.actuated_resources
-                && plan.held_back.is_empty();
+            let after = (
+                self.request.runtime_status.clone(),
+                self.request.actuated_resources.clone(),
+                self.request.image_backoff.clone(),
+            );
+            let stable = before == after
+                && plan.held_back.is_empty()
+                && self.request.pull_results.is_empty();
             plans.push(plan);
             if stable {
                 break;

@@ -14,6 +14,11 @@
 //! or failing classic init container stops the remaining starts, as `SyncPod` does;
 //! sidecar, regular and ephemeral failures only skip that container. The sandbox config is
 //! generated once, before any start.
+//!
+//! With `request.images` (issue 14) the image pull comes between back-off and config
+//! generation (`startContainer` step 1, see `pull`): the container is created with the
+//! resolved imageRef, or a `PullImage` step replaces its create/start, or the start is
+//! held back (`ImagePullBackOff`) or fails (`ErrImagePull` & co.).
 
 use std::collections::BTreeSet;
 
@@ -30,6 +35,8 @@ use crate::plan::{Action, ContainerKind, HeldBack, KillReason, Plan, Step, StepO
 use crate::pod::{format_pod, init_or_regular_named, spec_container, SpecContainer};
 use crate::request::PlanRequest;
 use crate::runtime::ContainerState;
+
+mod pull;
 
 /// Execution-time options that do not come from the request.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -52,7 +59,10 @@ pub fn build(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan) {
 /// options.
 pub(crate) fn build_in(ctx: &Ctx<'_>, plan: &mut Plan, options: BuildOptions) {
     let (request, gates) = (ctx.request, ctx.gates);
+    let (images, image_warnings) = pull::ImageStage::new(request, gates);
+    plan.warnings.extend(image_warnings);
     let mut b = Builder {
+        images,
         ctx: ctx.clone(),
         steps: Vec::new(),
         events: Vec::new(),
@@ -103,6 +113,13 @@ pub(crate) fn build_in(ctx: &Ctx<'_>, plan: &mut Plan, options: BuildOptions) {
         Some(table) => table.into_records(),
         None => request.backoff.clone(),
     };
+    if let Some(stage) = &b.images {
+        plan.warnings.extend(stage.unused_warnings());
+    }
+    plan.image_backoff = match b.images {
+        Some(stage) => stage.into_records(),
+        None => request.image_backoff.clone(),
+    };
 }
 
 /// The outcome of `generatePodSandboxConfig` for a plan.
@@ -128,6 +145,8 @@ struct Builder<'a> {
     held_back: Vec<HeldBack>,
     notes: Vec<(Action, String, &'static str, String)>,
     backoff: Option<Backoff>,
+    /// The image manager, when the request reports the node's images.
+    images: Option<pull::ImageStage<'a>>,
 }
 
 impl<'a> Builder<'a> {
@@ -382,7 +401,8 @@ impl<'a> Builder<'a> {
         // The exact payloads, as `updatePodContainerResources` and
         // `generateUpdatePodSandboxResourcesRequest` build them.
         let node = self.ctx.request.node.clone().unwrap_or_default();
-        let sandbox_id = if a.create_sandbox {
+        let create_sandbox = a.create_sandbox;
+        let sandbox_id = if create_sandbox {
             String::new()
         } else {
             a.sandbox_id.clone()
@@ -463,14 +483,15 @@ impl<'a> Builder<'a> {
                     .map(|i| (ContainerKind::Regular, *i)),
             )
             .collect();
-        let sandbox_id = if a.create_sandbox {
+        let create_sandbox = a.create_sandbox;
+        let sandbox_id = if create_sandbox {
             String::new()
         } else {
             a.sandbox_id.clone()
         };
         // Pod-network pods take their IPs from the sandbox this sync creates.
         let new_sandbox_ips =
-            a.create_sandbox && config::complete::depends_on_new_sandbox(self.ctx.request);
+            create_sandbox && config::complete::depends_on_new_sandbox(self.ctx.request);
         // GetPodQOS reads every container: once per plan, not once per container.
         let pod_qos = configs.then(|| config::pod_qos_of(self.ctx.request, self.ctx.gates));
         for (kind, idx) in order {
@@ -478,8 +499,13 @@ impl<'a> Builder<'a> {
                 continue;
             };
             let aborts = kind == ContainerKind::Init && !spec.sidecar;
-            // startContainer: doBackOff first ...
-            if self.held_back(kind, idx, &spec) {
+            // startContainer: doBackOff first (not again when this plan continues a start
+            // whose image the previous plan pulled) ...
+            let continues = self
+                .images
+                .as_ref()
+                .is_some_and(|stage| stage.continues(spec.image));
+            if !continues && self.held_back(kind, idx, &spec) {
                 if aborts {
                     self.abort(spec.name, "CrashLoopBackOff");
                     return;
@@ -497,11 +523,22 @@ impl<'a> Builder<'a> {
                 ));
                 return;
             }
+            // ... then startContainer: the image (EnsureImageExists) ...
+            let image_ref = match self.image(plan, kind, idx, &spec) {
+                ImageGate::Go(image_ref) => image_ref,
+                ImageGate::Skip => continue,
+                ImageGate::Stop => return,
+            };
             // ... then generateContainerConfig ...
             {
                 match config::container_for(self.ctx.request, self.ctx.gates, kind, idx, pod_qos) {
                     Ok(mut entry) => {
                         entry.depends_on_new_sandbox = new_sandbox_ips;
+                        if let (Some(image_ref), Some(image)) =
+                            (image_ref, entry.config.image.as_mut())
+                        {
+                            image.image = image_ref;
+                        }
                         plan.container_configs.push(entry);
                     }
                     Err(err) => {
@@ -562,7 +599,7 @@ impl<'a> Builder<'a> {
                 index: Some(idx),
                 ..Step::default()
             };
-            self.post_start(&mut start, kind, idx, a.create_sandbox);
+            self.post_start(&mut start, kind, idx, create_sandbox);
             self.steps.push(start);
             self.events.push(events::started(spec.name));
         }
@@ -610,6 +647,100 @@ impl<'a> Builder<'a> {
         start.post_start = Some(step);
     }
 
+    /// `startContainer` step 1 (`EnsureImageExists`) when the image manager is on: adds
+    /// the `PullImage` step, the held-back start or the start error, with the events and
+    /// the note that explain it. `Go` carries the resolved imageRef (`None`: the manager
+    /// is off and the config keeps today's image).
+    fn image(
+        &mut self,
+        plan: &mut Plan,
+        kind: ContainerKind,
+        idx: usize,
+        spec: &SpecContainer<'_>,
+    ) -> ImageGate {
+        let Some(stage) = self.images.as_mut() else {
+            return ImageGate::Go(None);
+        };
+        let (start, events) = stage.ensure(kind, idx, spec.name, spec.image);
+        self.events.extend(events);
+        let aborts = kind == ContainerKind::Init && !spec.sidecar;
+        let (error, held) = match start {
+            pull::ImageStart::Ready(image_ref) => return ImageGate::Go(Some(image_ref)),
+            pull::ImageStart::Pull(step) => {
+                let waits = if let Some(step) = step {
+                    self.steps.push(*step);
+                    "its image is pulled by the PullImage step of this plan"
+                } else {
+                    "an earlier container of this plan pulls the same image"
+                };
+                self.notes.push((
+                    Action::Wait,
+                    spec.name.to_string(),
+                    "PullImage",
+                    format!(
+                        "{} {} is created by the next plan: {waits} (pull, then re-plan){}",
+                        kind.noun(),
+                        spec.name,
+                        if aborts {
+                            "; SyncPod starts nothing after a classic init container"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+                return if aborts {
+                    ImageGate::Stop
+                } else {
+                    ImageGate::Skip
+                };
+            }
+            pull::ImageStart::BackOff {
+                error,
+                until,
+                delay_seconds,
+            } => (error, Some((until, delay_seconds))),
+            pull::ImageStart::Failed(error) => (error, None),
+        };
+        let reason = error.kind.as_str();
+        // startContainer records the error as a Warning `Failed` "Error: <reason>".
+        self.events.push(events::failed(spec.name, reason));
+        if let Some((until, delay)) = held {
+            let now = self.ctx.request.now.map_or(0, |n| n.as_nanosecond());
+            let wait_ns = until.as_nanosecond() - now;
+            let wait = u64::try_from((wait_ns + 999_999_999) / 1_000_000_000).unwrap_or(0);
+            self.held_back.push(HeldBack {
+                container: spec.name.to_string(),
+                kind: Some(kind),
+                index: Some(idx),
+                wait_seconds: wait,
+                until: Some(until),
+                delay_seconds: delay,
+                reason: Some(reason.to_string()),
+            });
+        }
+        self.notes.push((
+            Action::Wait,
+            spec.name.to_string(),
+            reason,
+            format!(
+                "{} {} cannot start: {reason}: {}",
+                kind.noun(),
+                spec.name,
+                error.message
+            ),
+        ));
+        plan.errors.push(crate::plan::ContainerError {
+            container: spec.name.to_string(),
+            reason: reason.to_string(),
+            message: error.message,
+        });
+        if aborts {
+            self.abort(spec.name, reason);
+            return ImageGate::Stop;
+        }
+        ImageGate::Skip
+    }
+
     fn abort(&mut self, name: &str, why: &str) {
         self.notes.push((
             Action::Wait,
@@ -641,6 +772,7 @@ impl<'a> Builder<'a> {
                 wait_seconds: wait,
                 until: Some(until),
                 delay_seconds: delay,
+                reason: None,
             });
             self.events
                 .push(events::back_off(spec.name, &format_pod(self.ctx.pod)));
@@ -659,6 +791,16 @@ impl<'a> Builder<'a> {
         table.next(&key, spec.name, finished);
         false
     }
+}
+
+/// What the image stage lets the start pass do with a container.
+enum ImageGate {
+    /// Go on to the config, with the resolved imageRef when the image manager is on.
+    Go(Option<String>),
+    /// Not on this plan: next container.
+    Skip,
+    /// A classic init container: SyncPod starts nothing after it.
+    Stop,
 }
 
 fn kill_reason_str(reason: KillReason) -> &'static str {

@@ -432,7 +432,10 @@ fn check_invariants(value: &Value, plan: &Plan) -> Result<(), TestCaseError> {
         StepOp::RemoveContainer => 1,
         StepOp::RunPodSandbox => 2,
         StepOp::UpdatePodSandboxResources | StepOp::UpdateContainerResources => 3,
-        StepOp::CreateContainer | StepOp::StartContainer | StepOp::WriteNodeFiles => 4,
+        StepOp::PullImage
+        | StepOp::CreateContainer
+        | StepOp::StartContainer
+        | StepOp::WriteNodeFiles => 4,
     };
     // Node files are written right before the call they prepare: RunPodSandbox or
     // CreateContainer (issue 13); they take that call's phase.

@@ -53,7 +53,10 @@ pub const INPUT_ROOTS: &[(&str, &str)] = &[
 pub const OUTPUT_ROOTS: &[(&str, &str)] = &[("plan", "Plan"), ("error", "ErrorEnvelope")];
 
 /// TypeScript names for Rust names used twice in the core (module path, name, TS name).
-pub const RENAMES: &[(&str, &str, &str)] = &[("sim::event", "Event", "SimEvent")];
+pub const RENAMES: &[(&str, &str, &str)] = &[
+    ("sim::event", "Event", "SimEvent"),
+    ("plan::image", "ImageSpec", "PullImageSpec"),
+];
 
 /// Types with hand-written serde impls: (module path, name, TypeScript type).
 pub const CUSTOM: &[(&str, &str, &str)] = &[(

@@ -300,6 +300,40 @@ mod tests {
     }
 
     #[test]
+    fn the_pull_fails_control_goes_through_sim_event_and_sim_apply() {
+        let request = parse(REQUEST);
+        let call = json!({"request": request,
+            "event": {"type": "pullFails", "image": "x", "fault": "notFound", "times": 1}});
+        let out = parse(&sim_event(&call.to_string()));
+        assert!(out.get("note").is_none(), "{out}");
+        assert_eq!(
+            out["request"]["images"]["registry"]["x"]["fault"],
+            "notFound"
+        );
+        // The plan pulls; carrying it out fails the pull and re-plans at once.
+        let request = out["request"].clone();
+        let plan = podplan_core::plan_value(request.clone());
+        let pull = plan["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["op"] == "PullImage");
+        assert!(pull, "{plan}");
+        let out = parse(&sim_apply(
+            &json!({"request": request, "plan": plan}).to_string(),
+        ));
+        assert_eq!(out["changed"], true);
+        let error = out["request"]["pullResults"][0]["error"].as_str().unwrap();
+        assert!(error.contains("not found"), "{error}");
+        let plan = podplan_core::plan_value(out["request"].clone());
+        assert_eq!(plan["errors"][0]["reason"], "ErrImagePull");
+        // An image the pod does not use: a note.
+        let call = json!({"request": parse(REQUEST),
+            "event": {"type": "pullFails", "image": "y", "fault": "registryDown"}});
+        assert!(parse(&sim_event(&call.to_string()))["note"].is_string());
+    }
+
+    #[test]
     fn bad_calls_are_structured_errors_with_paths() {
         for (input, path) in [
             ("nope", ""),

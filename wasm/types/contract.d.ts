@@ -56,6 +56,27 @@ export interface PlanRequest {
    * `crate::hooks::results`. Empty = no hook ran, or the caller does not report them.
    */
   hookResults?: HookResult[];
+  /**
+   * Extension (issue 14): the node's images as `ImageStatus` reports them. Absent = the
+   * image manager is not consulted: every image counts as present (today's plans).
+   */
+  images?: ImagesReport | null;
+  /** Extension: results of the previous plan's `PullImage` steps. */
+  pullResults?: PullResultRecord[];
+  /** Extension: the image-pull back-off records of the previous plan (`imageBackoff`). */
+  imageBackoff?: ImageBackoffRecord[];
+  /**
+   * Extension: the pod's resolved image pull secrets (`spec.imagePullSecrets` as the
+   * kubelet fetches them).
+   */
+  pullSecrets?: Secret[];
+  /** Extension: node keyring / credential-provider credentials by registry key. */
+  nodeCredentials?: { [key: string]: TrackedCredential[] };
+  /**
+   * Extension: the pull-record check (gate KubeletEnsureSecretPulledImages). Absent =
+   * `{"allowAll": true}`.
+   */
+  pullRecords?: PullRecordCheck | null;
 }
 
 /** Prober results recorded for one container. */
@@ -115,6 +136,11 @@ export interface Plan {
   heldBack?: HeldBack[];
   /** The updated crash-loop back-off records, to pass to the next request (extension). */
   backoff?: BackoffRecord[];
+  /**
+   * The updated image-pull back-off records, to pass to the next request as
+   * `imageBackoff` (extension, issue 14).
+   */
+  imageBackoff?: ImageBackoffRecord[];
   /** Odd but possible inputs (e.g. statuses of containers not in the spec). */
   warnings?: Warning[];
   /**
@@ -211,6 +237,32 @@ export type SimEvent =
     /** Container name. */
     container: string;
     /** The new image. */
+    image: string;
+  }
+  /**
+   * The registry fails the next pulls of an image (the playground's "pull fails"
+   * control). Turns the image manager on if the request had no `images` (the images of
+   * the containers the runtime has count as present).
+   */
+  | {
+    type: "pullFails";
+    /** The image as written in the container. */
+    image: string;
+    /** `registryDown` or `notFound`. */
+    fault: PullFault;
+    /** How many pulls fail; absent = every pull until `pullWorks`. */
+    times?: number | null;
+  }
+  /** Pulls of an image work again. */
+  | {
+    type: "pullWorks";
+    /** The image as written in the container. */
+    image: string;
+  }
+  /** The node's image garbage collection removes an image. */
+  | {
+    type: "removeImage";
+    /** The image as written in the container. */
     image: string;
   }
   /**
@@ -991,7 +1043,7 @@ export interface BackoffRecord {
   lastUpdate: Time;
 }
 
-/** A start held back by crash-loop back-off. */
+/** A start held back by crash-loop or image-pull back-off. */
 export interface HeldBack {
   /** Container name. */
   container: string;
@@ -1005,6 +1057,11 @@ export interface HeldBack {
   until?: Time;
   /** The current delay in seconds. */
   delaySeconds: number;
+  /**
+   * Which back-off holds the start: absent = `CrashLoopBackOff` (the container's
+   * crash-loop back-off), `ImagePullBackOff` (the image-pull back-off of its image).
+   */
+  reason?: string;
 }
 
 // core/src/plan/status.rs
@@ -1164,6 +1221,173 @@ export interface HookResult {
   elapsedMillis?: number | null;
   /** preStop: the grace period the executor gave `StopContainer` afterwards. */
   stopGracePeriodSeconds?: number | null;
+}
+
+// core/src/plan/image.rs
+
+/**
+ * What the node's image service reports (request field `images`): tag-defaulted name →
+ * imageRef, as CRI `ImageStatus` / `ListImages` answer them. Giving it turns the image
+ * manager on.
+ */
+export interface ImagesReport {
+  /** Tag-defaulted name (`busybox:latest`, not normalised) → imageRef. */
+  present?: { [key: string]: string };
+  /** Names whose `ImageStatus` fails, with the error text. */
+  inspectErrors?: { [key: string]: string };
+  /**
+   * Model runtime only (`core::sim`): scripted registry faults by image as written
+   * (the playground's and tests' "pull fails" control). `plan` ignores it; a real
+   * executor never sends it.
+   */
+  registry?: { [key: string]: RegistryFault };
+}
+
+/** How the model registry answers pulls of one image (`core::sim`). */
+export interface RegistryFault {
+  /** What goes wrong. */
+  fault: PullFault;
+  /** How many more pulls fail; absent = every pull until the fault is cleared. */
+  times?: number | null;
+}
+
+/** A scripted pull failure. */
+export type PullFault =
+  /** The registry cannot be reached. */
+  | "registryDown"
+  /** The registry does not have the image (wrong name or tag). */
+  | "notFound";
+
+/** An annotation of the `ImageSpec`. */
+export interface Annotation {
+  /** Key. */
+  name: string;
+  /** Value. */
+  value: string;
+}
+
+/** The `ImageSpec` sent with `ImageStatus` and `PullImage`. */
+export interface PullImageSpec {
+  /** The tag-defaulted image (`busybox` → `busybox:latest`; not normalised). */
+  image: string;
+  /** Every pod annotation (sorted by name; the kubelet iterates a Go map). */
+  annotations: Annotation[];
+  /** The runtime handler `startContainer` resolved (`""` = default). */
+  runtimeHandler: string;
+}
+
+/** CRI `AuthConfig` of one `PullImage` request (the fields the keyring fills). */
+export interface AuthConfig {
+  /** User name. */
+  username?: string;
+  /** Password or token. */
+  password?: string;
+}
+
+/** One image back-off entry, threaded request → plan → next request. */
+export interface ImageBackoffRecord {
+  /** `"<pod UID>_<image as written>"`. */
+  key: string;
+  /** The current period in seconds. */
+  delaySeconds: number;
+  /** When the entry was last updated (the time of the last failed pull). */
+  lastUpdate: Time;
+  /**
+   * `"<error kind>: <message>"` of the last failed pull, until the next pull attempt
+   * (the kubelet's `prevPullErrMsg`); appended to the back-off message.
+   */
+  previousError?: string | null;
+}
+
+/** What the runtime answered to a `PullImage` (or the QPS limiter in front of it). */
+export interface PullResult {
+  /** The imageRef on success. */
+  imageRef?: string | null;
+  /** The error text on failure. */
+  error?: string | null;
+  /** How long the pull took, milliseconds (event text). */
+  pullMillis?: number;
+  /** Including the wait in the puller's queue, milliseconds. */
+  totalMillis?: number;
+  /** `GetImageSize` (bytes). */
+  imageSize?: number;
+}
+
+/** A pull result as the executor reports it in the next request (`pullResults[]`). */
+export type PullResultRecord = {
+  /** The image as written in the container. */
+  image: string;
+  /** The `PullImage` step's back-off key (`<pod UID>_<image>`); absent = derived. */
+  backoffKey?: string | null;
+  /** When the pull ended. */
+  at: Time;
+} & PullResult;
+
+// core/src/images/credentials.rs
+
+/** Who a credential belongs to (`credentialprovider.CredentialSource`). */
+export interface Coordinates {
+  /** Namespace. */
+  namespace?: string;
+  /** Name. */
+  name?: string;
+  /** UID. */
+  uid?: string;
+}
+
+/** A credential's source; absent = node-wide. */
+export interface CredentialSource {
+  /** A pull secret. */
+  secret?: Coordinates | null;
+  /** A service account (credential providers with service-account tokens). */
+  serviceAccount?: Coordinates | null;
+}
+
+/** One credential as the keyring returns it (`TrackedAuthConfig`). */
+export interface TrackedCredential {
+  /** User name. */
+  username?: string;
+  /** Password or token. */
+  password?: string;
+  /** Where it comes from; `None` = node-wide. */
+  source?: CredentialSource | null;
+  /**
+   * The kubelet's hash of the auth config (given by the caller; podplan does not compute
+   * it).
+   */
+  authConfigHash?: string;
+}
+
+// core/src/images/mod.rs
+
+/**
+ * The pull-record check (`ImagePullManager.MustAttemptImagePull`, gate
+ * KubeletEnsureSecretPulledImages): must a present image be pulled again to verify the
+ * pod's credentials?
+ */
+export type PullRecordCheck =
+  /** Fixed answers. */
+  | PullRecordOracle
+  /** The kubelet's own records and verification policy. */
+  | PullRecords;
+
+/**
+ * The answers of the kubelet's test mock and of a caller that knows them: all images
+ * accessible, accessible to given secrets / service accounts per image (as written), or
+ * one fixed answer.
+ */
+export interface PullRecordOracle {
+  /**
+   * Every present image is accessible (no verification pull). This is also the
+   * answer of the real manager's default policy for preloaded images.
+   */
+  allowAll?: boolean;
+  /** Image → secrets whose coordinates make it accessible. */
+  allowedSecrets?: { [key: string]: Coordinates[] };
+  /** Image → service accounts that make it accessible. */
+  allowedServiceAccounts?: { [key: string]: Coordinates[] };
+  /** Always this answer to "must pull?". */
+  fixedAnswer?: boolean | null;
 }
 
 // core/src/plan/actions.rs
@@ -1375,6 +1599,11 @@ export type StepOp =
   /** `StartContainer`. */
   | "StartContainer"
   /**
+   * `PullImage` (issue 14): pull the container's image, then re-plan. It replaces the
+   * container's `CreateContainer`/`StartContainer` in this plan.
+   */
+  | "PullImage"
+  /**
    * Not a CRI call: the directories and files the kubelet writes on the node before
    * the next `RunPodSandbox` or `CreateContainer` (`files`).
    */
@@ -1444,6 +1673,25 @@ export interface Step {
    * `StopContainer` with what is left of its grace period.
    */
   preStops?: HookStep[];
+  /** `PullImage`: the image as written in the container. */
+  image?: string;
+  /**
+   * `PullImage`: the CRI `ImageSpec` (tag-defaulted image, pod annotations, runtime
+   * handler).
+   */
+  imageSpec?: PullImageSpec;
+  /**
+   * `PullImage`: one request per entry, in order, stopping at the first success;
+   * empty = one anonymous request.
+   */
+  auth?: AuthConfig[];
+  /** `PullImage`: where the `PodSandboxConfig` sent with the pull is (`plan.sandboxConfig`). */
+  sandboxConfig?: string;
+  /**
+   * `PullImage`: the image-pull back-off key (`<pod UID>_<image>`), to report back in
+   * `pullResults`.
+   */
+  backoffKey?: string;
 }
 
 // core/src/events.rs
@@ -1758,6 +2006,55 @@ export interface SeLinuxOption {
   type?: string;
   /** SELinux level. */
   level?: string;
+}
+
+// core/src/images/pull_records.rs
+
+/** `imagePullCredentialsVerificationPolicy`. */
+export type VerificationPolicy =
+  /** Never verify. */
+  | "NeverVerify"
+  /** Verify images the kubelet pulled (default). */
+  | "NeverVerifyPreloadedImages"
+  /** Verify unless allow-listed. */
+  | "NeverVerifyAllowlistedImages"
+  /** Always verify. */
+  | "AlwaysVerify";
+
+/** A recorded secret. */
+export interface RecordedSecret {
+  /** Namespace. */
+  namespace?: string;
+  /** Name. */
+  name?: string;
+  /** UID. */
+  uid?: string;
+  /** The credential's hash. */
+  credentialHash?: string;
+}
+
+/** `ImagePullCredentials`: who may use an image. */
+export interface CredentialMapping {
+  /** Not pulled by the kubelet (seen present and exempt from verification). */
+  preloaded?: boolean;
+  /** Pulled without pod-specific credentials: every pod may use it. */
+  nodePodsAccessible?: boolean;
+  /** Secrets that pulled it (sorted, unique). */
+  kubernetesSecrets?: RecordedSecret[];
+  /** Service accounts that pulled it (sorted, unique). */
+  kubernetesServiceAccounts?: Coordinates[];
+}
+
+/** The manager's state: pulled records per imageRef, pull intents, policy. */
+export interface PullRecords {
+  /** The verification policy. */
+  policy?: VerificationPolicy;
+  /** `preloadedImagesVerificationAllowlist`: exact names or `prefix/*` patterns. */
+  allowlist?: string[];
+  /** imageRef → image name → mapping. */
+  pulled?: { [key: string]: { [key: string]: CredentialMapping } };
+  /** Images with a pull intent (a pull in flight or interrupted). */
+  intents?: string[];
 }
 
 // core/src/plan/kind.rs

@@ -290,6 +290,33 @@ async function main() {
       check((await page.locator("#sync-2").innerText()).includes("app exited (3)"), "exit code typed from the keyboard is used");
     });
 
+    await section("image pull fails: ErrImagePull, ImagePullBackOff, retry", async (page) => {
+      await scenario(page, "crashloop");
+      await drive(page, "#pull-down-0"); // #1: the registry is down (nothing to pull yet)
+      check((await page.locator("[data-image]").first().innerText()).includes("registry down"), "the image shows the registry down");
+      await drive(page, "#pull-remove-0"); // #2: image GC removes busybox
+      await drive(page, "#exit-worker"); // #3: the restart needs the image: PullImage
+      check(/PullImage/.test(await page.locator("#tabpanel").innerText()) || (await page.locator("#see-body").innerText()).includes("PullImage"), "sync #3 pulls the image");
+      await drive(page, "#resync"); // #4: the pull failed: ErrImagePull
+      await drive(page, "#resync"); // #5: the crash-loop back-off of the exit holds the start
+      check((await kubectlStatus(page, 5)) === "ErrImagePull", `kubectl shows ErrImagePull (${await kubectlStatus(page, 5)})`);
+      await drive(page, "#advance-backoff"); // #6: the retry pulls (and fails)
+      await drive(page, "#pull-works-0"); // #7: the registry is back; the failed retry is counted
+      await drive(page, "#resync"); // #8: crash-loop back-off (20 s)
+      await drive(page, "#advance-backoff"); // #9: image-pull back-off (20 s from the last failure)
+      await drive(page, "#advance-backoff"); // #10: the retry pulls, and succeeds
+      check((await kubectlStatus(page, 10)) === "ImagePullBackOff", `kubectl shows ImagePullBackOff (${await kubectlStatus(page, 10)})`);
+      // Then the back-offs (crash-loop first: each start that got past it advanced it)
+      // run out and the start goes ahead with the pulled image.
+      let n = 10;
+      while (n < 16 && !(await cellText(page, "worker", n)).includes("running")) {
+        await drive(page, (await page.locator("#advance-backoff").isEnabled()) ? "#advance-backoff" : "#resync");
+        n++;
+      }
+      check((await cellText(page, "worker", n)).includes("running"), `the retry starts worker (sync #${n})`);
+      await page.screenshot({ path: join(artifacts, "12-image-pull.png"), fullPage: true });
+    });
+
     await section("gallery tour: sidecar and restart rules", async (page) => {
       await scenario(page, "sidecar");
       check((await cellText(page, "setup", 0)).includes("—"), "sidecar: setup waits for the startup probe");

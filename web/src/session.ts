@@ -144,6 +144,19 @@ export function settle(engine: Engine, from: SyncRecord, session: Pick<Session, 
   return out;
 }
 
+function describeEvent(e: SimEvent): string {
+  switch (e.type) {
+    case "pullFails":
+      return `pulls of ${e.image} fail (${e.fault === "notFound" ? "not found" : "registry down"})`;
+    case "pullWorks":
+      return `pulls of ${e.image} work`;
+    case "removeImage":
+      return `${e.image} removed from the node`;
+    default:
+      return e.type;
+  }
+}
+
 /** A short description of an action, for the timeline. */
 export function describeAction(a: SessionAction | undefined): string {
   if (!a) return "pod created";
@@ -165,7 +178,7 @@ export function describeAction(a: SessionAction | undefined): string {
     case "pleg":
       return "PLEG: runtime changed";
     case "events":
-      return a.e.map((e) => e.type).join(", ") || "resync";
+      return a.e.map(describeEvent).join(", ") || "resync";
     case "postStartFails":
       return a.f ? `${a.c}: postStart hook fails from now on` : `${a.c}: postStart hook succeeds again`;
     case "preStopTakes":

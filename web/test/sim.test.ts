@@ -77,6 +77,38 @@ describe("the world between syncs", () => {
     expect(req.pod.spec).toEqual(pod.spec);
   });
 
+  it("a pull that fails shows ErrImagePull, then ImagePullBackOff, then the retry starts the container", () => {
+    const web: Pod = { metadata: { name: "w", namespace: "ns", uid: "w1" }, spec: { containers: [{ name: "app", image: "shop:1" }] } };
+    let s = initialState(web);
+    s = ok(applyEvent(engine, s, { type: "pullFails", image: "shop:1", fault: "notFound", times: 1 })).state;
+    expect(s.world.images?.registry?.["shop:1"]).toEqual({ fault: "notFound", times: 1 });
+    // The plan pulls instead of creating; carrying it out fails the pull (a change: sync again).
+    const sync = (state: SimState) => {
+      const request = buildRequest(state, web);
+      const plan = ok(engine.plan(request)) as Plan;
+      return { plan, ...ok(applyPlan(engine, request, plan)) };
+    };
+    let r = sync(s);
+    expect(r.plan.steps.map((x) => x.op)).toContain("PullImage");
+    expect(r.changed).toBe(true);
+    expect(r.state.world.pullResults?.[0]?.error).toMatch(/not found/);
+    r = sync(r.state);
+    expect(r.plan.errors?.[0]?.reason).toBe("ErrImagePull");
+    expect(r.plan.events.map((e) => e.message)).toContain('Failed to pull image "shop:1": ' + (r.plan.errors?.[0]?.message ?? ""));
+    s = ok(applyEvent(engine, r.state, { type: "advance", seconds: 5 })).state;
+    r = sync(s);
+    expect(r.plan.kubectl?.status).toBe("ErrImagePull");
+    expect(r.plan.heldBack?.[0]).toMatchObject({ container: "app", reason: "ImagePullBackOff", waitSeconds: 5, delaySeconds: 10 });
+    expect(nextBackoffExpiry(r.state)).toBe(5);
+    s = ok(applyEvent(engine, r.state, { type: "advance", seconds: 5 })).state;
+    r = sync(s);
+    expect(r.plan.kubectl?.status).toBe("ImagePullBackOff");
+    expect(r.plan.steps.map((x) => x.op)).toContain("PullImage");
+    r = sync(r.state);
+    expect(r.plan.events.map((e) => e.reason)).toEqual(expect.arrayContaining(["Pulled", "Created", "Started"]));
+    expect(r.state.runtime.containerStatuses[0]).toMatchObject({ name: "app", state: "running" });
+  });
+
   it("reads the next back-off expiry from the plan's held-back starts", () => {
     const s = started();
     expect(nextBackoffExpiry(s)).toBeUndefined();

@@ -148,8 +148,10 @@ fn step_of(spec: &PodSpec, a: &PodActions, steps: &[Step], d: &Decision) -> Opti
     let start = |kind: ContainerKind| {
         let index = name.and_then(|n| index_of(spec, kind, n));
         find(&|s: &Step| {
-            matches!(s.op, StepOp::CreateContainer | StepOp::StartContainer)
-                && s.kind == Some(kind)
+            matches!(
+                s.op,
+                StepOp::PullImage | StepOp::CreateContainer | StepOp::StartContainer
+            ) && s.kind == Some(kind)
                 && index.is_some()
                 && s.index == index
         })

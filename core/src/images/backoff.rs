@@ -46,21 +46,7 @@ impl Default for ImageBackoffPolicy {
     }
 }
 
-/// One image back-off entry, threaded request → plan → next request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ImageBackoffRecord {
-    /// `"<pod UID>_<image as written>"`.
-    pub key: String,
-    /// The current period in seconds.
-    pub delay_seconds: u64,
-    /// When the entry was last updated (the time of the last failed pull).
-    pub last_update: jiff::Timestamp,
-    /// `"<error kind>: <message>"` of the last failed pull, until the next pull attempt
-    /// (the kubelet's `prevPullErrMsg`); appended to the back-off message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub previous_error: Option<String>,
-}
+pub use crate::plan::ImageBackoffRecord;
 
 /// A problem with the back-off records handed in (they are still used).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -181,6 +167,12 @@ impl ImageBackoff {
         }
         let until = r.last_update.as_nanosecond().saturating_add(delay);
         Some(jiff::Timestamp::from_nanosecond(until).unwrap_or(jiff::Timestamp::MAX))
+    }
+
+    /// When the entry for `key` was last updated (the last failed pull), if there is one.
+    #[must_use]
+    pub fn last_update(&self, key: &str) -> Option<jiff::Timestamp> {
+        self.records.get(key).map(|r| r.last_update)
     }
 
     /// `Next(key, now)`: a pull failed at `now`.

@@ -7,7 +7,7 @@
 //! pulled ([`Outcome::Pull`]: the `PullImage` request to send) or fails
 //! ([`Outcome::Failed`]). When the caller has carried a pull out, [`complete_pull`] turns
 //! its result into the kubelet's outcome (imageRef, or `ErrImagePull` & co.), events and
-//! back-off update. Rules: `../shared/spec/image-pull.md` (sections cited below).
+//! back-off update. Rules: `docs/spec/image-pull.md` (sections cited below).
 
 pub mod backoff;
 pub mod credentials;
@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::events::Event;
 use crate::features::{FeatureGates, Gate};
+pub use crate::plan::{Annotation, ImageSpec, PullResult, PullResultRecord};
 
 use backoff::ImageBackoff;
 use credentials::{pod_credentials, Coordinates, CredentialCheck, TrackedCredential};
@@ -118,27 +119,6 @@ impl PullPolicy {
             Self::Other(s) => s.to_lowercase(),
         }
     }
-}
-
-/// An annotation of the `ImageSpec`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Annotation {
-    /// Key.
-    pub name: String,
-    /// Value.
-    pub value: String,
-}
-
-/// The `ImageSpec` sent with `ImageStatus` and `PullImage`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ImageSpec {
-    /// The tag-defaulted image (`busybox` → `busybox:latest`; not normalised).
-    pub image: String,
-    /// Every pod annotation (sorted by name; the kubelet iterates a Go map).
-    pub annotations: Vec<Annotation>,
-    /// The runtime handler `startContainer` resolved (`""` = default).
-    pub runtime_handler: String,
 }
 
 /// What the node's `ImageStatus` answers for a tag-defaulted image name.
@@ -560,27 +540,6 @@ pub fn ensure_image_exists(input: &EnsureInput<'_>, backoff: &mut ImageBackoff) 
     d
 }
 
-/// What the runtime answered to a `PullImage` (or the QPS limiter in front of it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PullResult {
-    /// The imageRef on success.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub image_ref: Option<String>,
-    /// The error text on failure.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// How long the pull took, milliseconds (event text).
-    #[serde(default)]
-    pub pull_millis: u64,
-    /// Including the wait in the puller's queue, milliseconds.
-    #[serde(default)]
-    pub total_millis: u64,
-    /// `GetImageSize` (bytes).
-    #[serde(default)]
-    pub image_size: u64,
-}
-
 /// `evalCRIPullErr`: classifies a runtime's pull error text. Returns (kind, message).
 #[must_use]
 pub fn eval_cri_pull_err(image: &str, error: &str) -> ImageError {
@@ -678,22 +637,6 @@ pub fn complete_pull(
             (Err(err), vec![ev])
         }
     }
-}
-
-/// A pull result as the executor reports it in the next request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PullResultRecord {
-    /// The image as written in the container.
-    pub image: String,
-    /// The `PullImage` step's back-off key (`<pod UID>_<image>`); absent = derived.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backoff_key: Option<String>,
-    /// When the pull ended.
-    pub at: jiff::Timestamp,
-    /// The outcome.
-    #[serde(flatten)]
-    pub result: PullResult,
 }
 
 /// A pull result that cannot be used (reported as a warning, never an error).

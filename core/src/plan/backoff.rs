@@ -19,7 +19,7 @@ pub struct BackoffRecord {
     pub last_update: jiff::Timestamp,
 }
 
-/// A start held back by crash-loop back-off.
+/// A start held back by crash-loop or image-pull back-off.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HeldBack {
@@ -39,4 +39,8 @@ pub struct HeldBack {
     /// The current delay in seconds.
     #[serde(default)]
     pub delay_seconds: u64,
+    /// Which back-off holds the start: absent = `CrashLoopBackOff` (the container's
+    /// crash-loop back-off), `ImagePullBackOff` (the image-pull back-off of its image).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }

@@ -10,6 +10,7 @@ mod config;
 mod decision;
 mod files;
 mod hook;
+mod image;
 mod kind;
 mod report;
 mod status;
@@ -28,6 +29,10 @@ pub use config::ContainerConfigEntry;
 pub use decision::{Action, Decision, Effect};
 pub use files::{NodeFile, NodeFileInclude, NodeFileKind};
 pub use hook::{HookHandler, HookKind, HookResult, HookStep, KillGrace, OnHookFailure};
+pub use image::{
+    Annotation, AuthConfig, ImageBackoffRecord, ImageSpec, ImagesReport, PullFault, PullResult,
+    PullResultRecord, RegistryFault,
+};
 pub use kind::ContainerKind;
 pub use report::{ContainerError, Warning};
 pub use status::{KubectlRow, ReasonCache, ReasonCacheEntry, RowCondition};
@@ -66,6 +71,10 @@ pub struct Plan {
     /// The updated crash-loop back-off records, to pass to the next request (extension).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub backoff: Vec<BackoffRecord>,
+    /// The updated image-pull back-off records, to pass to the next request as
+    /// `imageBackoff` (extension, issue 14).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_backoff: Vec<ImageBackoffRecord>,
     /// Odd but possible inputs (e.g. statuses of containers not in the spec).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,

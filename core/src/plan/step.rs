@@ -26,6 +26,9 @@ pub enum StepOp {
     CreateContainer,
     /// `StartContainer`.
     StartContainer,
+    /// `PullImage` (issue 14): pull the container's image, then re-plan. It replaces the
+    /// container's `CreateContainer`/`StartContainer` in this plan.
+    PullImage,
     /// Not a CRI call: the directories and files the kubelet writes on the node before
     /// the next `RunPodSandbox` or `CreateContainer` (`files`).
     WriteNodeFiles,
@@ -44,6 +47,7 @@ impl StepOp {
             Self::UpdateContainerResources => "UpdateContainerResources",
             Self::CreateContainer => "CreateContainer",
             Self::StartContainer => "StartContainer",
+            Self::PullImage => "PullImage",
             Self::WriteNodeFiles => "WriteNodeFiles",
         }
     }
@@ -130,4 +134,22 @@ pub struct Step {
     /// `StopContainer` with what is left of its grace period.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pre_stops: Vec<super::hook::HookStep>,
+    /// `PullImage`: the image as written in the container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// `PullImage`: the CRI `ImageSpec` (tag-defaulted image, pod annotations, runtime
+    /// handler).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_spec: Option<super::image::ImageSpec>,
+    /// `PullImage`: one request per entry, in order, stopping at the first success;
+    /// empty = one anonymous request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub auth: Vec<super::image::AuthConfig>,
+    /// `PullImage`: where the `PodSandboxConfig` sent with the pull is (`plan.sandboxConfig`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_config: Option<String>,
+    /// `PullImage`: the image-pull back-off key (`<pod UID>_<image>`), to report back in
+    /// `pullResults`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff_key: Option<String>,
 }

@@ -76,6 +76,28 @@ pub enum Event {
         /// The new image.
         image: String,
     },
+    /// The registry fails the next pulls of an image (the playground's "pull fails"
+    /// control). Turns the image manager on if the request had no `images` (the images of
+    /// the containers the runtime has count as present).
+    PullFails {
+        /// The image as written in the container.
+        image: String,
+        /// `registryDown` or `notFound`.
+        fault: crate::plan::PullFault,
+        /// How many pulls fail; absent = every pull until `pullWorks`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        times: Option<u32>,
+    },
+    /// Pulls of an image work again.
+    PullWorks {
+        /// The image as written in the container.
+        image: String,
+    },
+    /// The node's image garbage collection removes an image.
+    RemoveImage {
+        /// The image as written in the container.
+        image: String,
+    },
     /// From now on the container's postStart hook fails (`fails: false`: succeeds
     /// again) when the runtime runs it. Kept in the simulation's
     /// [`HookControls`](super::HookControls), not in the request.
@@ -239,6 +261,13 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
                 None => Some(format!("the pod has no container {container}")),
             }
         }
+        Event::PullFails {
+            image,
+            fault,
+            times,
+        } => super::images::set_fault(request, image, *fault, *times),
+        Event::PullWorks { image } => super::images::clear_fault(request, image),
+        Event::RemoveImage { image } => super::images::remove_image(request, image),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod duration;
 pub mod ips;
 pub mod phase;
 pub mod reconstruct;
+pub mod reconstruct_images;
 pub mod row;
 pub mod text;
 
@@ -444,7 +445,9 @@ pub fn next_reason_cache(
     use crate::plan::StepOp;
     let mut cache = request.reason_cache.clone();
     let pod_name = crate::pod::format_pod(&request.pod);
-    for h in &plan.held_back {
+    // ImagePullBackOff entries are start errors too (below): only crash-loop back-off
+    // has its message made here.
+    for h in plan.held_back.iter().filter(|h| h.reason.is_none()) {
         let delay = duration::go_duration_seconds(h.delay_seconds);
         cache.insert(
             h.container.clone(),
@@ -463,7 +466,11 @@ pub fn next_reason_cache(
             .any(|s| s.op == StepOp::StartContainer && s.container.as_deref() == Some(name))
     };
     for e in &plan.errors {
-        if plan.held_back.iter().any(|h| h.container == e.container) || started(&e.container) {
+        let crash_looping = plan
+            .held_back
+            .iter()
+            .any(|h| h.container == e.container && h.reason.is_none());
+        if crash_looping || started(&e.container) {
             continue;
         }
         // Only containers SyncPod tried to start get a result.

@@ -38,6 +38,9 @@ pub struct Reconstruction {
     pub warnings: Vec<Warning>,
     /// Crash-loop back-off still to wait, per container: (name, seconds, until).
     pub backoff_remaining: Vec<(String, i64, jiff::Timestamp)>,
+    /// Image-pull back-off still to wait, per container waiting in `ErrImagePull` /
+    /// `ImagePullBackOff`: (name, seconds, until).
+    pub image_backoff_remaining: Vec<(String, i64, jiff::Timestamp)>,
 }
 
 /// Image references compared as the runtime reports them: `nginx` ≡
@@ -402,6 +405,11 @@ pub fn reconstruct(pod: &Pod, now: jiff::Timestamp) -> Reconstruction {
         container_statuses: b.containers,
     });
     b.out.request.now = Some(now);
+    let guess = super::reconstruct_images::images(pod, now);
+    b.out.request.images = guess.images;
+    b.out.request.image_backoff = guess.image_backoff;
+    b.out.image_backoff_remaining = guess.remaining;
+    b.out.assumptions.extend(guess.assumptions);
     if !host_ips.is_empty() {
         b.out.request.node = Some(crate::config::NodeContext {
             host_ips,

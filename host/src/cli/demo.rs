@@ -321,7 +321,12 @@ mod tests {
                     | Event::SetImage { container, .. }
                     | Event::PostStartFails { container, .. }
                     | Event::PreStopTakes { container, .. } => Some(container.as_str()),
-                    Event::Advance { .. } | Event::SandboxDies | Event::SandboxLosesIp => None,
+                    Event::Advance { .. }
+                    | Event::SandboxDies
+                    | Event::SandboxLosesIp
+                    | Event::PullFails { .. }
+                    | Event::PullWorks { .. }
+                    | Event::RemoveImage { .. } => None,
                 };
                 if let Some(name) = named {
                     assert!(names.contains(&name), "{}: {name}", scene.title);

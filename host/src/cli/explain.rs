@@ -118,9 +118,15 @@ pub fn explain(pod: &Pod, now: jiff::Timestamp, output: ExplainOutput) -> Result
             .iter()
             .map(|(c, s, until)| serde_json::json!({"container": c, "seconds": s, "until": until}))
             .collect();
+        let image_remaining: Vec<serde_json::Value> = r
+            .image_backoff_remaining
+            .iter()
+            .map(|(c, s, until)| serde_json::json!({"container": c, "seconds": s, "until": until}))
+            .collect();
         let v = serde_json::json!({
             "request": r.request, "plan": plan, "assumptions": r.assumptions,
             "warnings": r.warnings, "backoffRemaining": remaining,
+            "imageBackoffRemaining": image_remaining,
         });
         return serde_json::to_string_pretty(&v)
             .map_err(|e| CliError::Io(format!("cannot serialise the answer: {e}")));
@@ -186,6 +192,19 @@ pub fn explain(pod: &Pod, now: jiff::Timestamp, output: ExplainOutput) -> Result
             let _ = writeln!(
                 out,
                 "  - crash-loop back-off: {c}'s back-off ended at {until}"
+            );
+        }
+    }
+    for (c, secs, until) in &r.image_backoff_remaining {
+        if *secs > 0 {
+            let _ = writeln!(
+                out,
+                "  - image-pull back-off: {c} waits for its image; the next pull in {secs}s (at {until})"
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  - image-pull back-off: {c}'s back-off ended at {until}: the next sync pulls again"
             );
         }
     }

@@ -104,6 +104,72 @@ fn image_pull_error_is_in_the_reason_cache_and_retried() {
 }
 
 #[test]
+fn image_pull_back_off_is_recognised_and_dated() {
+    // Pulls failed at startTime 12:00:01 and at each end of the back-off since: 12:00:11,
+    // 12:00:31, 12:01:11, 12:02:31; the next at 12:05:11.
+    let a = answer("image-pull-error.yaml", "2026-03-02T12:05:00Z");
+    let held = &a["plan"]["heldBack"][0];
+    assert_eq!(held["container"], "redis");
+    assert_eq!(held["reason"], "ImagePullBackOff");
+    assert_eq!(held["waitSeconds"], 11);
+    assert_eq!(held["delaySeconds"], 160);
+    assert_eq!(a["plan"]["errors"][0]["reason"], "ImagePullBackOff");
+    assert_eq!(a["imageBackoffRemaining"][0]["seconds"], 11);
+    assert_eq!(a["request"]["images"]["present"], serde_json::json!({}));
+    // When the back-off is over, the next sync pulls again.
+    let a = answer("image-pull-error.yaml", "2026-03-02T12:05:11Z");
+    let steps = a["plan"]["steps"].as_array().cloned().unwrap_or_default();
+    let pull = steps.iter().find(|s| s["op"] == "PullImage").cloned();
+    let pull = pull.unwrap_or_default();
+    assert_eq!(pull["container"], "redis");
+    assert_eq!(pull["imageSpec"]["image"], "redis:7.9-does-not-exist");
+    assert!(!steps.iter().any(|s| s["op"] == "CreateContainer"));
+    // In words.
+    let path = data("image-pull-error.yaml");
+    let out = explain(
+        &[path.to_str().unwrap(), "--now", "2026-03-02T12:05:00Z"],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("image-pull back-off: redis waits for its image; the next pull in 11s"),
+        "{text}"
+    );
+    assert!(
+        text.contains("redis [ImagePullBackOff]: waits 11s"),
+        "{text}"
+    );
+}
+
+#[test]
+fn err_image_pull_keeps_the_other_containers_images() {
+    let a = answer("err-image-pull.yaml", "2026-03-02T14:00:06Z");
+    // The running container's image is on the node; the failing one is not.
+    assert_eq!(
+        a["request"]["images"]["present"],
+        serde_json::json!({"registry.example.com/shop:2.1": "registry.example.com/shop@sha256:8c1d2e3f4a5b"})
+    );
+    assert_eq!(a["plan"]["kubectl"]["status"], "ErrImagePull");
+    let held = &a["plan"]["heldBack"][0];
+    assert_eq!(
+        (held["container"].as_str(), held["waitSeconds"].as_u64()),
+        (Some("metrics"), Some(5))
+    );
+    let message = a["plan"]["errors"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("Back-off pulling image \"registry.example.com/metrics:0.9-typo\": ErrImagePull: rpc error: code = NotFound"),
+        "{message}"
+    );
+    // Only metrics is started, and only after its back-off.
+    assert_eq!(
+        a["plan"]["actions"]["containersToStart"],
+        serde_json::json!([1])
+    );
+}
+
+#[test]
 fn completed_job_pod_stays_succeeded_and_starts_nothing() {
     let a = answer("completed-job.yaml", "2026-03-02T13:10:00Z");
     assert_eq!(a["plan"]["status"]["phase"], "Succeeded");

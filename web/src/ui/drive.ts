@@ -7,7 +7,7 @@ import { isError } from "../engine";
 import { iso, nextBackoffExpiry } from "../sim";
 import { h, idPart } from "./dom";
 import { terminalPhase, waitingReason } from "./status";
-import type { Plan } from "../../../wasm/types/podplan";
+import type { Plan, SimEvent } from "../../../wasm/types/podplan";
 
 export interface DriveContext {
   sync: SyncRecord;
@@ -170,6 +170,43 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
         h("button", { id: "sandbox-die", disabled: !ready || !!noSync, title: noSync, onclick: () => ctx.act({ t: "sandboxDie" }) }, "Sandbox dies"),
         h("button", { id: "sandbox-noip", disabled: !ready || !sb?.network?.ip || !!noSync, title: noSync, onclick: () => ctx.act({ t: "sandboxNoIp" }) }, "Sandbox loses its IP"),
       ),
+    ),
+  );
+
+  // Images: the model registry's "pull fails" control (podplan's pullFails / pullWorks
+  // events). A fault turns the image manager on; the kubelet then shows ErrImagePull,
+  // ImagePullBackOff and the retries.
+  const images = pod ? [...new Set(specContainers(pod).map(({ name }) => findContainer(pod, name)?.spec?.image).filter((i): i is string => !!i))] : [];
+  const registry = state.world.images?.registry ?? {};
+  const imageRows = images.map((image, i) => {
+    const fault = registry[image];
+    const act = (e: SimEvent) => ctx.act({ t: "events", e: [e] });
+    return h(
+      "li",
+      { "data-image": image },
+      h("code", null, image),
+      " ",
+      h("span", { class: `pill ${fault ? "bad" : "ok"}` }, fault ? (fault.fault === "notFound" ? "not found" : "registry down") : "pulls work"),
+      " ",
+      h("button", { id: `pull-down-${i}`, disabled: !!noSync || fault?.fault === "registryDown", title: noSync ?? "Every pull of this image fails: the registry cannot be reached", onclick: () => act({ type: "pullFails", image, fault: "registryDown" }) }, "registry down"),
+      h("button", { id: `pull-notfound-${i}`, disabled: !!noSync || fault?.fault === "notFound", title: noSync ?? "Every pull of this image fails: the registry has no such image", onclick: () => act({ type: "pullFails", image, fault: "notFound" }) }, "not found"),
+      h("button", { id: `pull-works-${i}`, disabled: !!noSync || !fault, title: noSync ?? "Pulls of this image work again", onclick: () => act({ type: "pullWorks", image }) }, "pulls work"),
+      h("button", { id: `pull-remove-${i}`, disabled: !!noSync || !state.world.images, title: noSync ?? (state.world.images ? "Image garbage collection removes the image from the node: the next start pulls it (IfNotPresent)" : "The image manager is off until a pull fault is set"), onclick: () => act({ type: "removeImage", image }) }, "remove from node"),
+    );
+  });
+  out.push(
+    h(
+      "div",
+      { class: "drive-group", role: "group", "aria-labelledby": "images-h" },
+      h("h3", { id: "images-h" }, "Images"),
+      h(
+        "p",
+        { class: "small muted" },
+        state.world.images
+          ? `On the node: ${Object.keys(state.world.images.present).join(", ") || "none"}. A failed pull shows ErrImagePull, then ImagePullBackOff (10 s, 20 s, … up to 5 min) until a retry succeeds.`
+          : "Every image counts as present (the image manager is off) until a pull fault is set.",
+      ),
+      images.length ? h("ul", { class: "images" }, imageRows) : h("p", { class: "muted" }, "No images."),
     ),
   );
 

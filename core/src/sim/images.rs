@@ -1,0 +1,234 @@
+//! The model runtime's image service: the node's image store and a scripted registry.
+//!
+//! The store is the request's `images` (what `ImageStatus` reports); a `PullImage` step
+//! adds its image (imageRef `sha256:` + a hash of the image, as the model's container
+//! statuses report it) or fails as the registry's scripted fault says
+//! (`images.registry`: "registry down", "image not found", for the next N pulls or until
+//! cleared). Each pull's result is what the executor reports in the next request's
+//! `pullResults`. Without `images` in the request the image manager is off: there is no
+//! store and the model never sees a `PullImage` step.
+
+use crate::hash::{fnv64a_extend, FNV64_OFFSET};
+use crate::images::reference;
+use crate::plan::{
+    ImagesReport, PullFault, PullResult, PullResultRecord, RegistryFault, Step, StepOp,
+};
+use crate::request::PlanRequest;
+
+/// Milliseconds a model pull takes (the `Pulled` event's text).
+pub const PULL_MILLIS: u64 = 1500;
+
+/// The node's images and the pulls carried out since the last sync.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImageStore {
+    report: Option<ImagesReport>,
+    results: Vec<PullResultRecord>,
+}
+
+/// The model's imageRef of an image (as written): the id its container statuses carry.
+#[must_use]
+pub fn image_ref_of(image: &str) -> String {
+    let h = fnv64a_extend(fnv64a_extend(FNV64_OFFSET, image.as_bytes()), &[0xff]);
+    format!("sha256:{h:016x}")
+}
+
+/// The model image's size in bytes (the `Pulled` event's text).
+#[must_use]
+pub fn image_size_of(image: &str) -> u64 {
+    let h = fnv64a_extend(FNV64_OFFSET, image.as_bytes());
+    1_000_000 + h % 100_000_000
+}
+
+/// The runtime's error text for a fault, as containerd words it.
+#[must_use]
+pub fn fault_text(fault: PullFault, image: &str) -> String {
+    let (repo, tag, _) = reference::parse_image_name(image)
+        .unwrap_or_else(|_| (image.to_string(), "latest".to_string(), String::new()));
+    let full = format!("{repo}:{tag}");
+    match fault {
+        PullFault::NotFound => format!(
+            "rpc error: code = NotFound desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": {full}: not found"
+        ),
+        PullFault::RegistryDown => {
+            let (host, path) = repo.split_once('/').unwrap_or(("docker.io", repo.as_str()));
+            let host = if host == "docker.io" { "registry-1.docker.io" } else { host };
+            format!(
+                "rpc error: code = Unknown desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": failed to do request: Head \"https://{host}/v2/{path}/manifests/{tag}\": dial tcp: lookup {host}: no such host"
+            )
+        }
+    }
+}
+
+impl ImageStore {
+    /// The store the request reports (none: the image manager is off).
+    #[must_use]
+    pub fn from_request(request: &PlanRequest) -> Self {
+        Self {
+            report: request.images.clone(),
+            results: Vec::new(),
+        }
+    }
+
+    /// The node's images now (`None`: the request reported none).
+    #[must_use]
+    pub fn report(&self) -> Option<&ImagesReport> {
+        self.report.as_ref()
+    }
+
+    /// The results of the pulls carried out, in order.
+    #[must_use]
+    pub fn results(&self) -> &[PullResultRecord] {
+        &self.results
+    }
+
+    /// Carries out a `PullImage` step at `now`: the registry's fault, if one is scripted
+    /// for the image (counting down its `times`), else the image is stored.
+    pub fn pull(&mut self, step: &Step, now: jiff::Timestamp) {
+        if step.op != StepOp::PullImage {
+            return;
+        }
+        let image = step.image.clone().unwrap_or_default();
+        let name = step
+            .image_spec
+            .as_ref()
+            .map_or_else(|| image.clone(), |s| s.image.clone());
+        let report = self.report.get_or_insert_with(ImagesReport::default);
+        let fault = report.registry.get(&image).copied();
+        let result = match fault {
+            Some(RegistryFault { fault, times }) if times != Some(0) => {
+                match times {
+                    Some(1) => {
+                        report.registry.remove(&image);
+                    }
+                    Some(n) => {
+                        report.registry.insert(
+                            image.clone(),
+                            RegistryFault {
+                                fault,
+                                times: Some(n - 1),
+                            },
+                        );
+                    }
+                    None => {}
+                }
+                PullResult {
+                    image_ref: None,
+                    error: Some(fault_text(fault, &name)),
+                    pull_millis: 0,
+                    total_millis: 0,
+                    image_size: 0,
+                }
+            }
+            _ => {
+                let image_ref = image_ref_of(&image);
+                report.present.insert(name, image_ref.clone());
+                PullResult {
+                    image_ref: Some(image_ref),
+                    error: None,
+                    pull_millis: PULL_MILLIS,
+                    total_millis: PULL_MILLIS,
+                    image_size: image_size_of(&image),
+                }
+            }
+        };
+        self.results.push(PullResultRecord {
+            image,
+            backoff_key: step.backoff_key.clone(),
+            at: now,
+            result,
+        });
+    }
+
+    /// The store and results as parts.
+    #[must_use]
+    pub fn into_parts(self) -> (Option<ImagesReport>, Vec<PullResultRecord>) {
+        (self.report, self.results)
+    }
+}
+
+/// The images the pod's containers use, as written.
+fn pod_images(request: &PlanRequest) -> Vec<String> {
+    let Some(spec) = request.pod.spec.as_ref() else {
+        return Vec::new();
+    };
+    spec.init_containers
+        .iter()
+        .flatten()
+        .chain(spec.containers.iter())
+        .filter_map(|c| c.image.clone())
+        .chain(
+            spec.ephemeral_containers
+                .iter()
+                .flatten()
+                .filter_map(|c| c.image.clone()),
+        )
+        .collect()
+}
+
+/// Turns the image manager on for a request that has no `images`: the images of the
+/// containers the runtime already has count as present (they were pulled).
+fn ensure_store(request: &mut PlanRequest) -> &mut ImagesReport {
+    let existing: Vec<String> = request
+        .runtime_status
+        .as_ref()
+        .map(|s| {
+            s.container_statuses
+                .iter()
+                .map(|c| c.image.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    request.images.get_or_insert_with(|| {
+        let mut report = ImagesReport::default();
+        for image in existing {
+            if let Ok(name) = reference::apply_default_image_tag(&image) {
+                report.present.insert(name, image_ref_of(&image));
+            }
+        }
+        report
+    })
+}
+
+/// The scripted control: the next `times` pulls of `image` (all, when `None`) fail with
+/// `fault`. Returns a note when the pod does not use the image.
+pub fn set_fault(
+    request: &mut PlanRequest,
+    image: &str,
+    fault: PullFault,
+    times: Option<u32>,
+) -> Option<String> {
+    if !pod_images(request).iter().any(|i| i == image) {
+        return Some(format!("no container of the pod uses image {image}"));
+    }
+    if times == Some(0) {
+        return Some("a fault for 0 pulls changes nothing".into());
+    }
+    ensure_store(request)
+        .registry
+        .insert(image.to_string(), RegistryFault { fault, times });
+    None
+}
+
+/// Clears the scripted fault of `image`; a note when there is none.
+pub fn clear_fault(request: &mut PlanRequest, image: &str) -> Option<String> {
+    let removed = request
+        .images
+        .as_mut()
+        .and_then(|r| r.registry.remove(image));
+    match removed {
+        Some(_) => None,
+        None => Some(format!("pulls of {image} do not fail")),
+    }
+}
+
+/// Removes `image` from the node's store (image garbage collection): the next start of a
+/// container using it pulls it again (policy `IfNotPresent`). A note when the pod does
+/// not use the image.
+pub fn remove_image(request: &mut PlanRequest, image: &str) -> Option<String> {
+    if !pod_images(request).iter().any(|i| i == image) {
+        return Some(format!("no container of the pod uses image {image}"));
+    }
+    let name = reference::apply_default_image_tag(image).unwrap_or_else(|_| image.to_string());
+    ensure_store(request).present.remove(&name);
+    None
+}
