@@ -8,5 +8,6 @@
 //! - [`playground`]: the server of `podplan playground`, the embedded browser playground.
 
 pub mod admission;
+pub mod agent;
 pub mod playground;
 pub mod wasm;
