@@ -10,6 +10,7 @@
 //! - [`status`]: `status.json`.
 
 pub mod executor;
+pub mod grpc;
 pub mod manifest;
 pub mod prober;
 pub mod runtime;
