@@ -400,7 +400,16 @@ impl Agent {
         report.steps = execution.steps;
         report.failures = execution.failures;
         report.aborted = execution.aborted;
-        memory.report = Some(report);
+        // A sync with nothing to do keeps the last report's decisions and steps.
+        match memory.report.as_mut() {
+            Some(last)
+                if plan.steps.is_empty() && report.failures.is_empty() && last.error.is_none() =>
+            {
+                last.synced_at = report.synced_at;
+                last.kubectl = report.kubectl;
+            }
+            _ => memory.report = Some(report),
+        }
         Some(planned)
     }
 

@@ -7,12 +7,14 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand, ValueEnum};
 use podplan_core::config::node::CgroupDriver;
+use podplan_core::sim::cri::{ImagesScript, Node, Scenario};
 use podplan_host::agent::grpc::GrpcRuntime;
+use podplan_host::agent::sim::{Clock, SimRuntime};
 use podplan_host::agent::status::{self, AgentStatus};
 use podplan_host::agent::{Agent, AgentConfig, CriCode, CriRuntime, ManifestSource};
 use podplan_host::wasm::{
@@ -265,7 +267,7 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
         eprintln!(
             "podplan agent: no --container-runtime-endpoint given: using the in-process simulated runtime (sim); nothing runs for real"
         );
-        sim_runtime()?
+        sim_runtime(&ManifestSource::new(dir, node.clone()).load(jiff::Timestamp::now()))
     } else {
         Box::new(
             GrpcRuntime::connect(&endpoint, args.runtime_request_timeout)
@@ -387,10 +389,38 @@ fn dir_stamp(dir: &Path) -> Vec<(std::ffi::OsString, u64, Option<std::time::Syst
     stamp
 }
 
-fn sim_runtime() -> Result<Box<dyn CriRuntime>, CliError> {
-    Err(CliError::usage(
-        "the in-process simulated runtime is not available in this build; give --container-runtime-endpoint unix:///PATH",
-    ))
+/// The in-process simulated node (`sim`), on the wall clock. No step pulls images yet,
+/// so the node starts with the images of the manifests present (announced).
+fn sim_runtime(manifests: &podplan_host::agent::ManifestSet) -> Box<dyn CriRuntime> {
+    let mut images: Vec<String> = manifests
+        .pods
+        .iter()
+        .filter_map(|p| p.pod.spec.as_ref())
+        .flat_map(|s| {
+            s.init_containers
+                .iter()
+                .flatten()
+                .chain(s.containers.iter())
+        })
+        .filter_map(|c| c.image.clone())
+        .collect();
+    images.sort();
+    images.dedup();
+    if !images.is_empty() {
+        eprintln!(
+            "podplan agent: the simulated node has the manifests' images: {}",
+            images.join(", ")
+        );
+    }
+    let scenario = Scenario {
+        images: ImagesScript {
+            preloaded: images,
+            unpullable: Vec::new(),
+        },
+        ..Scenario::default()
+    };
+    let node = Node::new(podplan_core::sim::cri::DEFAULT_RUNTIME_NAME, scenario);
+    Box::new(SimRuntime::new(Arc::new(Mutex::new(node)), Clock::Wall))
 }
 
 #[cfg(test)]
