@@ -278,17 +278,17 @@ impl Run<'_> {
 
     fn kill_pod(&mut self, index: usize, step: &Step) -> Flow {
         let status = self.request.runtime_status.clone().unwrap_or_default();
-        let grace = step
-            .grace_period_seconds
-            .unwrap_or(podplan_core::steps::MINIMUM_GRACE_PERIOD_SECONDS);
         let names: BTreeSet<&str> = step.containers.iter().map(String::as_str).collect();
-        let mut errors = Vec::new();
-        for c in status
+        let running: Vec<&podplan_core::runtime::ContainerStatus> = status
             .container_statuses
             .iter()
             .filter(|c| c.state == ContainerState::Running)
             .filter(|c| names.is_empty() || names.contains(c.name.as_str()))
-        {
+            .collect();
+        let pod = defaulted_pod(self.request);
+        let mut errors = Vec::new();
+        for c in kill_order(&pod, running) {
+            let grace = container_grace(&pod, &c.name);
             if let Err(e) = self.cri.stop_container(bare_id(&c.id), grace) {
                 if e.code != CriCode::NotFound {
                     errors.push((
@@ -485,6 +485,52 @@ impl Run<'_> {
             Flow::Next
         }
     }
+}
+
+/// The pod as the kubelet holds it: with the API server's default grace period (30 s)
+/// when the request asks for the API defaults and the pod has none.
+#[must_use]
+pub fn defaulted_pod(request: &PlanRequest) -> k8s_openapi::api::core::v1::Pod {
+    let mut pod = request.pod.clone();
+    if request.api_defaults {
+        if let Some(spec) = pod.spec.as_mut() {
+            spec.termination_grace_period_seconds.get_or_insert(30);
+        }
+    }
+    pod
+}
+
+/// The grace period of killing container `name` of `pod` (`setTerminationGracePeriod`).
+#[must_use]
+pub fn container_grace(pod: &k8s_openapi::api::core::v1::Pod, name: &str) -> i64 {
+    let spec = pod.spec.as_ref().and_then(|s| {
+        s.containers
+            .iter()
+            .chain(s.init_containers.iter().flatten())
+            .find(|c| c.name == name)
+    });
+    podplan_core::steps::grace_period(pod, spec, podplan_core::plan::KillReason::None, None)
+}
+
+/// `killContainersWithSyncResult`'s order: regular containers first, then sidecars
+/// (restartable init containers) in reverse spec order.
+#[must_use]
+pub fn kill_order<'a>(
+    pod: &k8s_openapi::api::core::v1::Pod,
+    mut running: Vec<&'a podplan_core::runtime::ContainerStatus>,
+) -> Vec<&'a podplan_core::runtime::ContainerStatus> {
+    let init: Vec<&str> = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.init_containers.as_ref())
+        .map(|l| l.iter().map(|c| c.name.as_str()).collect())
+        .unwrap_or_default();
+    // Regular (not an init container) first; then init containers, last in spec first.
+    running.sort_by_key(|c| match init.iter().position(|n| *n == c.name) {
+        None => (0, 0),
+        Some(i) => (1, usize::MAX - i),
+    });
+    running
 }
 
 /// Completes `request`'s plan from the new sandbox's status (`complete_json`).

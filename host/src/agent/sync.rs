@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
 use podplan_core::config::node::{CgroupDriver, HostDns, KubeletSettings, NodeContext};
-use podplan_core::plan::{BackoffRecord, KillReason, ReasonCache, ReasonCacheEntry};
+use podplan_core::plan::{BackoffRecord, ReasonCache, ReasonCacheEntry};
 use podplan_core::request::ProbeResults;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxState};
 use podplan_core::{Plan, PlanRequest};
@@ -421,24 +421,28 @@ impl Agent {
             .pods
             .get(uid)
             .and_then(|m| m.pod.clone())
+            .map(|pod| {
+                super::executor::defaulted_pod(&PlanRequest {
+                    pod,
+                    api_defaults: true,
+                    ..PlanRequest::default()
+                })
+            })
             .unwrap_or_default();
         let name = format!("{}/{}", status.namespace, status.name);
         let mut errors = Vec::new();
-        for c in &status.container_statuses {
-            if c.state == ContainerState::Running {
-                let spec = pod.spec.as_ref().and_then(|s| {
-                    s.containers
-                        .iter()
-                        .chain(s.init_containers.iter().flatten())
-                        .find(|x| x.name == c.name)
-                });
-                let grace =
-                    podplan_core::steps::grace_period(&pod, spec, KillReason::Unknown, None);
-                tracing::info!(pod = %name, container = %c.name, grace, "Killing: the manifest is gone");
-                if let Err(e) = self.cri.stop_container(bare_id(&c.id), grace) {
-                    if e.code != CriCode::NotFound {
-                        errors.push(format!("KillContainerError: {e}"));
-                    }
+        let running = status
+            .container_statuses
+            .iter()
+            .filter(|c| c.state == ContainerState::Running)
+            .collect();
+        for c in super::executor::kill_order(&pod, running) {
+            // An unknown pod (after a restart) gets the kubelet's minimum.
+            let grace = super::executor::container_grace(&pod, &c.name);
+            tracing::info!(pod = %name, container = %c.name, grace, "Killing: the manifest is gone");
+            if let Err(e) = self.cri.stop_container(bare_id(&c.id), grace) {
+                if e.code != CriCode::NotFound {
+                    errors.push(format!("KillContainerError: {e}"));
                 }
             }
         }

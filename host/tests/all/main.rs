@@ -1,6 +1,8 @@
 //! podplan-host's integration tests, in one binary (one link of wasmtime), a module per
 //! area:
 //!
+//! - [`agent`]: `podplan agent`: manifests, the executor on a recording fake, status.json,
+//!   end to end on the in-process simulated node.
 //! - [`admission`]: `podplan admit` on recorded reviews and `podplan lint` on manifests.
 //! - [`cli`]: the `podplan` binary as people and scripts run it.
 //! - [`explain`]: `podplan explain` on recorded pods (`tests/data/explain/`).
@@ -16,6 +18,8 @@
 // (unwrap, expect, panic, indexing) covers them, not only the `#[test]` functions.
 #[cfg(test)]
 mod admission;
+#[cfg(test)]
+mod agent;
 #[cfg(test)]
 mod cli;
 #[cfg(test)]
