@@ -7,7 +7,7 @@
 //! - [`executor`]: carrying out a plan's steps in `SyncPod`'s order.
 //! - [`prober`]: startup, liveness and readiness probes.
 //! - [`sync`]: the relist and sync loop ([`sync::Agent`]).
-//! - [`status`]: `status.json`.
+//! - [`status`]: the `status.json` file.
 
 pub mod executor;
 pub mod grpc;

@@ -89,7 +89,7 @@ pub enum Command {
     Playground(playground::PlaygroundArgs),
     /// Run static pods (--pod-manifest-path) over the CRI, planning every sync with the
     /// engine; `podplan agent status` prints the last round.
-    Agent(agent::AgentArgs),
+    Agent(Box<agent::AgentArgs>),
 }
 
 /// Parses the command line, runs the command and returns the exit code.

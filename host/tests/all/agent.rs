@@ -710,7 +710,7 @@ fn e2e_module_swaps_during_syncs_cause_no_failed_sync() {
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 n += 1;
                 // Every fourth candidate is broken: rejected, the live module serves on.
-                let bytes = if n % 4 == 0 {
+                let bytes = if n.is_multiple_of(4) {
                     b"\0asm broken".to_vec()
                 } else {
                     crate::support::variant(module, &format!("v{n}"))
