@@ -13,6 +13,7 @@ mod lint;
 mod output;
 mod plan;
 mod playground;
+mod runtime_sim;
 mod serve_module;
 mod version;
 
@@ -42,7 +43,8 @@ Examples:
   podplan admit review.json                      answer an AdmissionReview
   podplan conformance conformance/               run the conformance vectors
   kubectl get pod web -o yaml | podplan explain -   why a real pod is in its state
-  podplan playground                             the browser playground on 127.0.0.1";
+  podplan playground                             the browser playground on 127.0.0.1
+  podplan runtime-sim --listen unix:///tmp/sim.sock   a simulated CRI runtime";
 
 /// The `podplan` command line.
 #[derive(Debug, Parser)]
@@ -86,6 +88,9 @@ pub enum Command {
     ServeModule(serve_module::ServeModuleArgs),
     /// Serve the browser playground (embedded web/dist) on 127.0.0.1 and print its address.
     Playground(playground::PlaygroundArgs),
+    /// Serve a simulated CRI runtime (containerd's answers, no containers) on a unix socket.
+    #[command(long_about = runtime_sim::LONG_ABOUT)]
+    RuntimeSim(runtime_sim::RuntimeSimArgs),
 }
 
 /// Parses the command line, runs the command and returns the exit code.
@@ -119,6 +124,7 @@ fn run(command: &Command) -> Result<Status, CliError> {
         Command::Version(args) => version::run(args),
         Command::ServeModule(args) => serve_module::run(args),
         Command::Playground(args) => playground::run(args),
+        Command::RuntimeSim(args) => runtime_sim::run(args),
     }
 }
 
