@@ -87,6 +87,31 @@ impl GrpcRuntime {
         ))
     }
 
+    /// The simulated runtime `sim` (`podplan runtime-sim`'s model) in this process, over
+    /// an in-memory gRPC channel: the same calls as over a socket.
+    ///
+    /// # Errors
+    ///
+    /// The tokio runtime cannot start.
+    pub fn in_process(
+        sim: &crate::runtime_sim::SimRuntime,
+        timeout: Duration,
+    ) -> Result<Self, String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the tokio runtime: {e}"))?;
+        let channel = {
+            let _guard = rt.enter();
+            sim.in_process()
+        };
+        Ok(Self::with_client(
+            rt,
+            podplan_cri::client::runtime_client(channel),
+            timeout,
+        ))
+    }
+
     /// A runtime on an existing client (an in-process server, a test channel).
     #[must_use]
     pub fn with_client(

@@ -14,7 +14,6 @@ pub mod grpc;
 pub mod manifest;
 pub mod prober;
 pub mod runtime;
-pub mod sim;
 pub mod status;
 pub mod sync;
 

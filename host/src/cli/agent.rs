@@ -7,16 +7,15 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand, ValueEnum};
 use podplan_core::config::node::CgroupDriver;
-use podplan_core::sim::cri::{ImagesScript, Node, Scenario};
 use podplan_host::agent::grpc::GrpcRuntime;
-use podplan_host::agent::sim::{Clock, SimRuntime};
 use podplan_host::agent::status::{self, AgentStatus};
 use podplan_host::agent::{Agent, AgentConfig, CriCode, CriRuntime, ManifestSource};
+use podplan_host::runtime_sim::{Clock, ImagesScript, Scenario, SimOptions, SimRuntime};
 use podplan_host::wasm::{
     slot_for_file, EngineSettings, HostEngine, ModuleCache, ModuleWatcher, Planner, SlotConfig,
 };
@@ -267,7 +266,10 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
         eprintln!(
             "podplan agent: no --container-runtime-endpoint given: using the in-process simulated runtime (sim); nothing runs for real"
         );
-        sim_runtime(&ManifestSource::new(dir, node.clone()).load(jiff::Timestamp::now()))
+        sim_runtime(
+            &ManifestSource::new(dir, node.clone()).load(jiff::Timestamp::now()),
+            args.runtime_request_timeout,
+        )?
     } else {
         Box::new(
             GrpcRuntime::connect(&endpoint, args.runtime_request_timeout)
@@ -389,9 +391,13 @@ fn dir_stamp(dir: &Path) -> Vec<(std::ffi::OsString, u64, Option<std::time::Syst
     stamp
 }
 
-/// The in-process simulated node (`sim`), on the wall clock. No step pulls images yet,
+/// The simulated runtime (`podplan runtime-sim`'s) in this process (`sim`), on the wall
+/// clock, reached over an in-memory gRPC channel. No step pulls images yet,
 /// so the node starts with the images of the manifests present (announced).
-fn sim_runtime(manifests: &podplan_host::agent::ManifestSet) -> Box<dyn CriRuntime> {
+fn sim_runtime(
+    manifests: &podplan_host::agent::ManifestSet,
+    timeout: Duration,
+) -> Result<Box<dyn CriRuntime>, CliError> {
     let mut images: Vec<String> = manifests
         .pods
         .iter()
@@ -419,8 +425,16 @@ fn sim_runtime(manifests: &podplan_host::agent::ManifestSet) -> Box<dyn CriRunti
         },
         ..Scenario::default()
     };
-    let node = Node::new(podplan_core::sim::cri::DEFAULT_RUNTIME_NAME, scenario);
-    Box::new(SimRuntime::new(Arc::new(Mutex::new(node)), Clock::Wall))
+    let sim = SimRuntime::new(
+        SimOptions {
+            scenario,
+            ..SimOptions::default()
+        },
+        Clock::Wall,
+    );
+    Ok(Box::new(
+        GrpcRuntime::in_process(&sim, timeout).map_err(CliError::Usage)?,
+    ))
 }
 
 #[cfg(test)]

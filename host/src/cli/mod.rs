@@ -14,6 +14,7 @@ mod lint;
 mod output;
 mod plan;
 mod playground;
+mod runtime_sim;
 mod serve_module;
 mod version;
 
@@ -43,7 +44,8 @@ Examples:
   podplan admit review.json                      answer an AdmissionReview
   podplan conformance conformance/               run the conformance vectors
   kubectl get pod web -o yaml | podplan explain -   why a real pod is in its state
-  podplan playground                             the browser playground on 127.0.0.1";
+  podplan playground                             the browser playground on 127.0.0.1
+  podplan runtime-sim --listen unix:///tmp/sim.sock   a simulated CRI runtime";
 
 /// The `podplan` command line.
 #[derive(Debug, Parser)]
@@ -90,6 +92,9 @@ pub enum Command {
     /// Run static pods (--pod-manifest-path) over the CRI, planning every sync with the
     /// engine; `podplan agent status` prints the last round.
     Agent(Box<agent::AgentArgs>),
+    /// Serve a simulated CRI runtime (containerd's answers, no containers) on a unix socket.
+    #[command(long_about = runtime_sim::LONG_ABOUT)]
+    RuntimeSim(runtime_sim::RuntimeSimArgs),
 }
 
 /// Parses the command line, runs the command and returns the exit code.
@@ -126,6 +131,7 @@ fn run(command: &Command) -> Result<Status, CliError> {
         Command::ServeModule(args) => serve_module::run(args),
         Command::Playground(args) => playground::run(args),
         Command::Agent(args) => agent::run(args),
+        Command::RuntimeSim(args) => runtime_sim::run(args),
     }
 }
 

@@ -1,11 +1,12 @@
 //! `podplan agent`: the manifest source, the executor against a recording fake runtime,
 //! `status.json`, and end to end on the in-process simulated node with a virtual clock
-//! (plus the binary: `--once`, bad manifests, an unreachable socket).
+//! over the in-process gRPC channel of `runtime_sim` (plus the binary: `--once`, bad
+//! manifests, an unreachable socket).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use podplan_core::config::node::CgroupDriver;
@@ -15,18 +16,19 @@ use podplan_core::cri::{
 };
 use podplan_core::plan::StepOp;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
-use podplan_core::sim::cri::{self as simcri, ImagesScript, Node, Scenario};
+use podplan_core::sim::cri as simcri;
 use podplan_core::PlanRequest;
+use podplan_host::agent::grpc::GrpcRuntime;
 use podplan_host::agent::manifest::{
     AGENT_LABEL, CONFIG_HASH_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION,
 };
 use podplan_host::agent::runtime::ExecResult;
-use podplan_host::agent::sim::{Clock, SimRuntime};
 use podplan_host::agent::status::{self, AgentStatus};
 use podplan_host::agent::sync::Round;
 use podplan_host::agent::{
     execute, Agent, AgentConfig, CriCode, CriError, CriRuntime, ManifestSource,
 };
+use podplan_host::runtime_sim::{Clock, ImagesScript, Scenario, SimOptions, SimRuntime};
 use podplan_host::wasm::Planner;
 
 fn t0() -> jiff::Timestamp {
@@ -445,7 +447,7 @@ fn the_status_file_is_written_atomically_and_read_back_and_goes_stale() {
 struct Harness {
     agent: Agent,
     source: ManifestSource,
-    node: Arc<Mutex<Node>>,
+    sim: SimRuntime,
     clock: Clock,
     _dirs: tempfile::TempDir,
     manifests: std::path::PathBuf,
@@ -465,11 +467,14 @@ fn harness(planner: Planner, files: &[(&str, &str)]) -> Harness {
         },
         ..Scenario::default()
     };
-    let node = Arc::new(Mutex::new(Node::new(
-        simcri::DEFAULT_RUNTIME_NAME,
-        scenario,
-    )));
     let clock = Clock::virtual_at(t0());
+    let sim = SimRuntime::new(
+        SimOptions {
+            scenario,
+            ..SimOptions::default()
+        },
+        clock.clone(),
+    );
     let config = AgentConfig {
         node_name: "n1".into(),
         root_dir: dirs.path().join("root").display().to_string(),
@@ -480,11 +485,11 @@ fn harness(planner: Planner, files: &[(&str, &str)]) -> Harness {
         sync_frequency_seconds: 60,
         dry_run: false,
     };
-    let cri = SimRuntime::new(Arc::clone(&node), clock.clone());
+    let cri = GrpcRuntime::in_process(&sim, Duration::from_secs(5)).unwrap();
     Harness {
         agent: Agent::new(config, planner, Box::new(cri)),
         source: ManifestSource::new(&manifests, "n1"),
-        node,
+        sim,
         clock,
         _dirs: dirs,
         manifests,
@@ -506,11 +511,8 @@ impl Harness {
     }
 
     fn status(&self, uid: &str) -> RuntimeStatus {
-        self.node
-            .lock()
-            .unwrap()
-            .pod_status(uid)
-            .cloned()
+        self.sim
+            .with_node(|node| node.pod_status(uid).cloned())
             .unwrap_or_default()
     }
 
@@ -631,10 +633,8 @@ fn e2e_removing_the_manifest_kills_and_removes_the_pod() {
 #[test]
 fn e2e_a_failed_call_is_retried_next_sync_and_never_duplicated() {
     let mut h = harness(Planner::Native, &[("web.yaml", WEB)]);
-    h.node
-        .lock()
-        .unwrap()
-        .fail_next("CreateContainer", simcri::CriCode::Unavailable, 1, "");
+    h.sim
+        .fail_next("CreateContainer", simcri::CriCode::Unavailable, 1);
     let rounds = h.rounds(14, Duration::from_millis(500));
     assert!(!rounds[0].1.errors.is_empty(), "the first create failed");
     assert!(
@@ -664,21 +664,17 @@ fn e2e_pods_without_the_agents_label_are_left_alone() {
     }))
     .unwrap();
     let id = h
-        .node
-        .lock()
-        .unwrap()
-        .run_pod_sandbox(&config, "", t0())
+        .sim
+        .with_node(|node| node.run_pod_sandbox(&config, "", t0()))
         .unwrap();
     let rounds = h.rounds(3, Duration::from_secs(1));
     assert!(rounds
         .iter()
         .all(|(_, r)| r.removed.is_empty() && r.errors.is_empty()));
-    let node = h.node.lock().unwrap();
-    let sandbox = node.sandbox(&id).unwrap();
-    assert_eq!(
-        sandbox.status.state,
-        podplan_core::runtime::SandboxState::Ready
-    );
+    let state = h
+        .sim
+        .with_node(|node| node.sandbox(&id).unwrap().status.state);
+    assert_eq!(state, podplan_core::runtime::SandboxState::Ready);
 }
 
 #[test]
