@@ -231,6 +231,7 @@ impl Agent {
                 );
             }
         }
+        let listed: BTreeSet<String> = ours.keys().cloned().collect();
         let mut round = Round::default();
         let mut live_ids = BTreeSet::new();
         for status in ours.values() {
@@ -258,8 +259,10 @@ impl Agent {
                 self.collect_garbage(status);
             }
         }
+        // Pods still in the runtime are remembered (a removal that failed is retried with
+        // the pod's grace period); the others are forgotten.
         self.pods
-            .retain(|uid, m| wanted.contains(uid.as_str()) || m.pod.is_none());
+            .retain(|uid, _| wanted.contains(uid.as_str()) || listed.contains(uid));
         Ok(round)
     }
 

@@ -831,3 +831,103 @@ fn bad_manifests_and_an_unreachable_runtime_are_reported() {
         "{stderr}"
     );
 }
+
+/// Kills a child process when dropped (the test's own processes only).
+struct Child(std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn wait_for(what: &str, timeout: Duration, mut check: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !check() {
+        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn e2e_over_a_unix_socket_with_the_agent_and_runtime_sim_binaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifests = dir.path().join("pods");
+    std::fs::create_dir(&manifests).unwrap();
+    write(&manifests, "web.yaml", WEB);
+    let scenario = dir.path().join("scenario.json");
+    std::fs::write(
+        &scenario,
+        r#"{"images": {"preloaded": ["busybox:1.36", "nginx:1.27"]}}"#,
+    )
+    .unwrap();
+    let socket = format!("unix://{}", dir.path().join("cri.sock").display());
+    let _sim = Child(
+        podplan()
+            .args(["runtime-sim", "--listen", &socket, "--scenario"])
+            .arg(&scenario)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for("the runtime-sim socket", Duration::from_secs(20), || {
+        dir.path().join("cri.sock").exists()
+    });
+    let root = dir.path().join("root");
+    let _agent = Child(
+        podplan()
+            .args([
+                "agent",
+                "--node-name",
+                "n1",
+                "--container-runtime-endpoint",
+                &socket,
+            ])
+            .arg("--pod-manifest-path")
+            .arg(&manifests)
+            .arg("--root-dir")
+            .arg(&root)
+            .arg("--pod-logs-dir")
+            .arg(dir.path().join("logs"))
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let pod_row = |field: &str| -> Option<String> {
+        let s = status::read(&root).ok()?;
+        let pod = s.pods.iter().find(|p| p["pod"] == "default/web-n1")?;
+        pod["kubectl"][field].as_str().map(str::to_string)
+    };
+    wait_for("the pod to run", Duration::from_secs(30), || {
+        pod_row("status").as_deref() == Some("Running")
+            && pod_row("ready").as_deref() == Some("2/2")
+    });
+    let s = status::read(&root).unwrap();
+    assert_eq!(s.endpoint, socket);
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    assert!(
+        dir.path()
+            .join("logs/default_web-n1_")
+            .parent()
+            .unwrap()
+            .read_dir()
+            .unwrap()
+            .count()
+            >= 1
+    );
+    std::fs::remove_file(manifests.join("web.yaml")).unwrap();
+    wait_for("the pod to go", Duration::from_secs(30), || {
+        status::read(&root).is_ok_and(|s| s.pods.is_empty())
+    });
+    let out = podplan()
+        .args(["agent", "status", "--root-dir"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
