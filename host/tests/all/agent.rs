@@ -931,3 +931,84 @@ fn e2e_over_a_unix_socket_with_the_agent_and_runtime_sim_binaries() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A one-thread HTTP server on 127.0.0.1 answering every request with `code`.
+fn http_server(code: u16) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut buf = [0u8; 1024];
+            let _ = std::io::Read::read(&mut stream, &mut buf);
+            let _ = std::io::Write::write_all(
+                &mut stream,
+                format!("HTTP/1.1 {code} X\r\nContent-Length: 0\r\n\r\n").as_bytes(),
+            );
+        }
+    });
+    port
+}
+
+#[test]
+fn probes_run_when_due_with_the_kubelets_thresholds() {
+    use podplan_core::request::ProbeResult;
+    use podplan_host::agent::prober::Prober;
+    let ok = http_server(200);
+    let failing = http_server(500);
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "p", "uid": "u1"},
+        "spec": {"containers": [
+            {"name": "web", "image": "x",
+             "readinessProbe": {"httpGet": {"host": "127.0.0.1", "port": ok, "path": "/ready"}, "periodSeconds": 1},
+             "livenessProbe": {"httpGet": {"host": "127.0.0.1", "port": failing}, "periodSeconds": 1, "failureThreshold": 2}},
+            {"name": "db", "image": "x",
+             "startupProbe": {"tcpSocket": {"host": "127.0.0.1", "port": closed}, "periodSeconds": 1, "initialDelaySeconds": 2},
+             "livenessProbe": {"tcpSocket": {"host": "127.0.0.1", "port": ok}}}
+        ]}
+    }))
+    .unwrap();
+    let status: RuntimeStatus = serde_json::from_value(serde_json::json!({
+        "id": "u1", "name": "p", "namespace": "default", "ips": ["127.0.0.1"],
+        "containerStatuses": [
+            {"id": "sim://w1", "name": "web", "state": "running", "startedAt": t0()},
+            {"id": "sim://d1", "name": "db", "state": "running", "startedAt": t0()}
+        ]
+    }))
+    .unwrap();
+    let mut prober = Prober::default();
+    let mut cri = Recorder::default();
+    let at = |s: i64| t0() + jiff::SignedDuration::from_secs(s);
+    let first = prober.probe_pod(&mut cri, &pod, &status, at(0));
+    let web = first["sim://w1"];
+    assert_eq!(web.readiness, Some(ProbeResult::Success));
+    // One failure of two: still the initial success.
+    assert_eq!(web.liveness, Some(ProbeResult::Success));
+    // Before initialDelaySeconds: unknown; liveness waits for the startup probe.
+    assert_eq!(first["sim://d1"].startup, Some(ProbeResult::Unknown));
+    assert_eq!(first["sim://d1"].liveness, Some(ProbeResult::Success));
+    // Not due again within the period: nothing changes.
+    let same = prober.probe_pod(&mut cri, &pod, &status, at(0));
+    assert_eq!(same["sim://w1"].liveness, Some(ProbeResult::Success));
+    let second = prober.probe_pod(&mut cri, &pod, &status, at(1));
+    assert_eq!(second["sim://w1"].liveness, Some(ProbeResult::Failure));
+    let two = prober.probe_pod(&mut cri, &pod, &status, at(2));
+    let three = prober.probe_pod(&mut cri, &pod, &status, at(3));
+    assert_eq!(two["sim://d1"].startup, Some(ProbeResult::Unknown));
+    assert_eq!(
+        three["sim://d1"].startup,
+        Some(ProbeResult::Unknown),
+        "two refusals of three"
+    );
+    let four = prober.probe_pod(&mut cri, &pod, &status, at(4));
+    assert_eq!(
+        four["sim://d1"].startup,
+        Some(ProbeResult::Failure),
+        "three refused connections"
+    );
+    assert!(cri.calls.is_empty(), "no exec probe: {:?}", cri.calls);
+}
