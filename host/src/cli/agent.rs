@@ -45,9 +45,10 @@ pub enum AgentCommand {
 /// `podplan agent status`.
 #[derive(Debug, Args)]
 pub struct StatusArgs {
-    /// The agent's `--root-dir`.
-    #[arg(long, value_name = "DIR", default_value = podplan_core::config::node::DEFAULT_ROOT_DIR)]
-    pub root_dir: PathBuf,
+    /// The agent's `--root-dir` [default: /var/lib/kubelet when it has a status, else the
+    /// simulated runtime's default, $TMPDIR/podplan-agent-sim/root].
+    #[arg(long, value_name = "DIR")]
+    pub root_dir: Option<PathBuf>,
 }
 
 /// `--cgroup-driver`.
@@ -72,12 +73,14 @@ pub struct RunArgs {
     /// [default: $CONTAINER_RUNTIME_ENDPOINT, else sim].
     #[arg(long, value_name = "ENDPOINT")]
     pub container_runtime_endpoint: Option<String>,
-    /// The kubelet's root directory (pod directories, and podplan-agent/status.json).
-    #[arg(long, value_name = "DIR", default_value = podplan_core::config::node::DEFAULT_ROOT_DIR)]
-    pub root_dir: PathBuf,
-    /// Where container logs go (`<dir>/<namespace>_<name>_<uid>/<container>/<n>.log`).
-    #[arg(long, value_name = "DIR", default_value = podplan_core::config::node::DEFAULT_POD_LOGS_DIR)]
-    pub pod_logs_dir: PathBuf,
+    /// The kubelet's root directory (pod directories, and podplan-agent/status.json)
+    /// [default: /var/lib/kubelet; with the `sim` endpoint $TMPDIR/podplan-agent-sim/root].
+    #[arg(long, value_name = "DIR")]
+    pub root_dir: Option<PathBuf>,
+    /// Where container logs go (`<dir>/<namespace>_<name>_<uid>/<container>/<n>.log`)
+    /// [default: /var/log/pods; with the `sim` endpoint $TMPDIR/podplan-agent-sim/logs].
+    #[arg(long, value_name = "DIR")]
+    pub pod_logs_dir: Option<PathBuf>,
     /// The node's name (default: the host name, lower case).
     #[arg(long, value_name = "NAME")]
     pub node_name: Option<String>,
@@ -165,8 +168,28 @@ fn parse_gates(text: &str) -> Result<BTreeMap<String, bool>, String> {
 /// Runs the command.
 pub fn run(args: &AgentArgs) -> Result<Status, CliError> {
     match &args.command {
-        Some(AgentCommand::Status(s)) => print_status(&s.root_dir),
+        Some(AgentCommand::Status(s)) => print_status(&status_root(s.root_dir.as_deref())),
         None => run_agent(&args.run),
+    }
+}
+
+/// The simulated runtime's default directories: nothing runs for real, so nothing is
+/// written to the node's kubelet directories unless asked for.
+fn sim_dir(leaf: &str) -> PathBuf {
+    std::env::temp_dir().join("podplan-agent-sim").join(leaf)
+}
+
+/// `status`'s root: the flag, else the kubelet's default when it has a status, else the
+/// simulated runtime's default.
+fn status_root(flag: Option<&Path>) -> PathBuf {
+    if let Some(dir) = flag {
+        return dir.to_path_buf();
+    }
+    let kubelet = PathBuf::from(podplan_core::config::node::DEFAULT_ROOT_DIR);
+    if status::status_path(&kubelet).exists() {
+        kubelet
+    } else {
+        sim_dir("root")
     }
 }
 
@@ -216,10 +239,34 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
     let host_dns = std::fs::read_to_string(&args.resolv_conf)
         .ok()
         .map(|t| podplan_host::agent::parse_resolv_conf(&t));
+    let endpoint = args
+        .container_runtime_endpoint
+        .clone()
+        .or_else(|| {
+            std::env::var("CONTAINER_RUNTIME_ENDPOINT")
+                .ok()
+                .filter(|e| !e.is_empty())
+        })
+        .unwrap_or_else(|| "sim".into());
+    let sim = endpoint == "sim";
+    let root_dir = args.root_dir.clone().unwrap_or_else(|| {
+        if sim {
+            sim_dir("root")
+        } else {
+            PathBuf::from(podplan_core::config::node::DEFAULT_ROOT_DIR)
+        }
+    });
+    let pod_logs_dir = args.pod_logs_dir.clone().unwrap_or_else(|| {
+        if sim {
+            sim_dir("logs")
+        } else {
+            PathBuf::from(podplan_core::config::node::DEFAULT_POD_LOGS_DIR)
+        }
+    });
     let config = AgentConfig {
         node_name: node.clone(),
-        root_dir: absolute(&args.root_dir).display().to_string(),
-        pod_logs_dir: absolute(&args.pod_logs_dir).display().to_string(),
+        root_dir: absolute(&root_dir).display().to_string(),
+        pod_logs_dir: absolute(&pod_logs_dir).display().to_string(),
         feature_gates: args.feature_gates.clone(),
         cgroup_driver: match args.cgroup_driver {
             CgroupDriverFlag::Cgroupfs => CgroupDriver::Cgroupfs,
@@ -253,18 +300,11 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
         }
         None => (args.engine.planner()?, None),
     };
-    let endpoint = args
-        .container_runtime_endpoint
-        .clone()
-        .or_else(|| {
-            std::env::var("CONTAINER_RUNTIME_ENDPOINT")
-                .ok()
-                .filter(|e| !e.is_empty())
-        })
-        .unwrap_or_else(|| "sim".into());
-    let cri: Box<dyn CriRuntime> = if endpoint == "sim" {
+    let cri: Box<dyn CriRuntime> = if sim {
         eprintln!(
-            "podplan agent: no --container-runtime-endpoint given: using the in-process simulated runtime (sim); nothing runs for real"
+            "podplan agent: no --container-runtime-endpoint given: using the in-process simulated runtime (sim); nothing runs for real; pod and log directories under {} and {}",
+            root_dir.display(),
+            pod_logs_dir.display()
         );
         sim_runtime(
             &ManifestSource::new(dir, node.clone()).load(jiff::Timestamp::now()),
@@ -344,7 +384,7 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
                 errors,
             };
             if !args.dry_run {
-                if let Err(e) = status::write(&args.root_dir, &report) {
+                if let Err(e) = status::write(&root_dir, &report) {
                     tracing::warn!("cannot write the status file: {e}");
                 }
             }
