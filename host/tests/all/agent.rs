@@ -1027,3 +1027,78 @@ fn probes_run_when_due_with_the_kubelets_thresholds() {
     );
     assert!(cri.calls.is_empty(), "no exec probe: {:?}", cri.calls);
 }
+
+#[test]
+fn e2e_an_image_change_in_a_manifest_with_a_uid_replaces_only_that_container() {
+    let with_uid = WEB.replace("  name: web\n", "  name: web\n  uid: web-uid\n");
+    let mut h = harness(Planner::Native, &[("web.yaml", &with_uid)]);
+    h.rounds(12, Duration::from_millis(500));
+    let before = h.status("web-uid");
+    let id = |s: &RuntimeStatus, name: &str| {
+        s.container_statuses
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.id.clone())
+    };
+    write(
+        &h.manifests,
+        "web.yaml",
+        &with_uid.replace("nginx:1.27", "busybox:1.36"),
+    );
+    let rounds = h.rounds(6, Duration::from_millis(500));
+    assert!(rounds
+        .iter()
+        .all(|(_, r)| r.errors.is_empty() && r.removed.is_empty()));
+    let after = h.status("web-uid");
+    assert_eq!(after.sandbox_statuses.len(), 1, "the same sandbox");
+    assert_eq!(after.sandbox_statuses[0].id, before.sandbox_statuses[0].id);
+    assert_eq!(id(&after, "log-shipper"), id(&before, "log-shipper"));
+    assert_ne!(id(&after, "app"), id(&before, "app"));
+    let app = after
+        .container_statuses
+        .iter()
+        .find(|c| c.name == "app")
+        .unwrap();
+    assert_eq!(app.state, ContainerState::Running);
+    assert!(app.image.contains("busybox"), "{app:?}");
+}
+
+#[test]
+fn e2e_a_restarted_agent_adopts_its_pods_from_the_runtime() {
+    let mut h = harness(Planner::Native, &[("web.yaml", WEB)]);
+    // Stopped mid-way (init container running), then again after the sidecar started.
+    for partial in [1, 6] {
+        h.rounds(partial, Duration::from_millis(500));
+        let planner = Planner::Native;
+        let config = h.agent.config().clone();
+        let cri = GrpcRuntime::in_process(&h.sim, Duration::from_secs(5)).unwrap();
+        // No database: the new agent knows only what the runtime reports.
+        h.agent = Agent::new(config, planner, Box::new(cri));
+    }
+    let rounds = h.rounds(10, Duration::from_millis(500));
+    assert!(rounds.iter().all(|(_, r)| r.errors.is_empty()));
+    let uid = h.uid();
+    let status = h.status(&uid);
+    let ready = status
+        .sandbox_statuses
+        .iter()
+        .filter(|s| s.state == podplan_core::runtime::SandboxState::Ready)
+        .count();
+    assert_eq!(ready, 1, "{status:?}");
+    let mut seen = std::collections::BTreeSet::new();
+    for c in &status.container_statuses {
+        assert!(
+            seen.insert((c.name.clone(), c.restart_count)),
+            "two {} with attempt {}",
+            c.name,
+            c.restart_count
+        );
+    }
+    let running: Vec<&str> = status
+        .container_statuses
+        .iter()
+        .filter(|c| c.state == ContainerState::Running)
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(running.len(), 2, "{running:?}");
+}
