@@ -38,3 +38,16 @@ pub fn parse_resolv_conf(text: &str) -> podplan_core::config::node::HostDns {
     }
     dns
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn resolv_conf() {
+        let dns = super::parse_resolv_conf(
+            "# comment\nnameserver 10.0.0.10\nnameserver 8.8.8.8 # google\nsearch a.local b.local\noptions ndots:5 edns0\n",
+        );
+        assert_eq!(dns.servers, ["10.0.0.10", "8.8.8.8"]);
+        assert_eq!(dns.searches, ["a.local", "b.local"]);
+        assert_eq!(dns.options, ["ndots:5", "edns0"]);
+    }
+}
