@@ -3,8 +3,11 @@
 //! - `KillPod`: `StopContainer` for each running container the step names (its grace
 //!   period), then `StopPodSandbox` for every sandbox of the pod; a failure ends the sync.
 //! - `KillContainer` (a failure ends the sync), `RemoveContainer` (a failure is logged).
-//! - `WriteNodeFiles`: the directories and files the kubelet writes on the node; a
-//!   pod-level failure ends the sync, a container's skips that container.
+//! - First the pod's directory (`makePodDataDirs`): a failure ends the sync before any
+//!   CRI call (event `Failed`).
+//! - `WriteNodeFiles`: the directories and files the kubelet writes on the node; the
+//!   sandbox's log directory failing is the sandbox's failure, a container's files
+//!   failing skip that container (`CreateContainerConfigError`).
 //! - `RunPodSandbox` (a failure ends the sync), then `PodSandboxStatus`; the new id fills
 //!   the empty `sandboxId` of the later steps, and a plan whose configs depend on the new
 //!   sandbox is completed from its status (`podplan_core::complete_json`).
@@ -36,10 +39,11 @@ pub struct SyncFailure {
     /// The step's index in the plan.
     pub step: usize,
     /// The kubelet's sync-result reason (`CreateContainerError`, `RunContainerError`,
-    /// `KillContainerError`, `KillPodSandboxError`, `CreatePodSandboxError`, ...).
+    /// `KillContainerError`, `KillPodSandboxError`, `CreatePodSandboxError`, ...), empty
+    /// for a failure without one (`PodSandboxStatus`, the pod directories).
     pub reason: String,
     /// The event reason the kubelet records (`Failed`, `FailedCreatePodSandBox`,
-    /// `FailedKillPod`, `FailedPodSandBoxStatus`, ...), empty when it records none.
+    /// `FailedPodSandBoxStatus`, ...), empty when it records none.
     pub event: String,
     /// The container concerned.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -101,6 +105,22 @@ pub fn execute(cri: &mut dyn CriRuntime, request: &PlanRequest, plan: &mut Plan)
         exec: Execution::default(),
         failed_containers: BTreeSet::new(),
     };
+    // `makePodDataDirs`: the kubelet makes the pod's directory before anything else of
+    // the sync; a failure ends the sync before any CRI call.
+    let pod_dirs: Vec<NodeFile> = plan
+        .steps
+        .iter()
+        .flat_map(|s| s.files.iter())
+        .filter(|f| f.purpose == "podDir")
+        .cloned()
+        .collect();
+    if let Err((_, e)) = write_node_files(&pod_dirs) {
+        let msg = format!("error making pod data directories: {e}");
+        let first = plan.steps.first().cloned().unwrap_or_default();
+        run.fail(0, &first, "", "Failed", msg.clone());
+        run.exec.aborted = Some(msg);
+        return run.exec;
+    }
     let mut index = 0;
     while let Some(step) = plan.steps.get(index).cloned() {
         match run.step(index, &step, plan) {
@@ -211,7 +231,7 @@ impl Run<'_> {
                     self.record(index, step, "done", String::new());
                     Flow::Next
                 }
-                Err(e) => match step.container.clone() {
+                Err((purpose, e)) => match step.container.clone() {
                     Some(name) => {
                         self.failed_containers.insert(name);
                         self.fail(
@@ -223,9 +243,25 @@ impl Run<'_> {
                         );
                         Flow::Next
                     }
+                    // The sandbox's log directory is made by `createPodSandbox`: its
+                    // failure is the sandbox's.
+                    None if purpose == "podLogs" => {
+                        let msg = format!(
+                            "Failed to create pod sandbox: create pod log directory failed: {e}"
+                        );
+                        self.fail(
+                            index,
+                            step,
+                            "CreatePodSandboxError",
+                            "FailedCreatePodSandBox",
+                            msg.clone(),
+                        );
+                        Flow::Abort(msg)
+                    }
+                    // `makePodDataDirs` (and the hosts file): the sync ends.
                     None => {
-                        let msg = format!("failed to make pod data directories: {e}");
-                        self.fail(index, step, "FailedMountPodDirs", "", msg.clone());
+                        let msg = format!("error making pod data directories: {e}");
+                        self.fail(index, step, "", "Failed", msg.clone());
                         Flow::Abort(msg)
                     }
                 },
@@ -321,7 +357,7 @@ impl Run<'_> {
             .collect::<Vec<_>>()
             .join("; ");
         for (reason, msg) in errors {
-            self.fail(index, step, reason, "FailedKillPod", msg);
+            self.fail(index, step, reason, "", msg);
         }
         Flow::Abort(message)
     }
@@ -363,13 +399,7 @@ impl Run<'_> {
             Ok(status) => status,
             Err(e) => {
                 let msg = format!("Unable to get pod sandbox status: {e}");
-                self.fail(
-                    index,
-                    step,
-                    "ConfigPodSandboxError",
-                    "FailedPodSandBoxStatus",
-                    msg.clone(),
-                );
+                self.fail(index, step, "", "FailedPodSandBoxStatus", msg.clone());
                 return Flow::Abort(msg);
             }
         };
@@ -556,9 +586,14 @@ fn complete(request: &PlanRequest, sandbox: &SandboxStatus) -> Result<Plan, Stri
 /// # Errors
 ///
 /// The first file that cannot be written.
-pub fn write_node_files(files: &[NodeFile]) -> Result<(), String> {
+pub fn write_node_files(files: &[NodeFile]) -> Result<(), (String, String)> {
     for f in files {
-        write_node_file(f).map_err(|e| format!("{} ({}): {e}", f.path, f.purpose))?;
+        write_node_file(f).map_err(|e| {
+            (
+                f.purpose.clone(),
+                format!("{} ({}): {e}", f.path, f.purpose),
+            )
+        })?;
     }
     Ok(())
 }

@@ -1102,3 +1102,21 @@ fn e2e_a_restarted_agent_adopts_its_pods_from_the_runtime() {
         .collect();
     assert_eq!(running.len(), 2, "{running:?}");
 }
+
+#[test]
+fn a_pod_directory_that_cannot_be_made_ends_the_sync_before_any_call() {
+    let dir = tempfile::tempdir().unwrap();
+    // The root directory is a file: nothing can be made under it.
+    std::fs::write(dir.path().join("root"), "").unwrap();
+    let req = request(two_apps(), dir.path());
+    let mut plan = podplan_core::plan(&req).unwrap();
+    let mut cri = Recorder::default();
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert!(cri.calls.is_empty(), "{:?}", cri.calls);
+    assert_eq!(exec.failures.len(), 1, "{:?}", exec.failures);
+    assert_eq!(exec.failures[0].event, "Failed");
+    assert!(exec.failures[0]
+        .message
+        .starts_with("error making pod data directories: "));
+    assert!(exec.aborted.is_some());
+}
