@@ -894,6 +894,7 @@ impl Node {
             image_ref: image.repo_digests.first().cloned().unwrap_or_default(),
             hash,
             restart_count,
+            resources: resources_value(config.linux.as_ref().and_then(|l| l.resources.as_ref())),
             ..ContainerStatus::default()
         };
         runtime.status.container_statuses.insert(0, status);
@@ -987,7 +988,11 @@ impl Node {
         let Some(record) = self.containers.get_mut(id) else {
             return Err(CriError::container_not_found(id));
         };
+        let value = resources_value(Some(&resources));
         record.resources = Some(resources);
+        if let Some(status) = self.container_status_mut(id) {
+            status.resources = value;
+        }
         Ok(())
     }
 
@@ -1149,6 +1154,15 @@ pub fn cri_state_name(state: ContainerState) -> &'static str {
         ContainerState::Exited => "CONTAINER_EXITED",
         ContainerState::Unknown => "CONTAINER_UNKNOWN",
     }
+}
+
+/// A container's resources as its status reports them: CRI `ContainerResources` in
+/// proto3 JSON (`{"linux": {...}}`).
+fn resources_value(linux: Option<&LinuxContainerResources>) -> Option<serde_json::Value> {
+    let linux = serde_json::to_value(linux?).ok()?;
+    let mut map = serde_json::Map::new();
+    map.insert("linux".into(), linux);
+    Some(serde_json::Value::Object(map))
 }
 
 /// A container id in the kubelet's form, `<runtimeName>://<id>`.
