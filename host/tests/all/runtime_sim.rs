@@ -536,3 +536,100 @@ fn a_bad_scenario_is_a_usage_error() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("not a runtime-sim scenario"), "{stderr}");
 }
+
+#[tokio::test]
+async fn list_filters_select_by_labels_state_and_sandbox() {
+    let mut s = Served::new(Scenario::default()).await;
+    let (web_sandbox, web_app, _, _) = run_web(&mut s).await;
+    let other = WEB
+        .replace("\"web\"", "\"db\"")
+        .replace("uid-web", "uid-db");
+    let (db_config, db_containers) = configs(&other);
+    let db_sandbox = s
+        .runtime
+        .run_pod_sandbox(requests::run_pod_sandbox(&db_config, ""))
+        .await
+        .unwrap()
+        .into_inner()
+        .pod_sandbox_id;
+    // Created, not started.
+    let db_app = s
+        .runtime
+        .create_container(requests::create_container(
+            &db_sandbox,
+            &db_containers[0],
+            &db_config,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .container_id;
+    let ids = |list: Vec<pb::Container>| list.into_iter().map(|c| c.id).collect::<Vec<_>>();
+    let by_uid = s
+        .runtime
+        .list_containers(requests::list_containers([(POD_UID_LABEL, "uid-db")]))
+        .await
+        .unwrap()
+        .into_inner()
+        .containers;
+    assert_eq!(ids(by_uid), [db_app]);
+    let running = s
+        .runtime
+        .list_containers(pb::ListContainersRequest {
+            filter: Some(pb::ContainerFilter {
+                state: Some(pb::ContainerStateValue {
+                    state: pb::ContainerState::ContainerRunning as i32,
+                }),
+                ..Default::default()
+            }),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .containers;
+    assert_eq!(ids(running), std::slice::from_ref(&web_app));
+    let in_web = s
+        .runtime
+        .list_containers(pb::ListContainersRequest {
+            filter: Some(pb::ContainerFilter {
+                pod_sandbox_id: web_sandbox.clone(),
+                ..Default::default()
+            }),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .containers;
+    assert_eq!(ids(in_web), [web_app]);
+    s.runtime
+        .stop_pod_sandbox(requests::stop_pod_sandbox(&db_sandbox))
+        .await
+        .unwrap();
+    let ready = s
+        .runtime
+        .list_pod_sandbox(pb::ListPodSandboxRequest {
+            filter: Some(pb::PodSandboxFilter {
+                state: Some(pb::PodSandboxStateValue {
+                    state: pb::PodSandboxState::SandboxReady as i32,
+                }),
+                ..Default::default()
+            }),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .items;
+    assert_eq!(
+        ready.into_iter().map(|s| s.id).collect::<Vec<_>>(),
+        [web_sandbox]
+    );
+    let images = s
+        .images
+        .list_images(pb::ListImagesRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .images;
+    assert_eq!(images.len(), 1);
+    s.shutdown().await;
+}
