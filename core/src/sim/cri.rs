@@ -28,7 +28,7 @@
 //! when time passes: every call takes `now`, and scripted events due by then happen
 //! first, at their own time. The model is pure: the caller owns the clock.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -318,6 +318,10 @@ pub struct Node {
     names: BTreeMap<String, String>,
     images: BTreeMap<String, ImageRecord>,
     faults: Vec<Fault>,
+    /// Sandboxes with a loss script and containers with an exit script: what
+    /// [`Node::advance`] looks at (not every object on the node).
+    scripted_sandboxes: BTreeSet<String>,
+    scripted_containers: BTreeSet<String>,
     ops: u64,
     ips: u32,
     now: Option<jiff::Timestamp>,
@@ -434,6 +438,8 @@ impl Node {
             containers: BTreeMap::new(),
             names: BTreeMap::new(),
             images,
+            scripted_sandboxes: BTreeSet::new(),
+            scripted_containers: BTreeSet::new(),
             ops: 0,
             ips: 0,
             now: None,
@@ -511,10 +517,10 @@ impl Node {
         self.now = Some(now);
         // Sandboxes lost by now.
         let lost: Vec<(String, jiff::Timestamp)> = self
-            .sandboxes
+            .scripted_sandboxes
             .iter()
-            .filter_map(|(id, record)| {
-                let script = record.script?;
+            .filter_map(|id| {
+                let script = self.sandboxes.get(id)?.script?;
                 let status = self.sandbox_status(id)?;
                 let attempt = status.metadata.as_ref().map_or(0, |m| m.attempt);
                 let scripted = script.times.is_none_or(|t| attempt < t);
@@ -530,10 +536,10 @@ impl Node {
         }
         // Containers that exit by now.
         let exits: Vec<(String, i32, jiff::Timestamp)> = self
-            .containers
+            .scripted_containers
             .iter()
-            .filter_map(|(id, record)| {
-                let exit = record.script.exit?;
+            .filter_map(|id| {
+                let exit = self.containers.get(id)?.script.exit?;
                 let status = self.container_status(id)?;
                 let scripted = exit
                     .times
@@ -749,6 +755,9 @@ impl Node {
             runtime.status.ips = if ip.is_empty() { vec![] } else { vec![ip] };
         }
         self.names.insert(name.clone(), id.clone());
+        if script.is_some() {
+            self.scripted_sandboxes.insert(id.clone());
+        }
         self.sandboxes.insert(
             id.clone(),
             SandboxRecord {
@@ -796,6 +805,7 @@ impl Node {
         if let Some(record) = self.sandboxes.remove(id) {
             self.names.remove(&record.name);
         }
+        self.scripted_sandboxes.remove(id);
         if let Some(runtime) = self.pods.get_mut(&uid) {
             runtime.seq += 1;
             runtime.status.sandbox_statuses.retain(|s| s.id != id);
@@ -894,10 +904,14 @@ impl Node {
             image_ref: image.repo_digests.first().cloned().unwrap_or_default(),
             hash,
             restart_count,
+            resources: resources_value(config.linux.as_ref().and_then(|l| l.resources.as_ref())),
             ..ContainerStatus::default()
         };
         runtime.status.container_statuses.insert(0, status);
         self.names.insert(name.clone(), id.clone());
+        if script.exit.is_some() {
+            self.scripted_containers.insert(id.clone());
+        }
         self.containers.insert(
             id.clone(),
             ContainerRecord {
@@ -968,6 +982,7 @@ impl Node {
             return Ok(());
         };
         self.names.remove(&record.name);
+        self.scripted_containers.remove(id);
         let full = full_id(&self.runtime_name, id);
         if let Some(runtime) = self.pods.get_mut(&record.uid) {
             runtime.seq += 1;
@@ -987,7 +1002,11 @@ impl Node {
         let Some(record) = self.containers.get_mut(id) else {
             return Err(CriError::container_not_found(id));
         };
+        let value = resources_value(Some(&resources));
         record.resources = Some(resources);
+        if let Some(status) = self.container_status_mut(id) {
+            status.resources = value;
+        }
         Ok(())
     }
 
@@ -1149,6 +1168,15 @@ pub fn cri_state_name(state: ContainerState) -> &'static str {
         ContainerState::Exited => "CONTAINER_EXITED",
         ContainerState::Unknown => "CONTAINER_UNKNOWN",
     }
+}
+
+/// A container's resources as its status reports them: CRI `ContainerResources` in
+/// proto3 JSON (`{"linux": {...}}`).
+fn resources_value(linux: Option<&LinuxContainerResources>) -> Option<serde_json::Value> {
+    let linux = serde_json::to_value(linux?).ok()?;
+    let mut map = serde_json::Map::new();
+    map.insert("linux".into(), linux);
+    Some(serde_json::Value::Object(map))
 }
 
 /// A container id in the kubelet's form, `<runtimeName>://<id>`.

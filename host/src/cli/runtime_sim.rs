@@ -103,7 +103,12 @@ pub fn run(args: &RuntimeSimArgs) -> Result<Status, CliError> {
             .map_err(|e| CliError::usage(e.to_string()))?;
         eprintln!("runtime-sim: serving CRI runtime.v1 on {}", args.listen);
         let sim = SimRuntime::new(options, Clock::Wall);
-        let served = runtime_sim::serve(&sim, listener, shutdown_signal()).await;
+        // On a signal the server stops at once: open connections (an agent keeps one)
+        // are not waited for.
+        let served = tokio::select! {
+            served = runtime_sim::serve(&sim, listener, std::future::pending()) => served,
+            () = shutdown_signal() => Ok(()),
+        };
         let _ = std::fs::remove_file(&path);
         served.map_err(|e| CliError::Io(e.to_string()))?;
         eprintln!("runtime-sim: stopped");

@@ -211,23 +211,27 @@ fn labels_match(
 
 /// Whether a sandbox passes a `ListPodSandbox` filter (every set field must match).
 #[must_use]
-pub fn sandbox_matches(item: &pb::PodSandbox, filter: Option<&pb::PodSandboxFilter>) -> bool {
+pub fn sandbox_matches(view: SandboxView<'_>, filter: Option<&pb::PodSandboxFilter>) -> bool {
     let Some(f) = filter else {
         return true;
     };
-    (f.id.is_empty() || item.id == f.id)
-        && f.state.as_ref().is_none_or(|s| s.state == item.state)
-        && labels_match(&item.labels, &f.label_selector)
+    (f.id.is_empty() || view.status.id == f.id)
+        && f.state
+            .as_ref()
+            .is_none_or(|s| s.state == sandbox_state(view.status.state))
+        && labels_match(&view.status.labels, &f.label_selector)
 }
 
 /// Whether a container passes a `ListContainers` filter (every set field must match).
 #[must_use]
-pub fn container_matches(item: &pb::Container, filter: Option<&pb::ContainerFilter>) -> bool {
+pub fn container_matches(view: ContainerView<'_>, filter: Option<&pb::ContainerFilter>) -> bool {
     let Some(f) = filter else {
         return true;
     };
-    (f.id.is_empty() || item.id == f.id)
-        && (f.pod_sandbox_id.is_empty() || item.pod_sandbox_id == f.pod_sandbox_id)
-        && f.state.as_ref().is_none_or(|s| s.state == item.state)
-        && labels_match(&item.labels, &f.label_selector)
+    (f.id.is_empty() || view.id == f.id)
+        && (f.pod_sandbox_id.is_empty() || view.record.sandbox_id == f.pod_sandbox_id)
+        && f.state.as_ref().is_none_or(|s| {
+            s.state == podplan_cri::status::container_state_number(view.status.state)
+        })
+        && labels_match(&view.record.config.labels, &f.label_selector)
 }

@@ -128,8 +128,8 @@ impl RuntimeService for SimRuntime {
         let items = self.call("ListPodSandbox", |node, _| {
             Ok(node
                 .sandboxes()
+                .filter(|s| messages::sandbox_matches(*s, filter.as_ref()))
                 .map(messages::sandbox_item)
-                .filter(|s| messages::sandbox_matches(s, filter.as_ref()))
                 .collect())
         })?;
         Ok(Response::new(pb::ListPodSandboxResponse { items }))
@@ -187,8 +187,8 @@ impl RuntimeService for SimRuntime {
         let containers = self.call("ListContainers", |node, _| {
             Ok(node
                 .containers()
+                .filter(|c| messages::container_matches(*c, filter.as_ref()))
                 .map(messages::container_item)
-                .filter(|c| messages::container_matches(c, filter.as_ref()))
                 .collect())
         })?;
         Ok(Response::new(pb::ListContainersResponse { containers }))

@@ -11,6 +11,8 @@
 //! - [`wasm_host`]: the embedded module under wasmtime against the native core; hostile
 //!   modules; the compiled-module cache.
 //! - [`wasm_slot`]: hot swap, rollback, shadow runs, the module-file watcher.
+//! - [`runtime_sim`]: the simulated CRI runtime over gRPC (a unix socket, in process, the
+//!   `podplan runtime-sim` binary) and the CRI status conversion against its model.
 //! - [`support`]: helpers of the wasm tests.
 
 // An integration test is always built with `cfg(test)`; saying so on the modules makes
@@ -24,6 +26,8 @@ mod agent;
 mod cli;
 #[cfg(test)]
 mod explain;
+#[cfg(test)]
+mod runtime_sim;
 #[cfg(test)]
 mod support;
 #[cfg(test)]
