@@ -890,25 +890,28 @@ fn e2e_over_a_unix_socket_with_the_agent_and_runtime_sim_binaries() {
         dir.path().join("cri.sock").exists()
     });
     let root = dir.path().join("root");
-    let _agent = Child(
-        podplan()
-            .args([
-                "agent",
-                "--node-name",
-                "n1",
-                "--container-runtime-endpoint",
-                &socket,
-            ])
-            .arg("--pod-manifest-path")
-            .arg(&manifests)
-            .arg("--root-dir")
-            .arg(&root)
-            .arg("--pod-logs-dir")
-            .arg(dir.path().join("logs"))
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let spawn_agent = || {
+        Child(
+            podplan()
+                .args([
+                    "agent",
+                    "--node-name",
+                    "n1",
+                    "--container-runtime-endpoint",
+                    &socket,
+                ])
+                .arg("--pod-manifest-path")
+                .arg(&manifests)
+                .arg("--root-dir")
+                .arg(&root)
+                .arg("--pod-logs-dir")
+                .arg(dir.path().join("logs"))
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap(),
+        )
+    };
+    let mut agent = spawn_agent();
     let pod_row = |field: &str| -> Option<String> {
         let s = status::read(&root).ok()?;
         let pod = s.pods.iter().find(|p| p["pod"] == "default/web-n1")?;
@@ -931,6 +934,43 @@ fn e2e_over_a_unix_socket_with_the_agent_and_runtime_sim_binaries() {
             .count()
             >= 1
     );
+    // SIGTERM stops the agent and leaves the pod running: a new agent finds nothing to do.
+    let pid = agent.0.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    agent.0.wait().unwrap();
+    let out = podplan()
+        .args([
+            "agent",
+            "--once",
+            "--dry-run",
+            "--node-name",
+            "n1",
+            "--container-runtime-endpoint",
+            &socket,
+        ])
+        .arg("--pod-manifest-path")
+        .arg(&manifests)
+        .arg("--root-dir")
+        .arg(&root)
+        .arg("--pod-logs-dir")
+        .arg(dir.path().join("logs"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["plan"]["steps"], serde_json::json!([]), "{line}");
+    // (Its status is not the running agent's: a restarted agent has no probe results yet,
+    // and --dry-run runs no probe, so the sidecar counts as not started, as after a
+    // kubelet restart; nothing is killed or created for it.)
+    let _agent = spawn_agent();
     std::fs::remove_file(manifests.join("web.yaml")).unwrap();
     wait_for("the pod to go", Duration::from_secs(30), || {
         status::read(&root).is_ok_and(|s| s.pods.is_empty())
