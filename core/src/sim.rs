@@ -52,6 +52,7 @@ use crate::runtime::{
     SandboxStatus,
 };
 
+pub mod cri;
 pub mod event;
 pub mod hooks;
 pub mod images;
@@ -383,6 +384,36 @@ impl Runtime {
         self.blocked_millis += waited;
     }
 
+    /// The creation time of a container created at `now`: after every instance the
+    /// runtime already has, so that a restart made at the same instant as the previous
+    /// sync (no time passed) is still the newest by creation time, which is how the
+    /// kubelet tells the latest instance of a name. Instants are ordered by operation.
+    fn next_container_created_at(&self, now: jiff::Timestamp) -> jiff::Timestamp {
+        let latest = self
+            .status
+            .container_statuses
+            .iter()
+            .filter_map(|s| s.created_at)
+            .max();
+        match latest {
+            Some(l) if l >= plus_nanos(now, self.seq) => plus_nanos(l, 1),
+            _ => plus_nanos(now, self.seq),
+        }
+    }
+
+    /// The creation time (nanoseconds) of a sandbox created at `now`: after every
+    /// earlier sandbox, as for containers.
+    fn next_sandbox_created_at(&self, now: jiff::Timestamp) -> i64 {
+        nanos(plus_nanos(now, self.seq)).max(
+            self.status
+                .sandbox_statuses
+                .iter()
+                .map(|s| s.created_at.saturating_add(1))
+                .max()
+                .unwrap_or(i64::MIN),
+        )
+    }
+
     /// The sandbox new containers go into: the newest one.
     fn sandbox_id(&self) -> String {
         self.status
@@ -417,15 +448,7 @@ impl Runtime {
                 attempt,
             }),
             state: SandboxState::Ready,
-            // After every earlier sandbox, as for containers (see `create`).
-            created_at: nanos(plus_nanos(now, self.seq)).max(
-                self.status
-                    .sandbox_statuses
-                    .iter()
-                    .map(|s| s.created_at.saturating_add(1))
-                    .max()
-                    .unwrap_or(i64::MIN),
-            ),
+            created_at: self.next_sandbox_created_at(now),
             network: (!host).then(|| SandboxNetwork {
                 ip: ip.clone(),
                 additional_ips: vec![],
@@ -457,19 +480,7 @@ impl Runtime {
         };
         let (name, image) = (spec.name.to_string(), spec.image.to_string());
         let uid = pod_uid(pod);
-        // After every instance the runtime already has: a restart made at the same instant
-        // as the previous sync (no time passed) is still the newest by creation time, which
-        // is how the kubelet tells the latest instance of a name.
-        let latest = self
-            .status
-            .container_statuses
-            .iter()
-            .filter_map(|s| s.created_at)
-            .max();
-        let created = match latest {
-            Some(l) if l >= plus_nanos(now, self.seq) => plus_nanos(l, 1),
-            _ => plus_nanos(now, self.seq),
-        };
+        let created = self.next_container_created_at(now);
         // Derived from the pod, the name and the creation time; an instance created at the
         // same instant as an earlier one of the same name (no time passed between syncs)
         // gets a salted id, so that ids stay unique.

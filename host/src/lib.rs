@@ -6,7 +6,11 @@
 //!   module), [`wasm::ModuleWatcher`] feeds a module file to a [`wasm::ModuleSlot`].
 //! - [`admission`]: AdmissionReview in, AdmissionReview out, through the core's lint.
 //! - [`playground`]: the server of `podplan playground`, the embedded browser playground.
+//! - [`runtime_sim`]: the simulated CRI runtime (`podplan runtime-sim`, or in process):
+//!   the core's runtime model behind tonic `RuntimeService`/`ImageService` servers.
 
 pub mod admission;
+pub mod agent;
 pub mod playground;
+pub mod runtime_sim;
 pub mod wasm;

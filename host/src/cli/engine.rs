@@ -62,3 +62,25 @@ pub fn planner(
         .map_err(|e| CliError::usage(e.to_string())),
     }
 }
+
+/// The engine flags as one group (`#[command(flatten)]`): `--engine`, `--module`,
+/// `--isolation`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EngineArgs {
+    /// The engine: `native` (compiled in) or `wasm` (the podplan module under wasmtime).
+    #[arg(long, value_enum, default_value_t = EngineFlag::Native)]
+    pub engine: EngineFlag,
+    /// The wasm module for `--engine wasm` (default: the one built in).
+    #[arg(long, value_name = "FILE")]
+    pub module: Option<std::path::PathBuf>,
+    /// How calls into a wasm module are kept apart.
+    #[arg(long, value_enum, default_value_t = IsolationFlag::Pooled)]
+    pub isolation: IsolationFlag,
+}
+
+impl EngineArgs {
+    /// The planner these flags select.
+    pub fn planner(&self) -> Result<Planner, CliError> {
+        planner(self.engine, self.module.as_deref(), self.isolation)
+    }
+}

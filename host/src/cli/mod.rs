@@ -2,6 +2,7 @@
 //! module per subcommand.
 
 mod admit;
+mod agent;
 mod conformance;
 mod crictl;
 mod demo;
@@ -13,6 +14,7 @@ mod lint;
 mod output;
 mod plan;
 mod playground;
+mod runtime_sim;
 mod serve_module;
 mod version;
 
@@ -42,7 +44,8 @@ Examples:
   podplan admit review.json                      answer an AdmissionReview
   podplan conformance conformance/               run the conformance vectors
   kubectl get pod web -o yaml | podplan explain -   why a real pod is in its state
-  podplan playground                             the browser playground on 127.0.0.1";
+  podplan playground                             the browser playground on 127.0.0.1
+  podplan runtime-sim --listen unix:///tmp/sim.sock   a simulated CRI runtime";
 
 /// The `podplan` command line.
 #[derive(Debug, Parser)]
@@ -86,6 +89,12 @@ pub enum Command {
     ServeModule(serve_module::ServeModuleArgs),
     /// Serve the browser playground (embedded web/dist) on 127.0.0.1 and print its address.
     Playground(playground::PlaygroundArgs),
+    /// Run static pods (--pod-manifest-path) over the CRI, planning every sync with the
+    /// engine; `podplan agent status` prints the last round.
+    Agent(Box<agent::AgentArgs>),
+    /// Serve a simulated CRI runtime (containerd's answers, no containers) on a unix socket.
+    #[command(long_about = runtime_sim::LONG_ABOUT)]
+    RuntimeSim(runtime_sim::RuntimeSimArgs),
 }
 
 /// Parses the command line, runs the command and returns the exit code.
@@ -98,7 +107,9 @@ pub fn main() -> ExitCode {
         // Help and --version exit 0, usage errors 2 (clap's own codes).
         Err(err) => err.exit(),
     };
-    init_logging(cli.verbose);
+    // The agent reports warnings (bad manifests, failed calls) without -v.
+    let floor = u8::from(matches!(cli.command, Command::Agent(_)));
+    init_logging(cli.verbose, floor);
     tracing::debug!(?cli, "parsed the command line");
     exit::exit_code(run(&cli.command))
 }
@@ -119,12 +130,15 @@ fn run(command: &Command) -> Result<Status, CliError> {
         Command::Version(args) => version::run(args),
         Command::ServeModule(args) => serve_module::run(args),
         Command::Playground(args) => playground::run(args),
+        Command::Agent(args) => agent::run(args),
+        Command::RuntimeSim(args) => runtime_sim::run(args),
     }
 }
 
 /// Logs go to stderr, and only when asked for with `-v`.
-fn init_logging(verbose: u8) {
+fn init_logging(verbose: u8, floor: u8) {
     let level = match verbose {
+        0 if floor > 0 => tracing::Level::WARN,
         0 => return,
         1 => tracing::Level::INFO,
         2 => tracing::Level::DEBUG,

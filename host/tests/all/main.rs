@@ -1,6 +1,8 @@
 //! podplan-host's integration tests, in one binary (one link of wasmtime), a module per
 //! area:
 //!
+//! - [`agent`]: `podplan agent`: manifests, the executor on a recording fake, status.json,
+//!   end to end on the in-process simulated node.
 //! - [`admission`]: `podplan admit` on recorded reviews and `podplan lint` on manifests.
 //! - [`cli`]: the `podplan` binary as people and scripts run it.
 //! - [`explain`]: `podplan explain` on recorded pods (`tests/data/explain/`).
@@ -9,6 +11,8 @@
 //! - [`wasm_host`]: the embedded module under wasmtime against the native core; hostile
 //!   modules; the compiled-module cache.
 //! - [`wasm_slot`]: hot swap, rollback, shadow runs, the module-file watcher.
+//! - [`runtime_sim`]: the simulated CRI runtime over gRPC (a unix socket, in process, the
+//!   `podplan runtime-sim` binary) and the CRI status conversion against its model.
 //! - [`support`]: helpers of the wasm tests.
 
 // An integration test is always built with `cfg(test)`; saying so on the modules makes
@@ -17,9 +21,13 @@
 #[cfg(test)]
 mod admission;
 #[cfg(test)]
+mod agent;
+#[cfg(test)]
 mod cli;
 #[cfg(test)]
 mod explain;
+#[cfg(test)]
+mod runtime_sim;
 #[cfg(test)]
 mod support;
 #[cfg(test)]

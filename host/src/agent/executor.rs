@@ -1,0 +1,651 @@
+//! Carrying out a plan's steps over a [`CriRuntime`], in order, as `SyncPod` does.
+//!
+//! - `KillPod`: `StopContainer` for each running container the step names (its grace
+//!   period), then `StopPodSandbox` for every sandbox of the pod; a failure ends the sync.
+//! - `KillContainer` (a failure ends the sync), `RemoveContainer` (a failure is logged).
+//! - First the pod's directory (`makePodDataDirs`): a failure ends the sync before any
+//!   CRI call (event `Failed`).
+//! - `WriteNodeFiles`: the directories and files the kubelet writes on the node; the
+//!   sandbox's log directory failing is the sandbox's failure, a container's files
+//!   failing skip that container (`CreateContainerConfigError`).
+//! - `RunPodSandbox` (a failure ends the sync), then `PodSandboxStatus`; the new id fills
+//!   the empty `sandboxId` of the later steps, and a plan whose configs depend on the new
+//!   sandbox is completed from its status (`podplan_core::complete_json`).
+//! - `UpdatePodSandboxResources` (`Unimplemented` is only logged) and
+//!   `UpdateContainerResources`: a failure is logged.
+//! - `CreateContainer` with the plan's `containerConfigs` entry, then `StartContainer`: a
+//!   failed classic init container ends the sync, any other failed start skips only that
+//!   container.
+//!
+//! Failures carry the kubelet's sync-result reasons (`CreateContainerError`, ...) and
+//! event reasons (`Failed`, `FailedCreatePodSandBox`, ...). Nothing is retried here: the
+//! next sync plans again from what the runtime then reports.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use podplan_core::cri::StepRequest;
+use podplan_core::plan::{NodeFile, NodeFileKind, Plan, Step, StepOp};
+use podplan_core::runtime::{ContainerState, SandboxStatus};
+use podplan_core::PlanRequest;
+use serde::Serialize;
+
+use super::runtime::{bare_id, CriCode, CriError, CriRuntime};
+
+/// One failure of a sync, as the kubelet reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncFailure {
+    /// The step's index in the plan.
+    pub step: usize,
+    /// The kubelet's sync-result reason (`CreateContainerError`, `RunContainerError`,
+    /// `KillContainerError`, `KillPodSandboxError`, `CreatePodSandboxError`, ...), empty
+    /// for a failure without one (`PodSandboxStatus`, the pod directories).
+    pub reason: String,
+    /// The event reason the kubelet records (`Failed`, `FailedCreatePodSandBox`,
+    /// `FailedPodSandBoxStatus`, ...), empty when it records none.
+    pub event: String,
+    /// The container concerned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// The message.
+    pub message: String,
+}
+
+/// What became of one step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepRecord {
+    /// The step's index in the plan.
+    pub index: usize,
+    /// Its op.
+    pub op: StepOp,
+    /// The container concerned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// `done`, `failed`, `skipped` or `logged` (a failure that changes nothing else).
+    pub outcome: &'static str,
+    /// Why it failed or was skipped.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+/// The result of carrying out one plan.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Execution {
+    /// Each step that was reached, in order.
+    pub steps: Vec<StepRecord>,
+    /// The failures.
+    pub failures: Vec<SyncFailure>,
+    /// Why the sync ended before its last step, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aborted: Option<String>,
+    /// The sandbox this sync created.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_sandbox: Option<String>,
+    /// Containers created, name → bare id.
+    pub created: BTreeMap<String, String>,
+}
+
+impl Execution {
+    /// No step failed.
+    #[must_use]
+    pub fn ok(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// Carries out `plan` (computed for `request`) over `cri`. The plan is completed in place
+/// after `RunPodSandbox` when its configs depend on the new sandbox.
+pub fn execute(cri: &mut dyn CriRuntime, request: &PlanRequest, plan: &mut Plan) -> Execution {
+    let mut run = Run {
+        cri,
+        request,
+        exec: Execution::default(),
+        failed_containers: BTreeSet::new(),
+    };
+    // `makePodDataDirs`: the kubelet makes the pod's directory before anything else of
+    // the sync; a failure ends the sync before any CRI call.
+    let pod_dirs: Vec<NodeFile> = plan
+        .steps
+        .iter()
+        .flat_map(|s| s.files.iter())
+        .filter(|f| f.purpose == "podDir")
+        .cloned()
+        .collect();
+    if let Err((_, e)) = write_node_files(&pod_dirs) {
+        let msg = format!("error making pod data directories: {e}");
+        let first = plan.steps.first().cloned().unwrap_or_default();
+        run.fail(0, &first, "", "Failed", msg.clone());
+        run.exec.aborted = Some(msg);
+        return run.exec;
+    }
+    let mut index = 0;
+    while let Some(step) = plan.steps.get(index).cloned() {
+        match run.step(index, &step, plan) {
+            Flow::Next => index += 1,
+            Flow::Abort(why) => {
+                run.exec.aborted = Some(why);
+                break;
+            }
+        }
+    }
+    run.exec
+}
+
+enum Flow {
+    Next,
+    Abort(String),
+}
+
+struct Run<'a> {
+    cri: &'a mut dyn CriRuntime,
+    request: &'a PlanRequest,
+    exec: Execution,
+    failed_containers: BTreeSet<String>,
+}
+
+impl Run<'_> {
+    fn record(&mut self, index: usize, step: &Step, outcome: &'static str, detail: String) {
+        self.exec.steps.push(StepRecord {
+            index,
+            op: step.op,
+            container: step.container.clone(),
+            outcome,
+            detail,
+        });
+    }
+
+    fn fail(&mut self, index: usize, step: &Step, reason: &str, event: &str, message: String) {
+        tracing::warn!(
+            op = %step.op,
+            container = step.container.as_deref().unwrap_or(""),
+            reason,
+            event,
+            "{message}"
+        );
+        self.exec.failures.push(SyncFailure {
+            step: index,
+            reason: reason.into(),
+            event: event.into(),
+            container: step.container.clone(),
+            message: message.clone(),
+        });
+        self.record(index, step, "failed", message);
+    }
+
+    fn sandbox_for(&self, step: &Step) -> Option<String> {
+        match step.sandbox_id.as_deref() {
+            Some(id) if !id.is_empty() => Some(id.to_string()),
+            _ => self.exec.new_sandbox.clone(),
+        }
+    }
+
+    /// A classic (non-restartable) init container: its failed start ends the sync.
+    fn classic_init(&self, name: &str) -> bool {
+        let spec = self.request.pod.spec.as_ref();
+        spec.and_then(|s| s.init_containers.as_ref())
+            .and_then(|list| list.iter().find(|c| c.name == name))
+            .is_some_and(|c| c.restart_policy.as_deref() != Some("Always"))
+    }
+
+    fn step(&mut self, index: usize, step: &Step, plan: &mut Plan) -> Flow {
+        match step.op {
+            StepOp::KillPod => self.kill_pod(index, step),
+            StepOp::KillContainer => {
+                let id = step.container_id.as_deref().unwrap_or("");
+                let grace = step.grace_period_seconds.unwrap_or(0);
+                match self.cri.stop_container(bare_id(id), grace) {
+                    Ok(()) => {
+                        self.record(index, step, "done", String::new());
+                        Flow::Next
+                    }
+                    Err(e) if e.code == CriCode::NotFound => {
+                        self.record(index, step, "done", e.to_string());
+                        Flow::Next
+                    }
+                    Err(e) => {
+                        let msg = format!("failed to kill container {id}: {e}");
+                        self.fail(index, step, "KillContainerError", "", msg.clone());
+                        Flow::Abort(msg)
+                    }
+                }
+            }
+            StepOp::RemoveContainer => {
+                let id = step.container_id.as_deref().unwrap_or("");
+                match self.cri.remove_container(bare_id(id)) {
+                    Ok(()) => self.record(index, step, "done", String::new()),
+                    Err(e) if e.code == CriCode::NotFound => {
+                        self.record(index, step, "done", e.to_string());
+                    }
+                    Err(e) => {
+                        tracing::warn!(container = id, "failed to remove container: {e}");
+                        self.record(index, step, "logged", e.to_string());
+                    }
+                }
+                Flow::Next
+            }
+            StepOp::WriteNodeFiles => match write_node_files(&step.files) {
+                Ok(()) => {
+                    self.record(index, step, "done", String::new());
+                    Flow::Next
+                }
+                Err((purpose, e)) => match step.container.clone() {
+                    Some(name) => {
+                        self.failed_containers.insert(name);
+                        self.fail(
+                            index,
+                            step,
+                            "CreateContainerConfigError",
+                            "Failed",
+                            format!("Error: {e}"),
+                        );
+                        Flow::Next
+                    }
+                    // The sandbox's log directory is made by `createPodSandbox`: its
+                    // failure is the sandbox's.
+                    None if purpose == "podLogs" => {
+                        let msg = format!(
+                            "Failed to create pod sandbox: create pod log directory failed: {e}"
+                        );
+                        self.fail(
+                            index,
+                            step,
+                            "CreatePodSandboxError",
+                            "FailedCreatePodSandBox",
+                            msg.clone(),
+                        );
+                        Flow::Abort(msg)
+                    }
+                    // `makePodDataDirs` (and the hosts file): the sync ends.
+                    None => {
+                        let msg = format!("error making pod data directories: {e}");
+                        self.fail(index, step, "", "Failed", msg.clone());
+                        Flow::Abort(msg)
+                    }
+                },
+            },
+            StepOp::RunPodSandbox => self.run_sandbox(index, step, plan),
+            StepOp::UpdatePodSandboxResources => {
+                let Some(StepRequest::UpdatePodSandboxResources(mut req)) = step.request.clone()
+                else {
+                    self.record(index, step, "skipped", "no request".into());
+                    return Flow::Next;
+                };
+                if req.pod_sandbox_id.is_empty() {
+                    req.pod_sandbox_id = self.exec.new_sandbox.clone().unwrap_or_default();
+                }
+                match self.cri.update_pod_sandbox_resources(&req) {
+                    Ok(()) => self.record(index, step, "done", String::new()),
+                    Err(e) if e.code == CriCode::Unimplemented => {
+                        tracing::info!(
+                            "the runtime does not implement UpdatePodSandboxResources: {e}"
+                        );
+                        self.record(index, step, "logged", e.to_string());
+                    }
+                    Err(e) => {
+                        tracing::warn!("UpdatePodSandboxResources failed: {e}");
+                        self.record(index, step, "logged", e.to_string());
+                    }
+                }
+                Flow::Next
+            }
+            StepOp::UpdateContainerResources => {
+                let Some(StepRequest::UpdateContainerResources(mut req)) = step.request.clone()
+                else {
+                    self.record(index, step, "skipped", "no request".into());
+                    return Flow::Next;
+                };
+                req.container_id = bare_id(&req.container_id).to_string();
+                match self.cri.update_container_resources(&req) {
+                    Ok(()) => self.record(index, step, "done", String::new()),
+                    Err(e) => {
+                        tracing::warn!("UpdateContainerResources failed: {e}");
+                        self.record(index, step, "logged", e.to_string());
+                    }
+                }
+                Flow::Next
+            }
+            StepOp::CreateContainer => self.create(index, step, plan),
+            StepOp::StartContainer => self.start(index, step),
+            // The agent does not report `images`, so its plans have no pulls yet.
+            StepOp::PullImage => {
+                self.record(index, step, "skipped", "image pulls are not carried out".into());
+                Flow::Next
+            }
+        }
+    }
+
+    fn kill_pod(&mut self, index: usize, step: &Step) -> Flow {
+        let status = self.request.runtime_status.clone().unwrap_or_default();
+        let names: BTreeSet<&str> = step.containers.iter().map(String::as_str).collect();
+        let running: Vec<&podplan_core::runtime::ContainerStatus> = status
+            .container_statuses
+            .iter()
+            .filter(|c| c.state == ContainerState::Running)
+            .filter(|c| names.is_empty() || names.contains(c.name.as_str()))
+            .collect();
+        let pod = defaulted_pod(self.request);
+        let mut errors = Vec::new();
+        for c in kill_order(&pod, running) {
+            let grace = container_grace(&pod, &c.name);
+            if let Err(e) = self.cri.stop_container(bare_id(&c.id), grace) {
+                if e.code != CriCode::NotFound {
+                    errors.push((
+                        "KillContainerError",
+                        format!("failed to kill container {}: {e}", c.id),
+                    ));
+                }
+            }
+        }
+        // The kubelet stops the sandboxes only once every container is stopped.
+        if errors.is_empty() {
+            for sb in &status.sandbox_statuses {
+                if let Err(e) = self.cri.stop_pod_sandbox(&sb.id) {
+                    if e.code != CriCode::NotFound {
+                        errors.push((
+                            "KillPodSandboxError",
+                            format!("failed to stop sandbox {}: {e}", sb.id),
+                        ));
+                    }
+                }
+            }
+        }
+        if errors.is_empty() {
+            self.record(index, step, "done", String::new());
+            return Flow::Next;
+        }
+        let message = errors
+            .iter()
+            .map(|(_, m)| m.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        for (reason, msg) in errors {
+            self.fail(index, step, reason, "", msg);
+        }
+        Flow::Abort(message)
+    }
+
+    fn run_sandbox(&mut self, index: usize, step: &Step, plan: &mut Plan) -> Flow {
+        let Some(config) = plan.sandbox_config.clone() else {
+            let msg = "the plan has no sandbox config".to_string();
+            self.fail(
+                index,
+                step,
+                "CreatePodSandboxError",
+                "FailedCreatePodSandBox",
+                msg.clone(),
+            );
+            return Flow::Abort(msg);
+        };
+        let handler = self
+            .request
+            .node
+            .as_ref()
+            .and_then(|n| n.runtime_handler.clone())
+            .unwrap_or_default();
+        let id = match self.cri.run_pod_sandbox(&config, &handler) {
+            Ok(id) => id,
+            Err(e) => {
+                let msg = format!("Failed to create pod sandbox: {e}");
+                self.fail(
+                    index,
+                    step,
+                    "CreatePodSandboxError",
+                    "FailedCreatePodSandBox",
+                    msg.clone(),
+                );
+                return Flow::Abort(msg);
+            }
+        };
+        self.exec.new_sandbox = Some(id.clone());
+        let status = match self.cri.pod_sandbox_status(&id) {
+            Ok(status) => status,
+            Err(e) => {
+                let msg = format!("Unable to get pod sandbox status: {e}");
+                self.fail(index, step, "", "FailedPodSandBoxStatus", msg.clone());
+                return Flow::Abort(msg);
+            }
+        };
+        self.record(index, step, "done", id);
+        let depends = plan.steps.iter().any(|s| s.depends_on_new_sandbox)
+            || plan
+                .container_configs
+                .iter()
+                .any(|c| c.depends_on_new_sandbox);
+        if depends {
+            match complete(self.request, &status) {
+                Ok(completed) => {
+                    // The completed plan has the same steps up to this one; later ones of
+                    // a container whose config now fails are gone.
+                    *plan = completed;
+                }
+                Err(e) => {
+                    let msg = format!("cannot complete the plan from the new sandbox: {e}");
+                    self.fail(index, step, "CreateContainerConfigError", "", msg.clone());
+                    return Flow::Abort(msg);
+                }
+            }
+        }
+        Flow::Next
+    }
+
+    fn create(&mut self, index: usize, step: &Step, plan: &Plan) -> Flow {
+        let name = step.container.clone().unwrap_or_default();
+        if self.failed_containers.contains(&name) {
+            self.record(
+                index,
+                step,
+                "skipped",
+                "an earlier step of this container failed".into(),
+            );
+            return self.after_failed_start(step, &name);
+        }
+        let Some(entry) = plan.container_configs.iter().find(|e| e.name == name) else {
+            self.record(index, step, "skipped", "no container config".into());
+            return Flow::Next;
+        };
+        let Some(sandbox) = self.sandbox_for(step) else {
+            self.failed_containers.insert(name.clone());
+            self.fail(
+                index,
+                step,
+                "CreateContainerError",
+                "Failed",
+                "Error: no sandbox to create the container in".into(),
+            );
+            return self.after_failed_start(step, &name);
+        };
+        let sandbox_config = plan.sandbox_config.clone().unwrap_or_default();
+        match self
+            .cri
+            .create_container(&sandbox, &entry.config, &sandbox_config)
+        {
+            Ok(id) => {
+                self.exec.created.insert(name, id.clone());
+                self.record(index, step, "done", id);
+                Flow::Next
+            }
+            Err(e) => {
+                self.failed_containers.insert(name.clone());
+                self.fail(
+                    index,
+                    step,
+                    "CreateContainerError",
+                    "Failed",
+                    format!("Error: {e}"),
+                );
+                self.after_failed_start(step, &name)
+            }
+        }
+    }
+
+    fn start(&mut self, index: usize, step: &Step) -> Flow {
+        let name = step.container.clone().unwrap_or_default();
+        let Some(id) = self.exec.created.get(&name).cloned() else {
+            self.record(
+                index,
+                step,
+                "skipped",
+                "the container was not created".into(),
+            );
+            return Flow::Next;
+        };
+        match self.cri.start_container(&id) {
+            Ok(()) => {
+                self.record(index, step, "done", id);
+                Flow::Next
+            }
+            Err(e) => {
+                self.failed_containers.insert(name.clone());
+                self.fail(
+                    index,
+                    step,
+                    "RunContainerError",
+                    "Failed",
+                    format!("Error: {e}"),
+                );
+                self.after_failed_start(step, &name)
+            }
+        }
+    }
+
+    fn after_failed_start(&self, _step: &Step, name: &str) -> Flow {
+        // `SyncPod`: a failed classic init container ends the sync; a restartable one
+        // (sidecar) or a regular container is only skipped.
+        if self.classic_init(name) {
+            Flow::Abort(format!("init container {name} failed to start"))
+        } else {
+            Flow::Next
+        }
+    }
+}
+
+/// The pod as the kubelet holds it: with the API server's default grace period (30 s)
+/// when the request asks for the API defaults and the pod has none.
+#[must_use]
+pub fn defaulted_pod(request: &PlanRequest) -> k8s_openapi::api::core::v1::Pod {
+    let mut pod = request.pod.clone();
+    if request.api_defaults {
+        if let Some(spec) = pod.spec.as_mut() {
+            spec.termination_grace_period_seconds.get_or_insert(30);
+        }
+    }
+    pod
+}
+
+/// The grace period of killing container `name` of `pod` (`setTerminationGracePeriod`).
+#[must_use]
+pub fn container_grace(pod: &k8s_openapi::api::core::v1::Pod, name: &str) -> i64 {
+    let spec = pod.spec.as_ref().and_then(|s| {
+        s.containers
+            .iter()
+            .chain(s.init_containers.iter().flatten())
+            .find(|c| c.name == name)
+    });
+    let grace = podplan_core::hooks::termination_grace_period(
+        pod,
+        spec,
+        podplan_core::plan::KillReason::None,
+        None,
+    );
+    podplan_core::hooks::kill_grace(grace, false, 0).stop_grace_period_seconds
+}
+
+/// `killContainersWithSyncResult`'s order: regular containers first, then sidecars
+/// (restartable init containers) in reverse spec order.
+#[must_use]
+pub fn kill_order<'a>(
+    pod: &k8s_openapi::api::core::v1::Pod,
+    mut running: Vec<&'a podplan_core::runtime::ContainerStatus>,
+) -> Vec<&'a podplan_core::runtime::ContainerStatus> {
+    let init: Vec<&str> = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.init_containers.as_ref())
+        .map(|l| l.iter().map(|c| c.name.as_str()).collect())
+        .unwrap_or_default();
+    // Regular (not an init container) first; then init containers, last in spec first.
+    running.sort_by_key(|c| match init.iter().position(|n| *n == c.name) {
+        None => (0, 0),
+        Some(i) => (1, usize::MAX - i),
+    });
+    running
+}
+
+/// Completes `request`'s plan from the new sandbox's status (`complete_json`).
+fn complete(request: &PlanRequest, sandbox: &SandboxStatus) -> Result<Plan, String> {
+    let input = serde_json::json!({"request": request, "sandboxStatus": sandbox});
+    let bytes = serde_json::to_vec(&input).map_err(|e| e.to_string())?;
+    let answer = podplan_core::complete_json(&bytes);
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Answer {
+        Error { error: podplan_core::PlanError },
+        Plan(Box<Plan>),
+    }
+    match serde_json::from_slice::<Answer>(&answer) {
+        Ok(Answer::Plan(plan)) => Ok(*plan),
+        Ok(Answer::Error { error }) => Err(format!("{}: {}", error.path, error.message)),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Creates the directories and files of a `WriteNodeFiles` step, in order.
+///
+/// # Errors
+///
+/// The first file that cannot be written.
+pub fn write_node_files(files: &[NodeFile]) -> Result<(), (String, String)> {
+    for f in files {
+        write_node_file(f).map_err(|e| {
+            (
+                f.purpose.clone(),
+                format!("{} ({}): {e}", f.path, f.purpose),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+fn write_node_file(f: &NodeFile) -> std::io::Result<()> {
+    let path = Path::new(&f.path);
+    match f.kind {
+        // `MkdirAll`: an existing directory is kept as it is.
+        NodeFileKind::Directory if path.is_dir() => return Ok(()),
+        NodeFileKind::Directory => std::fs::create_dir_all(path)?,
+        NodeFileKind::File => {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let mut bytes = f.content.clone().unwrap_or_default().into_bytes();
+            if let Some(include) = &f.include {
+                bytes.extend(std::fs::read(&include.path)?);
+                bytes.extend(include.suffix.as_bytes());
+            }
+            std::fs::write(path, bytes)?;
+        }
+    }
+    set_mode(path, &f.mode)
+}
+
+#[cfg(unix)]
+fn set_mode(path: &Path, mode: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    match u32::from_str_radix(mode.trim_start_matches("0o"), 8) {
+        Ok(bits) => std::fs::set_permissions(path, std::fs::Permissions::from_mode(bits)),
+        Err(_) => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+fn set_mode(_path: &Path, _mode: &str) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// A failure of the whole sync that is not a step's: the runtime could not be listed.
+#[must_use]
+pub fn unreachable(endpoint: &str, e: &CriError) -> String {
+    format!("cannot reach the CRI runtime at {endpoint}: {e}")
+}

@@ -1,0 +1,400 @@
+//! [`GrpcRuntime`]: the [`CriRuntime`] calls over CRI gRPC (`podplan_cri`'s tonic client),
+//! blocking on a tokio runtime of its own, every call bounded by
+//! `--runtime-request-timeout`.
+//!
+//! `relist` is the kubelet's `GetPods` + `GetPodStatus`: `ListPodSandbox` and
+//! `ListContainers` (all of them, so that pods without the agent's label can be warned
+//! about), then `PodSandboxStatus` and `ContainerStatus` of each, converted with
+//! `podplan_cri::status::pod_status`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use podplan_core::config::labels::{POD_NAMESPACE_LABEL, POD_NAME_LABEL, POD_UID_LABEL};
+use podplan_core::cri::{
+    ContainerConfig, PodSandboxConfig, UpdateContainerResourcesRequest,
+    UpdatePodSandboxResourcesRequest,
+};
+use podplan_core::runtime::{RuntimeStatus, SandboxStatus};
+use podplan_cri::client::RuntimeClient;
+use podplan_cri::status::{ListedContainer, PodRef};
+use podplan_cri::{pb, requests};
+
+use super::runtime::{CriCode, CriError, CriRuntime, ExecResult};
+
+/// CRI calls over a tonic channel.
+pub struct GrpcRuntime {
+    rt: tokio::runtime::Runtime,
+    client: RuntimeClient,
+    timeout: Duration,
+    runtime_name: Option<String>,
+}
+
+impl std::fmt::Debug for GrpcRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GrpcRuntime")
+            .field("timeout", &self.timeout)
+            .field("runtime_name", &self.runtime_name)
+            .finish_non_exhaustive()
+    }
+}
+
+fn code(status: &tonic::Status) -> CriCode {
+    match status.code() {
+        tonic::Code::Unavailable => CriCode::Unavailable,
+        tonic::Code::Unimplemented => CriCode::Unimplemented,
+        tonic::Code::NotFound => CriCode::NotFound,
+        tonic::Code::DeadlineExceeded | tonic::Code::Cancelled => CriCode::DeadlineExceeded,
+        _ => CriCode::Other,
+    }
+}
+
+fn error(call: &'static str, status: &tonic::Status) -> CriError {
+    let message = if status.message().is_empty() {
+        format!("{:?}", status.code())
+    } else {
+        format!("{:?}: {}", status.code(), status.message())
+    };
+    CriError::new(call, code(status), message)
+}
+
+fn timed<T>(timeout: Duration, message: T) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.set_timeout(timeout);
+    request
+}
+
+impl GrpcRuntime {
+    /// A runtime on the unix socket `endpoint` (`unix:///PATH`); the connection is made
+    /// on first use and remade after a failure.
+    ///
+    /// # Errors
+    ///
+    /// Not a unix endpoint, or the tokio runtime cannot start.
+    pub fn connect(endpoint: &str, timeout: Duration) -> Result<Self, String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the tokio runtime: {e}"))?;
+        let channel = {
+            let _guard = rt.enter();
+            podplan_cri::client::connect_lazy(endpoint).map_err(|e| e.to_string())?
+        };
+        Ok(Self::with_client(
+            rt,
+            podplan_cri::client::runtime_client(channel),
+            timeout,
+        ))
+    }
+
+    /// The simulated runtime `sim` (`podplan runtime-sim`'s model) in this process, over
+    /// an in-memory gRPC channel: the same calls as over a socket.
+    ///
+    /// # Errors
+    ///
+    /// The tokio runtime cannot start.
+    pub fn in_process(
+        sim: &crate::runtime_sim::SimRuntime,
+        timeout: Duration,
+    ) -> Result<Self, String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the tokio runtime: {e}"))?;
+        let channel = {
+            let _guard = rt.enter();
+            sim.in_process()
+        };
+        Ok(Self::with_client(
+            rt,
+            podplan_cri::client::runtime_client(channel),
+            timeout,
+        ))
+    }
+
+    /// A runtime on an existing client (an in-process server, a test channel).
+    #[must_use]
+    pub fn with_client(
+        rt: tokio::runtime::Runtime,
+        client: RuntimeClient,
+        timeout: Duration,
+    ) -> Self {
+        Self {
+            rt,
+            client,
+            timeout,
+            runtime_name: None,
+        }
+    }
+
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        request.set_timeout(self.timeout);
+        request
+    }
+
+    fn runtime_name(&mut self) -> Result<String, CriError> {
+        if let Some(name) = &self.runtime_name {
+            return Ok(name.clone());
+        }
+        let request = self.request(pb::VersionRequest::default());
+        let mut client = self.client.clone();
+        let answer = self
+            .rt
+            .block_on(client.version(request))
+            .map_err(|s| error("Version", &s))?
+            .into_inner();
+        self.runtime_name = Some(answer.runtime_name.clone());
+        Ok(answer.runtime_name)
+    }
+}
+
+impl CriRuntime for GrpcRuntime {
+    fn relist(&mut self) -> Result<Vec<RuntimeStatus>, CriError> {
+        let runtime_name = self.runtime_name()?;
+        let mut client = self.client.clone();
+        let timeout = self.timeout;
+        self.rt.block_on(async move {
+            let sandboxes = client
+                .list_pod_sandbox(timed(timeout, requests::list_pod_sandbox([])))
+                .await
+                .map_err(|s| error("ListPodSandbox", &s))?
+                .into_inner()
+                .items;
+            let containers = client
+                .list_containers(timed(timeout, requests::list_containers([])))
+                .await
+                .map_err(|s| error("ListContainers", &s))?
+                .into_inner()
+                .containers;
+            // uid → (name, namespace, sandbox statuses, containers)
+            type Group = (
+                String,
+                String,
+                Vec<pb::PodSandboxStatus>,
+                Vec<ListedContainer>,
+            );
+            let mut pods: BTreeMap<String, Group> = BTreeMap::new();
+            for sb in sandboxes {
+                let meta = sb.metadata.clone().unwrap_or_default();
+                let status = match client
+                    .pod_sandbox_status(timed(
+                        timeout,
+                        pb::PodSandboxStatusRequest {
+                            pod_sandbox_id: sb.id.clone(),
+                            verbose: false,
+                        },
+                    ))
+                    .await
+                {
+                    Ok(answer) => answer.into_inner().status,
+                    Err(s) if s.code() == tonic::Code::NotFound => continue,
+                    Err(s) => return Err(error("PodSandboxStatus", &s)),
+                };
+                let Some(status) = status else { continue };
+                let group = pods
+                    .entry(meta.uid.clone())
+                    .or_insert_with(|| (meta.name.clone(), meta.namespace.clone(), vec![], vec![]));
+                group.2.push(status);
+            }
+            for c in containers {
+                let uid = c.labels.get(POD_UID_LABEL).cloned().unwrap_or_default();
+                let status = match client
+                    .container_status(timed(
+                        timeout,
+                        pb::ContainerStatusRequest {
+                            container_id: c.id.clone(),
+                            verbose: false,
+                        },
+                    ))
+                    .await
+                {
+                    Ok(answer) => answer.into_inner().status,
+                    Err(s) if s.code() == tonic::Code::NotFound => continue,
+                    Err(s) => return Err(error("ContainerStatus", &s)),
+                };
+                let Some(status) = status else { continue };
+                let group = pods.entry(uid).or_insert_with(|| {
+                    (
+                        c.labels.get(POD_NAME_LABEL).cloned().unwrap_or_default(),
+                        c.labels
+                            .get(POD_NAMESPACE_LABEL)
+                            .cloned()
+                            .unwrap_or_default(),
+                        vec![],
+                        vec![],
+                    )
+                });
+                group.3.push(ListedContainer {
+                    pod_sandbox_id: c.pod_sandbox_id.clone(),
+                    status,
+                });
+            }
+            Ok(pods
+                .iter()
+                .map(|(uid, (name, namespace, sbs, cs))| {
+                    podplan_cri::status::pod_status(
+                        &runtime_name,
+                        PodRef {
+                            uid,
+                            name,
+                            namespace,
+                        },
+                        sbs,
+                        cs,
+                    )
+                })
+                .collect())
+        })
+    }
+
+    fn run_pod_sandbox(
+        &mut self,
+        config: &PodSandboxConfig,
+        runtime_handler: &str,
+    ) -> Result<String, CriError> {
+        let request = self.request(requests::run_pod_sandbox(config, runtime_handler));
+        let mut client = self.client.clone();
+        self.rt
+            .block_on(client.run_pod_sandbox(request))
+            .map(|a| a.into_inner().pod_sandbox_id)
+            .map_err(|s| error("RunPodSandbox", &s))
+    }
+
+    fn pod_sandbox_status(&mut self, sandbox_id: &str) -> Result<SandboxStatus, CriError> {
+        let request = self.request(pb::PodSandboxStatusRequest {
+            pod_sandbox_id: sandbox_id.to_string(),
+            verbose: false,
+        });
+        let mut client = self.client.clone();
+        let answer = self
+            .rt
+            .block_on(client.pod_sandbox_status(request))
+            .map_err(|s| error("PodSandboxStatus", &s))?
+            .into_inner();
+        answer
+            .status
+            .map(|s| podplan_cri::status::sandbox_status(&s))
+            .ok_or_else(|| {
+                CriError::new(
+                    "PodSandboxStatus",
+                    CriCode::Other,
+                    "no status in the answer",
+                )
+            })
+    }
+
+    fn stop_pod_sandbox(&mut self, sandbox_id: &str) -> Result<(), CriError> {
+        let request = self.request(requests::stop_pod_sandbox(sandbox_id));
+        let mut client = self.client.clone();
+        self.rt
+            .block_on(client.stop_pod_sandbox(request))
+            .map(drop)
+            .map_err(|s| error("StopPodSandbox", &s))
+    }
+
+    fn remove_pod_sandbox(&mut self, sandbox_id: &str) -> Result<(), CriError> {
+        let request = self.request(requests::remove_pod_sandbox(sandbox_id));
+        let mut client = self.client.clone();
+        self.rt
+            .block_on(client.remove_pod_sandbox(request))
+            .map(drop)
+            .map_err(|s| error("RemovePodSandbox", &s))
+    }
+
+    fn create_container(
+        &mut self,
+        sandbox_id: &str,
+        config: &ContainerConfig,
+        sandbox_config: &PodSandboxConfig,
+    ) -> Result<String, CriError> {
+        let request = self.request(requests::create_container(
+            sandbox_id,
+            config,
+            sandbox_config,
+        ));
+        let mut client = self.client.clone();
+        self.rt
+            .block_on(client.create_container(request))
+            .map(|a| a.into_inner().container_id)
+            .map_err(|s| error("CreateContainer", &s))
+    }
+
+    fn start_container(&mut self, container_id: &str) -> Result<(), CriError> {
+        let request = self.request(requests::start_container(container_id));
+        let mut client = self.client.clone();
+        self.rt
+            .block_on(client.start_container(request))
+            .map(drop)
+            .map_err(|s| error("StartContainer", &s))
+    }
+
+    fn stop_container(&mut self, container_id: &str, timeout: i64) -> Result<(), CriError> {
+        // The call may take the whole grace period, plus the usual request timeout.
+        let mut request = tonic::Request::new(requests::stop_container(container_id, timeout));
+        request.set_timeout(
+            self.timeout + Duration::from_secs(u64::try_from(timeout.max(0)).unwrap_or(0)),
+        );
+        let mut client = self.client.clone();
+        self.rt
+            .block_on(client.stop_container(request))
+            .map(drop)
+            .map_err(|s| error("StopContainer", &s))
+    }
+
+    fn remove_container(&mut self, container_id: &str) -> Result<(), CriError> {
+        let request = self.request(requests::remove_container(container_id));
+        let mut client = self.client.clone();
+        self.rt
+            .block_on(client.remove_container(request))
+            .map(drop)
+            .map_err(|s| error("RemoveContainer", &s))
+    }
+
+    fn update_container_resources(
+        &mut self,
+        request: &UpdateContainerResourcesRequest,
+    ) -> Result<(), CriError> {
+        let request = self.request(pb::UpdateContainerResourcesRequest::from(request));
+        let mut client = self.client.clone();
+        self.rt
+            .block_on(client.update_container_resources(request))
+            .map(drop)
+            .map_err(|s| error("UpdateContainerResources", &s))
+    }
+
+    fn update_pod_sandbox_resources(
+        &mut self,
+        request: &UpdatePodSandboxResourcesRequest,
+    ) -> Result<(), CriError> {
+        let request = self.request(pb::UpdatePodSandboxResourcesRequest::from(request));
+        let mut client = self.client.clone();
+        self.rt
+            .block_on(client.update_pod_sandbox_resources(request))
+            .map(drop)
+            .map_err(|s| error("UpdatePodSandboxResources", &s))
+    }
+
+    fn exec_sync(
+        &mut self,
+        container_id: &str,
+        cmd: &[String],
+        timeout: Duration,
+    ) -> Result<ExecResult, CriError> {
+        let seconds = i64::try_from(timeout.as_secs()).unwrap_or(i64::MAX);
+        let mut request = tonic::Request::new(requests::exec_sync(container_id, cmd, seconds));
+        request.set_timeout(self.timeout + timeout);
+        let mut client = self.client.clone();
+        self.rt
+            .block_on(client.exec_sync(request))
+            .map(|a| {
+                let a = a.into_inner();
+                ExecResult {
+                    exit_code: a.exit_code,
+                    stdout: a.stdout,
+                    stderr: a.stderr,
+                }
+            })
+            .map_err(|s| error("ExecSync", &s))
+    }
+}

@@ -1,0 +1,274 @@
+//! The prober: startup, liveness and readiness probes of running containers, run when due
+//! (the kubelet's `prober/worker.go`), their results fed into the next plan request.
+//!
+//! Per container instance (runtime id) and probe kind: the initial result (startup
+//! `unknown`, liveness `success`, readiness `failure`); nothing before
+//! `initialDelaySeconds`; liveness and readiness only once the startup probe succeeded;
+//! a result changes after `failureThreshold` / `successThreshold` equal results in a row;
+//! a succeeded startup probe and a failed liveness or startup probe stop probing that
+//! instance. Actions: `exec` (`ExecSync`), `httpGet` (HTTP/1.1 GET, 2xx and 3xx pass),
+//! `tcpSocket` (a connection), `grpc` (not supported: unknown).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Container, Pod, Probe};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use podplan_core::request::{ProbeResult, ProbeResults};
+use podplan_core::runtime::{ContainerState, RuntimeStatus};
+
+use super::runtime::{bare_id, CriRuntime};
+
+/// The three probe kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `startupProbe`.
+    Startup,
+    /// `livenessProbe`.
+    Liveness,
+    /// `readinessProbe`.
+    Readiness,
+}
+
+#[derive(Debug, Clone)]
+struct Worker {
+    last_run: Option<jiff::Timestamp>,
+    result: ProbeResult,
+    last: Option<ProbeResult>,
+    run: i32,
+    on_hold: bool,
+}
+
+/// The probe workers of every container instance.
+#[derive(Debug, Default)]
+pub struct Prober {
+    workers: HashMap<(String, Kind), Worker>,
+}
+
+fn initial(kind: Kind) -> ProbeResult {
+    match kind {
+        Kind::Startup => ProbeResult::Unknown,
+        Kind::Liveness => ProbeResult::Success,
+        Kind::Readiness => ProbeResult::Failure,
+    }
+}
+
+fn probe_of(c: &Container, kind: Kind) -> Option<&Probe> {
+    match kind {
+        Kind::Startup => c.startup_probe.as_ref(),
+        Kind::Liveness => c.liveness_probe.as_ref(),
+        Kind::Readiness => c.readiness_probe.as_ref(),
+    }
+}
+
+fn spec_containers(pod: &Pod) -> impl Iterator<Item = &Container> {
+    let spec = pod.spec.as_ref();
+    let init = spec
+        .and_then(|s| s.init_containers.as_ref())
+        .into_iter()
+        .flatten();
+    // Probes of init containers run only for restartable ones (sidecars).
+    let sidecars = init.filter(|c| c.restart_policy.as_deref() == Some("Always"));
+    sidecars.chain(spec.map(|s| s.containers.iter()).into_iter().flatten())
+}
+
+impl Prober {
+    /// Runs the due probes of `pod`'s running containers at `now` and answers every
+    /// container's current results, keyed by runtime id (the request's `probes`).
+    pub fn probe_pod(
+        &mut self,
+        cri: &mut dyn CriRuntime,
+        pod: &Pod,
+        status: &RuntimeStatus,
+        now: jiff::Timestamp,
+    ) -> BTreeMap<String, ProbeResults> {
+        let mut out = BTreeMap::new();
+        let pod_ip = status.ips.first().cloned();
+        for c in spec_containers(pod) {
+            // The newest instance of the name is the one probed.
+            let Some(instance) = status.container_statuses.iter().find(|s| s.name == c.name) else {
+                continue;
+            };
+            if instance.state != ContainerState::Running {
+                continue;
+            }
+            let id = instance.id.clone();
+            let mut results = ProbeResults::default();
+            let startup_done = c.startup_probe.is_none()
+                || self
+                    .workers
+                    .get(&(id.clone(), Kind::Startup))
+                    .is_some_and(|w| w.result == ProbeResult::Success);
+            for kind in [Kind::Startup, Kind::Liveness, Kind::Readiness] {
+                let Some(probe) = probe_of(c, kind) else {
+                    continue;
+                };
+                let worker = self.workers.entry((id.clone(), kind)).or_insert(Worker {
+                    last_run: None,
+                    result: initial(kind),
+                    last: None,
+                    run: 0,
+                    on_hold: false,
+                });
+                let due = !worker.on_hold
+                    && (kind == Kind::Startup || startup_done)
+                    && !(kind == Kind::Startup && worker.result == ProbeResult::Success)
+                    && instance.started_at.is_none_or(|t| {
+                        (now - t).get_seconds()
+                            >= i64::from(probe.initial_delay_seconds.unwrap_or(0))
+                    })
+                    && worker.last_run.is_none_or(|t| {
+                        (now - t).get_seconds()
+                            >= i64::from(probe.period_seconds.unwrap_or(10).max(1))
+                    });
+                if due {
+                    worker.last_run = Some(now);
+                    let result = run_probe(cri, &id, c, probe, pod_ip.as_deref());
+                    if worker.last == Some(result) {
+                        worker.run += 1;
+                    } else {
+                        worker.last = Some(result);
+                        worker.run = 1;
+                    }
+                    let failure_threshold = probe.failure_threshold.unwrap_or(3).max(1);
+                    let success_threshold = probe.success_threshold.unwrap_or(1).max(1);
+                    let settled = match result {
+                        ProbeResult::Failure => worker.run >= failure_threshold,
+                        ProbeResult::Success => worker.run >= success_threshold,
+                        ProbeResult::Unknown => true,
+                    };
+                    if settled {
+                        if worker.result != result {
+                            tracing::info!(container = %c.name, id = %id, ?kind, ?result, "probe result changed");
+                        }
+                        worker.result = result;
+                        if result == ProbeResult::Failure && kind != Kind::Readiness {
+                            worker.run = 0;
+                            worker.on_hold = true;
+                        }
+                    }
+                }
+                match kind {
+                    Kind::Startup => results.startup = Some(worker.result),
+                    Kind::Liveness => results.liveness = Some(worker.result),
+                    Kind::Readiness => results.readiness = Some(worker.result),
+                }
+            }
+            if results != ProbeResults::default() {
+                out.insert(id, results);
+            }
+        }
+        out
+    }
+
+    /// Forgets the workers of container instances not in `live` (their runtime ids).
+    pub fn retain(&mut self, live: &std::collections::BTreeSet<String>) {
+        self.workers.retain(|(id, _), _| live.contains(id));
+    }
+}
+
+fn run_probe(
+    cri: &mut dyn CriRuntime,
+    id: &str,
+    c: &Container,
+    probe: &Probe,
+    pod_ip: Option<&str>,
+) -> ProbeResult {
+    let timeout =
+        Duration::from_secs(u64::try_from(probe.timeout_seconds.unwrap_or(1).max(1)).unwrap_or(1));
+    if let Some(exec) = &probe.exec {
+        let cmd = exec.command.clone().unwrap_or_default();
+        return match cri.exec_sync(bare_id(id), &cmd, timeout) {
+            Ok(r) if r.exit_code == 0 => ProbeResult::Success,
+            Ok(_) => ProbeResult::Failure,
+            Err(e) => {
+                tracing::debug!(container = %c.name, "exec probe failed: {e}");
+                ProbeResult::Failure
+            }
+        };
+    }
+    if let Some(http) = &probe.http_get {
+        let Some(port) = resolve_port(&http.port, c) else {
+            return ProbeResult::Failure;
+        };
+        if http
+            .scheme
+            .as_deref()
+            .is_some_and(|s| s.eq_ignore_ascii_case("HTTPS"))
+        {
+            tracing::warn!(container = %c.name, "HTTPS probes are not supported by podplan agent");
+            return ProbeResult::Unknown;
+        }
+        let host = http
+            .host
+            .clone()
+            .or_else(|| pod_ip.map(str::to_string))
+            .unwrap_or_else(|| "127.0.0.1".into());
+        let path = http.path.clone().unwrap_or_else(|| "/".into());
+        return http_get(&host, port, &path, timeout);
+    }
+    if let Some(tcp) = &probe.tcp_socket {
+        let Some(port) = resolve_port(&tcp.port, c) else {
+            return ProbeResult::Failure;
+        };
+        let host = tcp
+            .host
+            .clone()
+            .or_else(|| pod_ip.map(str::to_string))
+            .unwrap_or_else(|| "127.0.0.1".into());
+        return match addr(&host, port).and_then(|a| TcpStream::connect_timeout(&a, timeout).ok()) {
+            Some(_) => ProbeResult::Success,
+            None => ProbeResult::Failure,
+        };
+    }
+    ProbeResult::Unknown
+}
+
+fn resolve_port(port: &IntOrString, c: &Container) -> Option<u16> {
+    match port {
+        IntOrString::Int(n) => u16::try_from(*n).ok(),
+        IntOrString::String(name) => c
+            .ports
+            .iter()
+            .flatten()
+            .find(|p| p.name.as_deref() == Some(name.as_str()))
+            .and_then(|p| u16::try_from(p.container_port).ok())
+            .or_else(|| name.parse().ok()),
+    }
+}
+
+fn addr(host: &str, port: u16) -> Option<SocketAddr> {
+    (host, port).to_socket_addrs().ok()?.next()
+}
+
+fn http_get(host: &str, port: u16, path: &str, timeout: Duration) -> ProbeResult {
+    let Some(a) = addr(host, port) else {
+        return ProbeResult::Failure;
+    };
+    let Ok(mut stream) = TcpStream::connect_timeout(&a, timeout) else {
+        return ProbeResult::Failure;
+    };
+    let _ = stream.set_read_timeout(Some(timeout));
+    let _ = stream.set_write_timeout(Some(timeout));
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: kube-probe/1.37\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+    );
+    if stream.write_all(request.as_bytes()).is_err() {
+        return ProbeResult::Failure;
+    }
+    let mut head = [0u8; 64];
+    let n = stream.read(&mut head).unwrap_or(0);
+    let line = String::from_utf8_lossy(head.get(..n).unwrap_or_default());
+    let code: u16 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    if (200..400).contains(&code) {
+        ProbeResult::Success
+    } else {
+        ProbeResult::Failure
+    }
+}

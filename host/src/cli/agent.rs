@@ -1,0 +1,502 @@
+//! `podplan agent`: run the static pods of `--pod-manifest-path` over the CRI, planning
+//! every sync with the engine (see `docs/agent.md`); `podplan agent status` prints the
+//! last round's `status.json`.
+//!
+//! Flags carry the kubelet's names where the kubelet has the flag.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::{Args, Subcommand, ValueEnum};
+use podplan_core::config::node::CgroupDriver;
+use podplan_host::agent::grpc::GrpcRuntime;
+use podplan_host::agent::status::{self, AgentStatus};
+use podplan_host::agent::{Agent, AgentConfig, CriCode, CriRuntime, ManifestSource};
+use podplan_host::runtime_sim::{Clock, ImagesScript, Scenario, SimOptions, SimRuntime};
+use podplan_host::wasm::{
+    slot_for_file, EngineSettings, HostEngine, ModuleCache, ModuleWatcher, Planner, SlotConfig,
+};
+
+use super::engine::EngineArgs;
+use super::exit::{CliError, Status};
+
+/// `podplan agent [status]`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct AgentArgs {
+    /// `status`: print the running agent's last round.
+    #[command(subcommand)]
+    pub command: Option<AgentCommand>,
+    /// The agent's flags.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// The subcommands of `podplan agent`.
+#[derive(Debug, Subcommand)]
+pub enum AgentCommand {
+    /// Print the `status.json` of the agent's last round (exit 1 when it is stale).
+    Status(StatusArgs),
+}
+
+/// `podplan agent status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The agent's `--root-dir` [default: /var/lib/kubelet when it has a status, else the
+    /// simulated runtime's default, $TMPDIR/podplan-agent-sim/root].
+    #[arg(long, value_name = "DIR")]
+    pub root_dir: Option<PathBuf>,
+}
+
+/// `--cgroup-driver`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CgroupDriverFlag {
+    /// cgroupfs (the kubelet's default).
+    Cgroupfs,
+    /// systemd.
+    Systemd,
+}
+
+/// The agent's flags.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Directory of static pod manifests: one v1.Pod (YAML or JSON) per non-hidden file.
+    #[arg(long, value_name = "DIR")]
+    pub pod_manifest_path: Option<PathBuf>,
+    /// How often the manifest directory is re-read (a change is also seen within a second).
+    #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = parse_duration)]
+    pub file_check_frequency: Duration,
+    /// The CRI runtime: `unix:///PATH`, or `sim` for the in-process simulated runtime
+    /// [default: $CONTAINER_RUNTIME_ENDPOINT, else sim].
+    #[arg(long, value_name = "ENDPOINT")]
+    pub container_runtime_endpoint: Option<String>,
+    /// The kubelet's root directory (pod directories, and podplan-agent/status.json)
+    /// [default: /var/lib/kubelet; with the `sim` endpoint $TMPDIR/podplan-agent-sim/root].
+    #[arg(long, value_name = "DIR")]
+    pub root_dir: Option<PathBuf>,
+    /// Where container logs go (`<dir>/<namespace>_<name>_<uid>/<container>/<n>.log`)
+    /// [default: /var/log/pods; with the `sim` endpoint $TMPDIR/podplan-agent-sim/logs].
+    #[arg(long, value_name = "DIR")]
+    pub pod_logs_dir: Option<PathBuf>,
+    /// The node's name (default: the host name, lower case).
+    #[arg(long, value_name = "NAME")]
+    pub node_name: Option<String>,
+    /// Feature gates, `Name=true,Other=false` (over the 1.37 defaults).
+    #[arg(long, value_name = "GATES", value_parser = parse_gates, default_value = "")]
+    pub feature_gates: BTreeMap<String, bool>,
+    /// Timeout of every CRI call but the long-running ones.
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub runtime_request_timeout: Duration,
+    /// A pod whose inputs did not change is still synced this often.
+    #[arg(long, value_name = "DURATION", default_value = "1m", value_parser = parse_duration)]
+    pub sync_frequency: Duration,
+    /// The cgroup driver of the runtime.
+    #[arg(long, value_enum, default_value_t = CgroupDriverFlag::Cgroupfs)]
+    pub cgroup_driver: CgroupDriverFlag,
+    /// The node's resolv.conf (pods with dnsPolicy Default and ClusterFirst use it).
+    #[arg(long, value_name = "FILE", default_value = podplan_core::config::node::DEFAULT_RESOLV_CONF)]
+    pub resolv_conf: PathBuf,
+    /// The engine.
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// A wasm module file to plan with, swapped in (after its self-test) whenever it
+    /// changes; implies `--engine wasm`.
+    #[arg(long, value_name = "FILE")]
+    pub watch_module: Option<PathBuf>,
+    /// Sync every pod once, print each plan as a JSON line on stdout, and exit.
+    #[arg(long)]
+    pub once: bool,
+    /// Plan, but change nothing (no CRI call but the listing, no file written).
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// A Go-style duration: `500ms`, `20s`, `1m`, `1m30s`, `2h`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let mut total = Duration::ZERO;
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return Err("empty duration".into());
+    }
+    if rest == "0" {
+        return Ok(Duration::ZERO);
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(rest.len());
+        let (number, tail) = rest.split_at(digits);
+        let value: f64 = number
+            .parse()
+            .map_err(|_| format!("{text:?} is not a duration like 20s or 1m30s"))?;
+        let unit_len = tail
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(tail.len());
+        let (unit, tail) = tail.split_at(unit_len);
+        let seconds = match unit {
+            "ms" => value / 1000.0,
+            "s" => value,
+            "m" => value * 60.0,
+            "h" => value * 3600.0,
+            _ => return Err(format!("{text:?}: unknown unit {unit:?} (ms, s, m, h)")),
+        };
+        total += Duration::from_secs_f64(seconds);
+        rest = tail;
+    }
+    Ok(total)
+}
+
+/// `--feature-gates A=true,B=false`.
+fn parse_gates(text: &str) -> Result<BTreeMap<String, bool>, String> {
+    let mut gates = BTreeMap::new();
+    for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("{pair:?}: expected Name=true or Name=false"))?;
+        let value: bool = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("{pair:?}: the value is true or false"))?;
+        gates.insert(name.trim().to_string(), value);
+    }
+    Ok(gates)
+}
+
+/// Runs the command.
+pub fn run(args: &AgentArgs) -> Result<Status, CliError> {
+    match &args.command {
+        Some(AgentCommand::Status(s)) => print_status(&status_root(s.root_dir.as_deref())),
+        None => run_agent(&args.run),
+    }
+}
+
+/// The simulated runtime's default directories: nothing runs for real, so nothing is
+/// written to the node's kubelet directories unless asked for.
+fn sim_dir(leaf: &str) -> PathBuf {
+    std::env::temp_dir().join("podplan-agent-sim").join(leaf)
+}
+
+/// `status`'s root: the flag, else the kubelet's default when it has a status, else the
+/// simulated runtime's default.
+fn status_root(flag: Option<&Path>) -> PathBuf {
+    if let Some(dir) = flag {
+        return dir.to_path_buf();
+    }
+    let kubelet = PathBuf::from(podplan_core::config::node::DEFAULT_ROOT_DIR);
+    if status::status_path(&kubelet).exists() {
+        kubelet
+    } else {
+        sim_dir("root")
+    }
+}
+
+fn print_status(root_dir: &Path) -> Result<Status, CliError> {
+    let status = status::read(root_dir).map_err(CliError::Usage)?;
+    let mut out = std::io::stdout().lock();
+    let text = serde_json::to_string_pretty(&status).map_err(|e| CliError::Io(e.to_string()))?;
+    writeln!(out, "{text}")?;
+    match status::staleness(&status, jiff::Timestamp::now()) {
+        Some(age) => {
+            let when = status
+                .written_at
+                .map_or_else(|| "never".to_string(), |t| t.to_string());
+            eprintln!(
+                "podplan agent status: STALE: the last round was written at {when} ({age}s ago); is the agent (pid {}) still running?",
+                status.pid
+            );
+            Ok(Status::Failures)
+        }
+        None => Ok(Status::Success),
+    }
+}
+
+fn node_name(flag: Option<&String>) -> String {
+    if let Some(name) = flag {
+        return name.clone();
+    }
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|s| s.trim().to_lowercase())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
+    let Some(dir) = args.pod_manifest_path.as_ref() else {
+        return Err(CliError::usage(
+            "podplan agent needs --pod-manifest-path DIR (one Pod manifest per file); see docs/agent.md",
+        ));
+    };
+    let node = node_name(args.node_name.as_ref());
+    let host_dns = std::fs::read_to_string(&args.resolv_conf)
+        .ok()
+        .map(|t| podplan_host::agent::parse_resolv_conf(&t));
+    let endpoint = args
+        .container_runtime_endpoint
+        .clone()
+        .or_else(|| {
+            std::env::var("CONTAINER_RUNTIME_ENDPOINT")
+                .ok()
+                .filter(|e| !e.is_empty())
+        })
+        .unwrap_or_else(|| "sim".into());
+    let sim = endpoint == "sim";
+    let root_dir = args.root_dir.clone().unwrap_or_else(|| {
+        if sim {
+            sim_dir("root")
+        } else {
+            PathBuf::from(podplan_core::config::node::DEFAULT_ROOT_DIR)
+        }
+    });
+    let pod_logs_dir = args.pod_logs_dir.clone().unwrap_or_else(|| {
+        if sim {
+            sim_dir("logs")
+        } else {
+            PathBuf::from(podplan_core::config::node::DEFAULT_POD_LOGS_DIR)
+        }
+    });
+    let config = AgentConfig {
+        node_name: node.clone(),
+        root_dir: absolute(&root_dir).display().to_string(),
+        pod_logs_dir: absolute(&pod_logs_dir).display().to_string(),
+        feature_gates: args.feature_gates.clone(),
+        cgroup_driver: match args.cgroup_driver {
+            CgroupDriverFlag::Cgroupfs => CgroupDriver::Cgroupfs,
+            CgroupDriverFlag::Systemd => CgroupDriver::Systemd,
+        },
+        host_dns,
+        sync_frequency_seconds: i64::try_from(args.sync_frequency.as_secs()).unwrap_or(60),
+        dry_run: args.dry_run,
+    };
+    // The planner, and the module watcher feeding its slot.
+    let (planner, _watcher) = match &args.watch_module {
+        Some(path) => {
+            let engine = HostEngine::new(EngineSettings {
+                isolation: args.engine.isolation.into(),
+                ..EngineSettings::default()
+            })
+            .map_err(|e| CliError::usage(e.to_string()))?;
+            let slot = Arc::new(
+                slot_for_file(
+                    engine,
+                    ModuleCache::open_or_default(None),
+                    SlotConfig::default(),
+                    path,
+                )
+                .map_err(|e| CliError::usage(e.to_string()))?,
+            );
+            let watcher = ModuleWatcher::new(path, &slot)
+                .spawn(Arc::clone(&slot), Duration::from_millis(200))
+                .map_err(|e| CliError::usage(e.to_string()))?;
+            (Planner::Wasm(slot), Some(watcher))
+        }
+        None => (args.engine.planner()?, None),
+    };
+    let cri: Box<dyn CriRuntime> = if sim {
+        eprintln!(
+            "podplan agent: no --container-runtime-endpoint given: using the in-process simulated runtime (sim); nothing runs for real; pod and log directories under {} and {}",
+            root_dir.display(),
+            pod_logs_dir.display()
+        );
+        sim_runtime(
+            &ManifestSource::new(dir, node.clone()).load(jiff::Timestamp::now()),
+            args.runtime_request_timeout,
+        )?
+    } else {
+        Box::new(
+            GrpcRuntime::connect(&endpoint, args.runtime_request_timeout)
+                .map_err(CliError::Usage)?,
+        )
+    };
+    let mut agent = Agent::new(config, planner, cri);
+    let mut source = ManifestSource::new(dir, node.clone());
+    let mut manifests = source.load(jiff::Timestamp::now());
+    let mut last_load = Instant::now();
+    let mut stamp = dir_stamp(dir);
+    let mut reported_problems = Vec::new();
+    let mut rounds: u64 = 0;
+    let mut retry = Duration::from_secs(1);
+    loop {
+        let now = jiff::Timestamp::now();
+        let current = dir_stamp(dir);
+        if current != stamp || last_load.elapsed() >= args.file_check_frequency {
+            manifests = source.load(now);
+            last_load = Instant::now();
+            stamp = current;
+        }
+        if manifests.problems != reported_problems {
+            for p in &manifests.problems {
+                eprintln!("podplan agent: bad manifest skipped: {p}");
+            }
+            reported_problems.clone_from(&manifests.problems);
+        }
+        let round = agent.round(&manifests, now, args.once);
+        rounds += 1;
+        let mut errors = Vec::new();
+        let mut pause = Duration::from_secs(1);
+        match &round {
+            Ok(r) => {
+                retry = Duration::from_secs(1);
+                errors.clone_from(&r.errors);
+            }
+            Err(e) => {
+                let msg = if matches!(e.code, CriCode::Unavailable | CriCode::DeadlineExceeded) {
+                    podplan_host::agent::executor::unreachable(&endpoint, e)
+                } else {
+                    format!("listing the runtime at {endpoint} failed: {e}")
+                };
+                eprintln!("podplan agent: {msg}; retrying in {}s", retry.as_secs());
+                errors.push(msg);
+                pause = retry;
+                retry = (retry * 2).min(Duration::from_secs(30));
+            }
+        }
+        if !args.dry_run || !args.once {
+            let report = AgentStatus {
+                written_at: Some(jiff::Timestamp::now()),
+                pid: std::process::id(),
+                node: node.clone(),
+                endpoint: endpoint.clone(),
+                engine: match agent.planner() {
+                    Planner::Native => serde_json::json!("native"),
+                    Planner::Wasm(slot) => serde_json::to_value(slot.status()).unwrap_or_default(),
+                },
+                rounds,
+                dry_run: args.dry_run,
+                pods: agent
+                    .reports()
+                    .iter()
+                    .filter_map(|r| serde_json::to_value(r).ok())
+                    .collect(),
+                manifest_problems: manifests
+                    .problems
+                    .iter()
+                    .filter_map(|p| serde_json::to_value(p).ok())
+                    .collect(),
+                errors,
+            };
+            if !args.dry_run {
+                if let Err(e) = status::write(&root_dir, &report) {
+                    tracing::warn!("cannot write the status file: {e}");
+                }
+            }
+        }
+        if args.once {
+            let round = round.map_err(|e| {
+                CliError::Usage(podplan_host::agent::executor::unreachable(&endpoint, &e))
+            })?;
+            let mut out = std::io::stdout().lock();
+            for (sp, plan) in &round.synced {
+                let line = serde_json::json!({
+                    "pod": sp.full_name(),
+                    "uid": sp.uid(),
+                    "file": sp.file.display().to_string(),
+                    "plan": plan,
+                });
+                writeln!(out, "{line}")?;
+            }
+            return Ok(
+                if round.errors.is_empty() && manifests.problems.is_empty() {
+                    Status::Success
+                } else {
+                    Status::Failures
+                },
+            );
+        }
+        std::thread::sleep(pause);
+    }
+}
+
+/// Names, sizes and modification times of the directory's entries: a change triggers a
+/// re-read before `--file-check-frequency` is up.
+fn dir_stamp(dir: &Path) -> Vec<(std::ffi::OsString, u64, Option<std::time::SystemTime>)> {
+    let mut stamp: Vec<_> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let meta = std::fs::metadata(e.path()).ok()?;
+            Some((e.file_name(), meta.len(), meta.modified().ok()))
+        })
+        .collect();
+    stamp.sort();
+    stamp
+}
+
+/// The simulated runtime (`podplan runtime-sim`'s) in this process (`sim`), on the wall
+/// clock, reached over an in-memory gRPC channel. No step pulls images yet,
+/// so the node starts with the images of the manifests present (announced).
+fn sim_runtime(
+    manifests: &podplan_host::agent::ManifestSet,
+    timeout: Duration,
+) -> Result<Box<dyn CriRuntime>, CliError> {
+    let mut images: Vec<String> = manifests
+        .pods
+        .iter()
+        .filter_map(|p| p.pod.spec.as_ref())
+        .flat_map(|s| {
+            s.init_containers
+                .iter()
+                .flatten()
+                .chain(s.containers.iter())
+        })
+        .filter_map(|c| c.image.clone())
+        .collect();
+    images.sort();
+    images.dedup();
+    if !images.is_empty() {
+        eprintln!(
+            "podplan agent: the simulated node has the manifests' images: {}",
+            images.join(", ")
+        );
+    }
+    let scenario = Scenario {
+        images: ImagesScript {
+            preloaded: images,
+            unpullable: Vec::new(),
+        },
+        ..Scenario::default()
+    };
+    let sim = SimRuntime::new(
+        SimOptions {
+            scenario,
+            ..SimOptions::default()
+        },
+        Clock::Wall,
+    );
+    Ok(Box::new(
+        GrpcRuntime::in_process(&sim, timeout).map_err(CliError::Usage)?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_durations() {
+        assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert!(parse_duration("5x").is_err());
+        assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn feature_gates() {
+        let gates = parse_gates("A=true, B=false").unwrap_or_default();
+        assert_eq!(gates.get("A"), Some(&true));
+        assert_eq!(gates.get("B"), Some(&false));
+        assert!(parse_gates("A").is_err());
+        assert!(parse_gates("A=yes").is_err());
+    }
+}

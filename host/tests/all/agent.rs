@@ -1,0 +1,1162 @@
+//! `podplan agent`: the manifest source, the executor against a recording fake runtime,
+//! `status.json`, and end to end on the in-process simulated node with a virtual clock
+//! over the in-process gRPC channel of `runtime_sim` (plus the binary: `--once`, bad
+//! manifests, an unreachable socket).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use podplan_core::config::node::CgroupDriver;
+use podplan_core::cri::{
+    ContainerConfig, PodSandboxConfig, UpdateContainerResourcesRequest,
+    UpdatePodSandboxResourcesRequest,
+};
+use podplan_core::plan::StepOp;
+use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
+use podplan_core::sim::cri as simcri;
+use podplan_core::PlanRequest;
+use podplan_host::agent::grpc::GrpcRuntime;
+use podplan_host::agent::manifest::{
+    AGENT_LABEL, CONFIG_HASH_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION,
+};
+use podplan_host::agent::runtime::ExecResult;
+use podplan_host::agent::status::{self, AgentStatus};
+use podplan_host::agent::sync::Round;
+use podplan_host::agent::{
+    execute, Agent, AgentConfig, CriCode, CriError, CriRuntime, ManifestSource,
+};
+use podplan_host::runtime_sim::{Clock, ImagesScript, Scenario, SimOptions, SimRuntime};
+use podplan_host::wasm::Planner;
+
+fn t0() -> jiff::Timestamp {
+    "2026-01-01T00:00:00Z".parse().unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+const WEB: &str = r#"
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  annotations:
+    runtime-sim.podplan.io/container.init-db: '{"exit": {"code": 0, "afterSeconds": 2}}'
+spec:
+  terminationGracePeriodSeconds: 5
+  initContainers:
+    - name: init-db
+      image: busybox:1.36
+    - name: log-shipper
+      image: busybox:1.36
+      restartPolicy: Always
+      startupProbe:
+        exec:
+          command: ["true"]
+        periodSeconds: 1
+  containers:
+    - name: app
+      image: nginx:1.27
+"#;
+
+// ---------------------------------------------------------------- manifest source
+
+#[test]
+fn manifest_defaults_follow_the_kubelet_file_source() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "web.yaml", WEB);
+    write(dir.path(), ".hidden.yaml", WEB);
+    let mut source = ManifestSource::new(dir.path(), "Node-1");
+    let set = source.load(t0());
+    assert!(set.problems.is_empty(), "{:?}", set.problems);
+    assert_eq!(set.pods.len(), 1, "hidden files are skipped");
+    let pod = &set.pods[0].pod;
+    assert_eq!(pod.metadata.name.as_deref(), Some("web-node-1"));
+    assert_eq!(pod.metadata.namespace.as_deref(), Some("default"));
+    let uid = pod.metadata.uid.clone().unwrap();
+    assert_eq!(uid.len(), 32, "an MD5 in hex: {uid}");
+    assert!(uid.chars().all(|c| c.is_ascii_hexdigit()));
+    let ann = pod.metadata.annotations.as_ref().unwrap();
+    assert_eq!(ann[CONFIG_SOURCE_ANNOTATION], "file");
+    assert_eq!(ann[CONFIG_HASH_ANNOTATION], uid);
+    assert_eq!(ann[CONFIG_SEEN_ANNOTATION], t0().to_string());
+    assert_eq!(pod.metadata.labels.as_ref().unwrap()[AGENT_LABEL], "Node-1");
+    let spec = pod.spec.as_ref().unwrap();
+    assert_eq!(spec.node_name.as_deref(), Some("Node-1"));
+    let tolerations = spec.tolerations.as_ref().unwrap();
+    assert!(tolerations
+        .iter()
+        .any(|t| t.operator.as_deref() == Some("Exists")
+            && t.effect.as_deref() == Some("NoExecute")
+            && t.key.is_none()));
+    assert_eq!(
+        pod.status.as_ref().unwrap().phase.as_deref(),
+        Some("Pending")
+    );
+
+    // The first-seen time stays; the UID depends on the node and the content.
+    let again = source.load(t0() + jiff::SignedDuration::from_secs(60));
+    assert_eq!(again.pods[0].pod, *pod);
+    let other_node = ManifestSource::new(dir.path(), "node-2").load(t0());
+    assert_ne!(other_node.pods[0].uid(), uid);
+    write(
+        dir.path(),
+        "web.yaml",
+        &WEB.replace("nginx:1.27", "nginx:1.28"),
+    );
+    assert_ne!(
+        source.load(t0()).pods[0].uid(),
+        uid,
+        "a changed manifest is a new pod"
+    );
+    // A UID given in the manifest is kept.
+    write(
+        dir.path(),
+        "web.yaml",
+        &WEB.replace("  name: web\n", "  name: web\n  uid: my-uid\n"),
+    );
+    let set = source.load(t0());
+    assert_eq!(set.pods[0].uid(), "my-uid");
+    assert_eq!(
+        set.pods[0].pod.metadata.annotations.as_ref().unwrap()[CONFIG_HASH_ANNOTATION],
+        "my-uid"
+    );
+}
+
+#[test]
+fn bad_manifests_are_reported_with_the_path_and_skipped_and_the_first_file_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a-web.yaml", WEB);
+    write(
+        dir.path(),
+        "b-web-again.json",
+        &serde_json::to_string(&serde_yaml_ng::from_str::<serde_json::Value>(WEB).unwrap())
+            .unwrap(),
+    );
+    write(
+        dir.path(),
+        "c-bad.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec:\n  containers:\n    - name: app\n      image: x\n    - name: app\n      image: y\n",
+    );
+    write(
+        dir.path(),
+        "d-type.yaml",
+        "kind: Pod\nmetadata: {name: t}\nspec: {containers: 3}\n",
+    );
+    write(
+        dir.path(),
+        "e-deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n",
+    );
+    write(dir.path(), "f-text.txt", "{ not yaml: [");
+    std::fs::create_dir(dir.path().join("g-subdir")).unwrap();
+    let set = ManifestSource::new(dir.path(), "n1").load(t0());
+    assert_eq!(set.pods.len(), 1);
+    assert!(set.pods[0].file.ends_with("a-web.yaml"));
+    let by_file: BTreeMap<String, &podplan_host::agent::manifest::ManifestProblem> = set
+        .problems
+        .iter()
+        .map(|p| {
+            (
+                p.file.file_name().unwrap().to_string_lossy().into_owned(),
+                p,
+            )
+        })
+        .collect();
+    assert_eq!(by_file.len(), 5, "{:?}", set.problems);
+    assert!(by_file["b-web-again.json"].message.contains("a-web.yaml"));
+    assert_eq!(by_file["c-bad.yaml"].path, "pod.spec.containers[1].name");
+    assert!(
+        by_file["d-type.yaml"]
+            .path
+            .starts_with("pod.spec.containers"),
+        "{:?}",
+        by_file["d-type.yaml"]
+    );
+    assert_eq!(by_file["e-deploy.yaml"].path, "pod.kind");
+    assert!(by_file["f-text.txt"].message.contains("YAML"));
+    let shown = by_file["c-bad.yaml"].to_string();
+    assert!(
+        shown.contains("c-bad.yaml: pod.spec.containers[1].name: "),
+        "{shown}"
+    );
+}
+
+// ---------------------------------------------------------------- recording fake runtime
+
+#[derive(Default)]
+struct Recorder {
+    calls: Vec<String>,
+    fail: BTreeMap<String, CriCode>,
+    next: u32,
+}
+
+impl Recorder {
+    fn failing(call: &str, code: CriCode) -> Self {
+        Self {
+            fail: BTreeMap::from([(call.to_string(), code)]),
+            ..Self::default()
+        }
+    }
+
+    fn call(&mut self, name: &'static str, detail: &str) -> Result<(), CriError> {
+        let key = format!("{name} {detail}");
+        self.calls.push(key.trim().to_string());
+        let code = self
+            .fail
+            .get(name)
+            .or_else(|| self.fail.get(key.trim()))
+            .copied();
+        match code {
+            Some(code) => Err(CriError::new(name, code, "injected")),
+            None => Ok(()),
+        }
+    }
+
+    fn id(&mut self, prefix: &str) -> String {
+        self.next += 1;
+        format!("{prefix}{}", self.next)
+    }
+}
+
+impl CriRuntime for Recorder {
+    fn relist(&mut self) -> Result<Vec<RuntimeStatus>, CriError> {
+        Ok(vec![])
+    }
+    fn run_pod_sandbox(&mut self, _: &PodSandboxConfig, _: &str) -> Result<String, CriError> {
+        self.call("RunPodSandbox", "")?;
+        Ok(self.id("sb"))
+    }
+    fn pod_sandbox_status(&mut self, id: &str) -> Result<SandboxStatus, CriError> {
+        self.call("PodSandboxStatus", id)?;
+        Ok(serde_json::from_value(
+            serde_json::json!({"id": id, "state": "SANDBOX_READY", "network": {"ip": "10.1.2.3"}}),
+        )
+        .unwrap())
+    }
+    fn stop_pod_sandbox(&mut self, id: &str) -> Result<(), CriError> {
+        self.call("StopPodSandbox", id)
+    }
+    fn remove_pod_sandbox(&mut self, id: &str) -> Result<(), CriError> {
+        self.call("RemovePodSandbox", id)
+    }
+    fn create_container(
+        &mut self,
+        sb: &str,
+        c: &ContainerConfig,
+        _: &PodSandboxConfig,
+    ) -> Result<String, CriError> {
+        let name = c
+            .metadata
+            .as_ref()
+            .map(|m| m.name.clone())
+            .unwrap_or_default();
+        self.call("CreateContainer", &format!("{name} in {sb}"))?;
+        Ok(self.id(&format!("{name}-")))
+    }
+    fn start_container(&mut self, id: &str) -> Result<(), CriError> {
+        self.call("StartContainer", id)
+    }
+    fn stop_container(&mut self, id: &str, timeout: i64) -> Result<(), CriError> {
+        self.call("StopContainer", &format!("{id} {timeout}"))
+    }
+    fn remove_container(&mut self, id: &str) -> Result<(), CriError> {
+        self.call("RemoveContainer", id)
+    }
+    fn update_container_resources(
+        &mut self,
+        r: &UpdateContainerResourcesRequest,
+    ) -> Result<(), CriError> {
+        self.call("UpdateContainerResources", &r.container_id)
+    }
+    fn update_pod_sandbox_resources(
+        &mut self,
+        r: &UpdatePodSandboxResourcesRequest,
+    ) -> Result<(), CriError> {
+        self.call("UpdatePodSandboxResources", &r.pod_sandbox_id)
+    }
+    fn exec_sync(&mut self, id: &str, _: &[String], _: Duration) -> Result<ExecResult, CriError> {
+        self.call("ExecSync", id)?;
+        Ok(ExecResult::default())
+    }
+}
+
+fn request(pod: serde_json::Value, root: &Path) -> PlanRequest {
+    let mut request = podplan_core::api::parse_request_value(
+        serde_json::json!({"pod": pod, "apiDefaults": true}),
+    )
+    .unwrap();
+    request.node = Some(
+        serde_json::from_value(serde_json::json!({
+            "name": "n1",
+            "kubelet": {"rootDir": root.join("root"), "podLogsDir": root.join("logs")}
+        }))
+        .unwrap(),
+    );
+    request.now = Some(t0());
+    request
+}
+
+fn two_apps() -> serde_json::Value {
+    serde_json::json!({"metadata": {"name": "p", "namespace": "default", "uid": "u1"},
+        "spec": {"containers": [{"name": "a", "image": "busybox"}, {"name": "b", "image": "busybox"}]}})
+}
+
+fn with_init() -> serde_json::Value {
+    serde_json::json!({"metadata": {"name": "p", "namespace": "default", "uid": "u1"},
+        "spec": {"initContainers": [{"name": "init", "image": "busybox"}],
+                 "containers": [{"name": "a", "image": "busybox"}]}})
+}
+
+#[test]
+fn the_executor_runs_the_steps_in_order_and_fills_the_new_sandbox_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = request(two_apps(), dir.path());
+    let mut plan = podplan_core::plan(&req).unwrap();
+    let mut cri = Recorder::default();
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert!(exec.ok(), "{:?}", exec.failures);
+    assert_eq!(
+        cri.calls,
+        [
+            "RunPodSandbox",
+            "PodSandboxStatus sb1",
+            "CreateContainer a in sb1",
+            "StartContainer a-2",
+            "CreateContainer b in sb1",
+            "StartContainer b-3",
+        ]
+    );
+    assert_eq!(exec.new_sandbox.as_deref(), Some("sb1"));
+    // The log and pod directories were made before the sandbox.
+    assert!(dir.path().join("logs/default_p_u1/a").is_dir());
+    assert!(dir.path().join("root/pods/u1").is_dir());
+    // Completed from the new sandbox: the /etc/hosts file names its IP.
+    let hosts = std::fs::read_to_string(dir.path().join("root/pods/u1/etc-hosts")).unwrap();
+    assert!(hosts.contains("10.1.2.3"), "{hosts}");
+}
+
+#[test]
+fn a_failed_start_skips_only_that_container_but_a_classic_init_ends_the_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = request(two_apps(), dir.path());
+    let mut plan = podplan_core::plan(&req).unwrap();
+    let mut cri = Recorder::failing("CreateContainer a in sb1", CriCode::Other);
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert_eq!(exec.failures.len(), 1);
+    assert_eq!(exec.failures[0].reason, "CreateContainerError");
+    assert_eq!(exec.failures[0].event, "Failed");
+    assert!(exec.aborted.is_none());
+    assert!(!cri.calls.iter().any(|c| c.starts_with("StartContainer a")));
+    assert!(
+        cri.calls.iter().any(|c| c.starts_with("StartContainer b-")),
+        "{:?}",
+        cri.calls
+    );
+
+    let req = request(with_init(), dir.path());
+    let mut plan = podplan_core::plan(&req).unwrap();
+    let mut cri = Recorder::failing("StartContainer", CriCode::Other);
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert_eq!(exec.failures[0].reason, "RunContainerError");
+    assert!(exec.aborted.is_some());
+    assert_eq!(
+        cri.calls.last().map(String::as_str),
+        Some("StartContainer init-2")
+    );
+}
+
+#[test]
+fn a_failed_sandbox_ends_the_sync_with_the_kubelets_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = request(two_apps(), dir.path());
+    let mut plan = podplan_core::plan(&req).unwrap();
+    let mut cri = Recorder::failing("RunPodSandbox", CriCode::Other);
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert_eq!(cri.calls, ["RunPodSandbox"]);
+    assert_eq!(exec.failures[0].reason, "CreatePodSandboxError");
+    assert_eq!(exec.failures[0].event, "FailedCreatePodSandBox");
+    assert!(exec.failures[0]
+        .message
+        .starts_with("Failed to create pod sandbox: "));
+}
+
+#[test]
+fn kill_pod_stops_containers_with_the_grace_period_then_the_sandboxes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pod = two_apps();
+    pod["spec"]["terminationGracePeriodSeconds"] = 7.into();
+    pod["spec"]["containers"][0]["image"] = "busybox:2".into();
+    let mut req = request(pod, dir.path());
+    // The sandbox is gone (not ready): the kubelet kills the pod and makes a new one.
+    req.runtime_status = Some(serde_json::from_value(serde_json::json!({
+        "id": "u1", "name": "p", "namespace": "default",
+        "sandboxStatuses": [{"id": "old", "state": "SANDBOX_NOTREADY", "metadata": {"attempt": 0}}],
+        "containerStatuses": [{"id": "sim://c1", "name": "b", "state": "running", "podSandboxId": "old"}]
+    })).unwrap());
+    let mut plan = podplan_core::plan(&req).unwrap();
+    assert_eq!(plan.steps[0].op, StepOp::KillPod);
+    let mut cri = Recorder::default();
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert!(exec.ok(), "{:?}", exec.failures);
+    assert_eq!(
+        &cri.calls[..3],
+        ["StopContainer c1 7", "StopPodSandbox old", "RunPodSandbox"]
+    );
+}
+
+// ---------------------------------------------------------------- status.json
+
+#[test]
+fn the_status_file_is_written_atomically_and_read_back_and_goes_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = AgentStatus {
+        written_at: Some(t0()),
+        node: "n1".into(),
+        endpoint: "sim".into(),
+        engine: serde_json::json!("native"),
+        rounds: 3,
+        errors: vec!["boom".into()],
+        ..AgentStatus::default()
+    };
+    status::write(dir.path(), &s).unwrap();
+    let files: Vec<_> = std::fs::read_dir(dir.path().join("podplan-agent"))
+        .unwrap()
+        .collect();
+    assert_eq!(files.len(), 1, "no temporary file left behind");
+    assert_eq!(status::read(dir.path()).unwrap(), s);
+    assert_eq!(
+        status::staleness(&s, t0() + jiff::SignedDuration::from_secs(2)),
+        None
+    );
+    assert_eq!(
+        status::staleness(&s, t0() + jiff::SignedDuration::from_secs(42)),
+        Some(42)
+    );
+    assert!(status::read(&dir.path().join("nowhere"))
+        .unwrap_err()
+        .contains("is `podplan agent` running"));
+}
+
+// ---------------------------------------------------------------- end to end, in-process sim
+
+struct Harness {
+    agent: Agent,
+    source: ManifestSource,
+    sim: SimRuntime,
+    clock: Clock,
+    _dirs: tempfile::TempDir,
+    manifests: std::path::PathBuf,
+}
+
+fn harness(planner: Planner, files: &[(&str, &str)]) -> Harness {
+    let dirs = tempfile::tempdir().unwrap();
+    let manifests = dirs.path().join("manifests");
+    std::fs::create_dir(&manifests).unwrap();
+    for (name, text) in files {
+        write(&manifests, name, text);
+    }
+    let scenario = Scenario {
+        images: ImagesScript {
+            preloaded: vec!["busybox:1.36".into(), "nginx:1.27".into()],
+            unpullable: vec![],
+        },
+        ..Scenario::default()
+    };
+    let clock = Clock::virtual_at(t0());
+    let sim = SimRuntime::new(
+        SimOptions {
+            scenario,
+            ..SimOptions::default()
+        },
+        clock.clone(),
+    );
+    let config = AgentConfig {
+        node_name: "n1".into(),
+        root_dir: dirs.path().join("root").display().to_string(),
+        pod_logs_dir: dirs.path().join("logs").display().to_string(),
+        feature_gates: BTreeMap::from([("ReduceDefaultCrashLoopBackOffDecay".to_string(), true)]),
+        cgroup_driver: CgroupDriver::Cgroupfs,
+        host_dns: None,
+        sync_frequency_seconds: 60,
+        dry_run: false,
+    };
+    let cri = GrpcRuntime::in_process(&sim, Duration::from_secs(5)).unwrap();
+    Harness {
+        agent: Agent::new(config, planner, Box::new(cri)),
+        source: ManifestSource::new(&manifests, "n1"),
+        sim,
+        clock,
+        _dirs: dirs,
+        manifests,
+    }
+}
+
+impl Harness {
+    /// `n` rounds, `step` apart on the virtual clock.
+    fn rounds(&mut self, n: usize, step: Duration) -> Vec<(jiff::Timestamp, Round)> {
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let now = self.clock.now();
+            let set = self.source.load(now);
+            let round = self.agent.round(&set, now, false).unwrap();
+            out.push((now, round));
+            self.clock.advance(step);
+        }
+        out
+    }
+
+    fn status(&self, uid: &str) -> RuntimeStatus {
+        self.sim
+            .with_node(|node| node.pod_status(uid).cloned())
+            .unwrap_or_default()
+    }
+
+    fn uid(&mut self) -> String {
+        self.source.load(self.clock.now()).pods[0].uid().to_string()
+    }
+}
+
+/// `(time, container)` of every CreateContainer that was carried out.
+fn creates(rounds: &[(jiff::Timestamp, Round)], agent: &Agent) -> Vec<(jiff::Timestamp, String)> {
+    let _ = agent;
+    rounds
+        .iter()
+        .flat_map(|(t, r)| {
+            r.synced.iter().flat_map(move |(_, plan)| {
+                plan.steps
+                    .iter()
+                    .filter(|s| s.op == StepOp::CreateContainer)
+                    .map(move |s| (*t, s.container.clone().unwrap_or_default()))
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn e2e_init_then_sidecar_with_startup_probe_then_app_in_the_kubelets_order() {
+    let mut h = harness(Planner::Native, &[("web.yaml", WEB)]);
+    let rounds = h.rounds(12, Duration::from_millis(500));
+    assert!(
+        rounds.iter().all(|(_, r)| r.errors.is_empty()),
+        "{:?}",
+        rounds.iter().map(|(_, r)| &r.errors).collect::<Vec<_>>()
+    );
+    let order: Vec<String> = creates(&rounds, &h.agent)
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
+    assert_eq!(order, ["init-db", "log-shipper", "app"]);
+    let uid = h.uid();
+    let status = h.status(&uid);
+    let state = |name: &str| {
+        status
+            .container_statuses
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.state)
+    };
+    assert_eq!(state("init-db"), Some(ContainerState::Exited));
+    assert_eq!(state("log-shipper"), Some(ContainerState::Running));
+    assert_eq!(state("app"), Some(ContainerState::Running));
+    assert_eq!(status.sandbox_statuses.len(), 1);
+    // The app started only after the sidecar's startup probe passed (a later round).
+    let times: BTreeMap<String, jiff::Timestamp> = creates(&rounds, &h.agent)
+        .into_iter()
+        .map(|(t, c)| (c, t))
+        .collect();
+    assert!(times["init-db"] + jiff::SignedDuration::from_secs(2) <= times["log-shipper"]);
+    assert!(times["log-shipper"] < times["app"]);
+    let report = h.agent.reports().into_iter().next().unwrap();
+    assert_eq!(report.kubectl.unwrap().status, "Running");
+}
+
+#[test]
+fn e2e_a_crashing_app_restarts_with_back_off() {
+    let crashing = WEB.replace(
+        "  annotations:\n",
+        "  annotations:\n    runtime-sim.podplan.io/container.app: '{\"exit\": {\"code\": 1, \"afterSeconds\": 0}}'\n",
+    );
+    let mut h = harness(Planner::Native, &[("web.yaml", &crashing)]);
+    let rounds = h.rounds(40, Duration::from_millis(250));
+    let app: Vec<jiff::Timestamp> = creates(&rounds, &h.agent)
+        .into_iter()
+        .filter(|(_, c)| c == "app")
+        .map(|(t, _)| t)
+        .collect();
+    assert!(app.len() >= 5, "{app:?}");
+    let gaps: Vec<f64> = app
+        .windows(2)
+        .map(|w| w[1].duration_since(w[0]).as_secs_f64())
+        .collect();
+    // The first restart at once, then back-off 1 s, 2 s, 4 s
+    // (ReduceDefaultCrashLoopBackOffDecay), seen at a 250 ms relist.
+    assert!(gaps[0] < 1.0, "gaps {gaps:?}");
+    for (gap, want) in gaps.iter().skip(1).zip([1.0, 2.0, 4.0]) {
+        assert!(*gap >= want && *gap <= want + 0.75, "gaps {gaps:?}");
+    }
+    // Attempts come from the runtime: every instance has its own restart count, and GC
+    // keeps only the newest exited one.
+    let uid = h.uid();
+    let status = h.status(&uid);
+    let apps: Vec<_> = status
+        .container_statuses
+        .iter()
+        .filter(|c| c.name == "app")
+        .collect();
+    assert!(apps.len() <= 2, "{apps:?}");
+    let counts: Vec<i32> = apps.iter().map(|c| c.restart_count).collect();
+    let mut dedup = counts.clone();
+    dedup.dedup();
+    assert_eq!(counts, dedup);
+    assert!(rounds.iter().all(|(_, r)| r.errors.is_empty()));
+}
+
+#[test]
+fn e2e_removing_the_manifest_kills_and_removes_the_pod() {
+    let mut h = harness(Planner::Native, &[("web.yaml", WEB)]);
+    h.rounds(12, Duration::from_millis(500));
+    let uid = h.uid();
+    assert!(!h.status(&uid).container_statuses.is_empty());
+    std::fs::remove_file(h.manifests.join("web.yaml")).unwrap();
+    let rounds = h.rounds(2, Duration::from_millis(500));
+    assert_eq!(rounds[0].1.removed, ["default/web-n1"]);
+    let status = h.status(&uid);
+    assert!(status.container_statuses.is_empty(), "{status:?}");
+    assert!(status.sandbox_statuses.is_empty(), "{status:?}");
+}
+
+#[test]
+fn e2e_a_failed_call_is_retried_next_sync_and_never_duplicated() {
+    let mut h = harness(Planner::Native, &[("web.yaml", WEB)]);
+    h.sim
+        .fail_next("CreateContainer", simcri::CriCode::Unavailable, 1);
+    let rounds = h.rounds(14, Duration::from_millis(500));
+    assert!(!rounds[0].1.errors.is_empty(), "the first create failed");
+    assert!(
+        rounds[0].1.errors[0].contains("CreateContainerError"),
+        "{:?}",
+        rounds[0].1.errors
+    );
+    let uid = h.uid();
+    let status = h.status(&uid);
+    for name in ["init-db", "log-shipper", "app"] {
+        let n = status
+            .container_statuses
+            .iter()
+            .filter(|c| c.name == name)
+            .count();
+        assert_eq!(n, 1, "{name}: {status:?}");
+    }
+    assert_eq!(status.sandbox_statuses.len(), 1);
+}
+
+#[test]
+fn e2e_pods_without_the_agents_label_are_left_alone() {
+    let mut h = harness(Planner::Native, &[]);
+    let config: PodSandboxConfig = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "foreign", "uid": "f1", "namespace": "default", "attempt": 0},
+        "labels": {"io.kubernetes.pod.uid": "f1"}
+    }))
+    .unwrap();
+    let id = h
+        .sim
+        .with_node(|node| node.run_pod_sandbox(&config, "", t0()))
+        .unwrap();
+    let rounds = h.rounds(3, Duration::from_secs(1));
+    assert!(rounds
+        .iter()
+        .all(|(_, r)| r.removed.is_empty() && r.errors.is_empty()));
+    let state = h
+        .sim
+        .with_node(|node| node.sandbox(&id).unwrap().status.state);
+    assert_eq!(state, podplan_core::runtime::SandboxState::Ready);
+}
+
+#[test]
+fn e2e_module_swaps_during_syncs_cause_no_failed_sync() {
+    let Some(module) = crate::support::module() else {
+        return;
+    };
+    let engine = crate::support::engine(Duration::from_secs(10));
+    let slot = Arc::new(
+        podplan_host::wasm::ModuleSlot::new(
+            engine,
+            Some(crate::support::cache()),
+            podplan_host::wasm::SlotConfig {
+                self_test_sample: 2,
+                ..podplan_host::wasm::SlotConfig::default()
+            },
+            module,
+            "embedded",
+        )
+        .unwrap(),
+    );
+    let crashing = WEB.replace(
+        "  annotations:\n",
+        "  annotations:\n    runtime-sim.podplan.io/container.app: '{\"exit\": {\"code\": 1, \"afterSeconds\": 3}}'\n",
+    );
+    let mut h = harness(Planner::Wasm(Arc::clone(&slot)), &[("web.yaml", &crashing)]);
+    // Two variants of the module (each compiled once, then from the cache) and a broken
+    // candidate, offered in turn while the agent syncs.
+    let variants = [
+        crate::support::variant(module, "a"),
+        b"\0asm broken".to_vec(),
+        crate::support::variant(module, "b"),
+    ];
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (slot, stop) = (Arc::clone(&slot), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut n = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let bytes = &variants[n % variants.len()];
+                let _ = slot.swap(bytes, &format!("candidate {n}"));
+                n += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            n
+        })
+    };
+    let mut rounds = Vec::new();
+    let start = std::time::Instant::now();
+    while rounds.len() < 16
+        || (slot.status().swaps < 3 || slot.status().rejections < 1)
+            && start.elapsed() < Duration::from_secs(240)
+    {
+        rounds.extend(h.rounds(1, Duration::from_millis(500)));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let offered = swapper.join().unwrap();
+    let slot_status = slot.status();
+    assert!(
+        slot_status.swaps >= 3,
+        "{slot_status:?} after {offered} offers"
+    );
+    assert!(slot_status.rejections >= 1, "{slot_status:?}");
+    for (_, r) in &rounds {
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+    }
+    let order: Vec<String> = creates(&rounds, &h.agent)
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
+    assert_eq!(&order[..3], ["init-db", "log-shipper", "app"]);
+}
+
+// ---------------------------------------------------------------- the binary
+
+fn podplan() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_podplan"))
+}
+
+#[test]
+fn once_prints_every_plan_and_dry_run_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifests = dir.path().join("m");
+    std::fs::create_dir(&manifests).unwrap();
+    write(&manifests, "web.yaml", WEB);
+    let out = podplan()
+        .args([
+            "agent",
+            "--once",
+            "--dry-run",
+            "--node-name",
+            "n1",
+            "--pod-manifest-path",
+        ])
+        .arg(&manifests)
+        .arg("--root-dir")
+        .arg(dir.path().join("root"))
+        .arg("--pod-logs-dir")
+        .arg(dir.path().join("logs"))
+        .env_remove("CONTAINER_RUNTIME_ENDPOINT")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("in-process simulated runtime"), "{stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["pod"], "default/web-n1");
+    let ops: Vec<&str> = lines[0]["plan"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["op"].as_str().unwrap())
+        .collect();
+    assert!(
+        ops.contains(&"RunPodSandbox") && ops.contains(&"CreateContainer"),
+        "{ops:?}"
+    );
+    assert!(!dir.path().join("root").exists(), "--dry-run wrote nothing");
+    assert!(!dir.path().join("logs").exists());
+}
+
+#[test]
+fn bad_manifests_and_an_unreachable_runtime_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "bad.yaml", "kind: Pod\nmetadata: {name: b}\nspec: {containers: [{name: a, image: x}, {name: a, image: y}]}\n");
+    let out = podplan()
+        .args([
+            "agent",
+            "--once",
+            "--dry-run",
+            "--node-name",
+            "n1",
+            "--pod-manifest-path",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("bad.yaml: pod.spec.containers[1].name"),
+        "{stderr}"
+    );
+
+    let out = podplan()
+        .args([
+            "agent",
+            "--once",
+            "--node-name",
+            "n1",
+            "--container-runtime-endpoint",
+            "unix:///nonexistent/podplan.sock",
+            "--pod-manifest-path",
+        ])
+        .arg(dir.path())
+        .arg("--root-dir")
+        .arg(dir.path().join("root"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("cannot reach the CRI runtime at unix:///nonexistent/podplan.sock"),
+        "{stderr}"
+    );
+}
+
+/// Kills a child process when dropped (the test's own processes only).
+struct Child(std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn wait_for(what: &str, timeout: Duration, mut check: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !check() {
+        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn e2e_over_a_unix_socket_with_the_agent_and_runtime_sim_binaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifests = dir.path().join("pods");
+    std::fs::create_dir(&manifests).unwrap();
+    write(&manifests, "web.yaml", WEB);
+    let scenario = dir.path().join("scenario.json");
+    std::fs::write(
+        &scenario,
+        r#"{"images": {"preloaded": ["busybox:1.36", "nginx:1.27"]}}"#,
+    )
+    .unwrap();
+    let socket = format!("unix://{}", dir.path().join("cri.sock").display());
+    let _sim = Child(
+        podplan()
+            .args(["runtime-sim", "--listen", &socket, "--scenario"])
+            .arg(&scenario)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for("the runtime-sim socket", Duration::from_secs(20), || {
+        dir.path().join("cri.sock").exists()
+    });
+    let root = dir.path().join("root");
+    let spawn_agent = || {
+        Child(
+            podplan()
+                .args([
+                    "agent",
+                    "--node-name",
+                    "n1",
+                    "--container-runtime-endpoint",
+                    &socket,
+                ])
+                .arg("--pod-manifest-path")
+                .arg(&manifests)
+                .arg("--root-dir")
+                .arg(&root)
+                .arg("--pod-logs-dir")
+                .arg(dir.path().join("logs"))
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap(),
+        )
+    };
+    let mut agent = spawn_agent();
+    let pod_row = |field: &str| -> Option<String> {
+        let s = status::read(&root).ok()?;
+        let pod = s.pods.iter().find(|p| p["pod"] == "default/web-n1")?;
+        pod["kubectl"][field].as_str().map(str::to_string)
+    };
+    wait_for("the pod to run", Duration::from_secs(30), || {
+        pod_row("status").as_deref() == Some("Running")
+            && pod_row("ready").as_deref() == Some("2/2")
+    });
+    let s = status::read(&root).unwrap();
+    assert_eq!(s.endpoint, socket);
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    assert!(
+        dir.path()
+            .join("logs/default_web-n1_")
+            .parent()
+            .unwrap()
+            .read_dir()
+            .unwrap()
+            .count()
+            >= 1
+    );
+    // SIGTERM stops the agent and leaves the pod running: a new agent finds nothing to do.
+    let pid = agent.0.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    agent.0.wait().unwrap();
+    let out = podplan()
+        .args([
+            "agent",
+            "--once",
+            "--dry-run",
+            "--node-name",
+            "n1",
+            "--container-runtime-endpoint",
+            &socket,
+        ])
+        .arg("--pod-manifest-path")
+        .arg(&manifests)
+        .arg("--root-dir")
+        .arg(&root)
+        .arg("--pod-logs-dir")
+        .arg(dir.path().join("logs"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["plan"]["steps"], serde_json::json!([]), "{line}");
+    // (Its status is not the running agent's: a restarted agent has no probe results yet,
+    // and --dry-run runs no probe, so the sidecar counts as not started, as after a
+    // kubelet restart; nothing is killed or created for it.)
+    let _agent = spawn_agent();
+    std::fs::remove_file(manifests.join("web.yaml")).unwrap();
+    wait_for("the pod to go", Duration::from_secs(30), || {
+        status::read(&root).is_ok_and(|s| s.pods.is_empty())
+    });
+    let out = podplan()
+        .args(["agent", "status", "--root-dir"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A one-thread HTTP server on 127.0.0.1 answering every request with `code`.
+fn http_server(code: u16) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut buf = [0u8; 1024];
+            let _ = std::io::Read::read(&mut stream, &mut buf);
+            let _ = std::io::Write::write_all(
+                &mut stream,
+                format!("HTTP/1.1 {code} X\r\nContent-Length: 0\r\n\r\n").as_bytes(),
+            );
+        }
+    });
+    port
+}
+
+#[test]
+fn probes_run_when_due_with_the_kubelets_thresholds() {
+    use podplan_core::request::ProbeResult;
+    use podplan_host::agent::prober::Prober;
+    let ok = http_server(200);
+    let failing = http_server(500);
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "p", "uid": "u1"},
+        "spec": {"containers": [
+            {"name": "web", "image": "x",
+             "readinessProbe": {"httpGet": {"host": "127.0.0.1", "port": ok, "path": "/ready"}, "periodSeconds": 1},
+             "livenessProbe": {"httpGet": {"host": "127.0.0.1", "port": failing}, "periodSeconds": 1, "failureThreshold": 2}},
+            {"name": "db", "image": "x",
+             "startupProbe": {"tcpSocket": {"host": "127.0.0.1", "port": closed}, "periodSeconds": 1, "initialDelaySeconds": 2},
+             "livenessProbe": {"tcpSocket": {"host": "127.0.0.1", "port": ok}}}
+        ]}
+    }))
+    .unwrap();
+    let status: RuntimeStatus = serde_json::from_value(serde_json::json!({
+        "id": "u1", "name": "p", "namespace": "default", "ips": ["127.0.0.1"],
+        "containerStatuses": [
+            {"id": "sim://w1", "name": "web", "state": "running", "startedAt": t0()},
+            {"id": "sim://d1", "name": "db", "state": "running", "startedAt": t0()}
+        ]
+    }))
+    .unwrap();
+    let mut prober = Prober::default();
+    let mut cri = Recorder::default();
+    let at = |s: i64| t0() + jiff::SignedDuration::from_secs(s);
+    let first = prober.probe_pod(&mut cri, &pod, &status, at(0));
+    let web = first["sim://w1"];
+    assert_eq!(web.readiness, Some(ProbeResult::Success));
+    // One failure of two: still the initial success.
+    assert_eq!(web.liveness, Some(ProbeResult::Success));
+    // Before initialDelaySeconds: unknown; liveness waits for the startup probe.
+    assert_eq!(first["sim://d1"].startup, Some(ProbeResult::Unknown));
+    assert_eq!(first["sim://d1"].liveness, Some(ProbeResult::Success));
+    // Not due again within the period: nothing changes.
+    let same = prober.probe_pod(&mut cri, &pod, &status, at(0));
+    assert_eq!(same["sim://w1"].liveness, Some(ProbeResult::Success));
+    let second = prober.probe_pod(&mut cri, &pod, &status, at(1));
+    assert_eq!(second["sim://w1"].liveness, Some(ProbeResult::Failure));
+    let two = prober.probe_pod(&mut cri, &pod, &status, at(2));
+    let three = prober.probe_pod(&mut cri, &pod, &status, at(3));
+    assert_eq!(two["sim://d1"].startup, Some(ProbeResult::Unknown));
+    assert_eq!(
+        three["sim://d1"].startup,
+        Some(ProbeResult::Unknown),
+        "two refusals of three"
+    );
+    let four = prober.probe_pod(&mut cri, &pod, &status, at(4));
+    assert_eq!(
+        four["sim://d1"].startup,
+        Some(ProbeResult::Failure),
+        "three refused connections"
+    );
+    assert!(cri.calls.is_empty(), "no exec probe: {:?}", cri.calls);
+}
+
+#[test]
+fn e2e_an_image_change_in_a_manifest_with_a_uid_replaces_only_that_container() {
+    let with_uid = WEB.replace("  name: web\n", "  name: web\n  uid: web-uid\n");
+    let mut h = harness(Planner::Native, &[("web.yaml", &with_uid)]);
+    h.rounds(12, Duration::from_millis(500));
+    let before = h.status("web-uid");
+    let id = |s: &RuntimeStatus, name: &str| {
+        s.container_statuses
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.id.clone())
+    };
+    write(
+        &h.manifests,
+        "web.yaml",
+        &with_uid.replace("nginx:1.27", "busybox:1.36"),
+    );
+    let rounds = h.rounds(6, Duration::from_millis(500));
+    assert!(rounds
+        .iter()
+        .all(|(_, r)| r.errors.is_empty() && r.removed.is_empty()));
+    let after = h.status("web-uid");
+    assert_eq!(after.sandbox_statuses.len(), 1, "the same sandbox");
+    assert_eq!(after.sandbox_statuses[0].id, before.sandbox_statuses[0].id);
+    assert_eq!(id(&after, "log-shipper"), id(&before, "log-shipper"));
+    assert_ne!(id(&after, "app"), id(&before, "app"));
+    let app = after
+        .container_statuses
+        .iter()
+        .find(|c| c.name == "app")
+        .unwrap();
+    assert_eq!(app.state, ContainerState::Running);
+    assert!(app.image.contains("busybox"), "{app:?}");
+}
+
+#[test]
+fn e2e_a_restarted_agent_adopts_its_pods_from_the_runtime() {
+    let mut h = harness(Planner::Native, &[("web.yaml", WEB)]);
+    // Stopped mid-way (init container running), then again after the sidecar started.
+    for partial in [1, 6] {
+        h.rounds(partial, Duration::from_millis(500));
+        let planner = Planner::Native;
+        let config = h.agent.config().clone();
+        let cri = GrpcRuntime::in_process(&h.sim, Duration::from_secs(5)).unwrap();
+        // No database: the new agent knows only what the runtime reports.
+        h.agent = Agent::new(config, planner, Box::new(cri));
+    }
+    let rounds = h.rounds(10, Duration::from_millis(500));
+    assert!(rounds.iter().all(|(_, r)| r.errors.is_empty()));
+    let uid = h.uid();
+    let status = h.status(&uid);
+    let ready = status
+        .sandbox_statuses
+        .iter()
+        .filter(|s| s.state == podplan_core::runtime::SandboxState::Ready)
+        .count();
+    assert_eq!(ready, 1, "{status:?}");
+    let mut seen = std::collections::BTreeSet::new();
+    for c in &status.container_statuses {
+        assert!(
+            seen.insert((c.name.clone(), c.restart_count)),
+            "two {} with attempt {}",
+            c.name,
+            c.restart_count
+        );
+    }
+    let running: Vec<&str> = status
+        .container_statuses
+        .iter()
+        .filter(|c| c.state == ContainerState::Running)
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(running.len(), 2, "{running:?}");
+}
+
+#[test]
+fn a_pod_directory_that_cannot_be_made_ends_the_sync_before_any_call() {
+    let dir = tempfile::tempdir().unwrap();
+    // The root directory is a file: nothing can be made under it.
+    std::fs::write(dir.path().join("root"), "").unwrap();
+    let req = request(two_apps(), dir.path());
+    let mut plan = podplan_core::plan(&req).unwrap();
+    let mut cri = Recorder::default();
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert!(cri.calls.is_empty(), "{:?}", cri.calls);
+    assert_eq!(exec.failures.len(), 1, "{:?}", exec.failures);
+    assert_eq!(exec.failures[0].event, "Failed");
+    assert!(exec.failures[0]
+        .message
+        .starts_with("error making pod data directories: "));
+    assert!(exec.aborted.is_some());
+}
