@@ -6,7 +6,9 @@
 //!   module), [`wasm::ModuleWatcher`] feeds a module file to a [`wasm::ModuleSlot`].
 //! - [`admission`]: AdmissionReview in, AdmissionReview out, through the core's lint.
 //! - [`playground`]: the server of `podplan playground`, the embedded browser playground.
+//! - [`webhook`]: the HTTPS admission webhook of `podplan webhook`.
 
 pub mod admission;
 pub mod playground;
 pub mod wasm;
+pub mod webhook;
