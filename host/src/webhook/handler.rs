@@ -4,7 +4,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Instant;
 
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderValue, ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
@@ -48,6 +48,33 @@ fn is_json(request: &Request<Incoming>) -> bool {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// A body somewhat over the limit is read to its end and discarded before the 413, so
+/// that a client still sending it gets the answer, not a broken pipe; past this many
+/// times the limit the connection is just closed.
+const DRAIN_FACTOR: u64 = 4;
+
+/// The body, or `None` when it is over `limit` (then read on, discarding, up to
+/// [`DRAIN_FACTOR`] times the limit).
+async fn read_body(mut body: Incoming, limit: usize) -> Result<Option<Bytes>, hyper::Error> {
+    let mut kept: Vec<u8> = Vec::new();
+    let mut seen: u64 = 0;
+    let drain_to = (limit as u64).saturating_mul(DRAIN_FACTOR);
+    while let Some(frame) = body.frame().await {
+        let frame = frame?;
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers
+        };
+        seen = seen.saturating_add(data.len() as u64);
+        if seen > drain_to {
+            return Ok(None);
+        }
+        if seen <= limit as u64 {
+            kept.extend_from_slice(&data);
+        }
+    }
+    Ok((seen <= limit as u64).then(|| Bytes::from(kept)))
 }
 
 /// Answers one request; never fails (errors are responses).
@@ -107,12 +134,13 @@ async fn validate(request: Request<Incoming>, state: Arc<State>) -> Response<Ful
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
+    // Far over the limit: refused at once (the connection closes unread).
+    if declared.is_some_and(|n| n > (limit as u64).saturating_mul(DRAIN_FACTOR)) {
         return too_large();
     }
-    let body = match Limited::new(request.into_body(), limit).collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return too_large(),
+    let body = match read_body(request.into_body(), limit).await {
+        Ok(Some(b)) => b,
+        Ok(None) => return too_large(),
         Err(e) => {
             return text(
                 StatusCode::BAD_REQUEST,

@@ -9,6 +9,7 @@
 //! - [`wasm_host`]: the embedded module under wasmtime against the native core; hostile
 //!   modules; the compiled-module cache.
 //! - [`wasm_slot`]: hot swap, rollback, shadow runs, the module-file watcher.
+//! - [`webhook`]: `podplan webhook`'s server over HTTPS on 127.0.0.1.
 //! - [`support`]: helpers of the wasm tests.
 
 // An integration test is always built with `cfg(test)`; saying so on the modules makes
@@ -30,3 +31,5 @@ mod wasm_cli;
 mod wasm_host;
 #[cfg(test)]
 mod wasm_slot;
+#[cfg(test)]
+mod webhook;

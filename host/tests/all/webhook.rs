@@ -1,0 +1,401 @@
+//! `podplan webhook`'s server ([`podplan_host::webhook`]) over real HTTPS on 127.0.0.1,
+//! with throwaway certificates (rcgen on ring) and a rustls client: allowed and denied
+//! reviews answered as `podplan admit` answers them, 400/413/415/404/405, a certificate
+//! rotation picked up while serving (a mismatched half-written pair is not), a graceful
+//! shutdown, and 10,000 reviews at 32 concurrent connections with zero failures.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::client::conn::http1::SendRequest;
+use hyper::{Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use podplan_core::lint::LintSettings;
+use podplan_host::admission::review;
+use podplan_host::webhook::{Config, Judge, Server};
+use serde_json::Value;
+use tokio::net::TcpStream;
+use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
+use tokio_rustls::rustls::{ClientConfig, RootCertStore};
+use tokio_rustls::TlsConnector;
+
+fn data(name: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../test_data/admission")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// A self-signed certificate for `localhost` and 127.0.0.1: (cert PEM, key PEM, DER).
+fn certificate() -> (String, String, CertificateDer<'static>) {
+    let ck =
+        rcgen::generate_simple_self_signed(vec!["localhost".to_string(), "127.0.0.1".to_string()])
+            .unwrap();
+    (
+        ck.cert.pem(),
+        ck.signing_key.serialize_pem(),
+        ck.cert.der().clone(),
+    )
+}
+
+struct Running {
+    addr: SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    done: tokio::task::JoinHandle<()>,
+    _dir: tempfile::TempDir,
+    cert_file: PathBuf,
+    key_file: PathBuf,
+}
+
+async fn start(cert: &str, key: &str, judge: Judge) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let cert_file = dir.path().join("tls.crt");
+    let key_file = dir.path().join("tls.key");
+    std::fs::write(&cert_file, cert).unwrap();
+    std::fs::write(&key_file, key).unwrap();
+    let mut config = Config::new(
+        "127.0.0.1:0".parse().unwrap(),
+        cert_file.clone(),
+        key_file.clone(),
+    );
+    config.reload_interval = Duration::from_millis(100);
+    config.shutdown_grace = Duration::from_secs(5);
+    let server = Server::bind(config, judge).await.unwrap();
+    let addr = server.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let done = tokio::spawn(server.run(async {
+        let _ = stopped.await;
+    }));
+    Running {
+        addr,
+        stop,
+        done,
+        _dir: dir,
+        cert_file,
+        key_file,
+    }
+}
+
+fn connector(roots: &[&CertificateDer<'static>]) -> TlsConnector {
+    let mut store = RootCertStore::empty();
+    for root in roots {
+        store.add((*root).clone()).unwrap();
+    }
+    let config = ClientConfig::builder_with_provider(Arc::new(
+        tokio_rustls::rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(store)
+    .with_no_client_auth();
+    TlsConnector::from(Arc::new(config))
+}
+
+/// An HTTPS connection; also the certificate the server presented.
+async fn connect(
+    addr: SocketAddr,
+    tls: &TlsConnector,
+) -> (SendRequest<Full<Bytes>>, CertificateDer<'static>) {
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let stream = tls
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .unwrap();
+    let presented = stream.get_ref().1.peer_certificates().unwrap()[0].clone();
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    (sender, presented)
+}
+
+async fn post(
+    sender: &mut SendRequest<Full<Bytes>>,
+    path: &str,
+    content_type: Option<&str>,
+    body: Vec<u8>,
+) -> (StatusCode, Vec<u8>) {
+    let mut request = Request::post(path).header("host", "localhost");
+    if let Some(ct) = content_type {
+        request = request.header("content-type", ct);
+    }
+    let request = request.body(Full::new(Bytes::from(body))).unwrap();
+    sender.ready().await.unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let status = response.status();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, body.to_vec())
+}
+
+async fn get(sender: &mut SendRequest<Full<Bytes>>, path: &str) -> (StatusCode, Vec<u8>) {
+    let request = Request::get(path)
+        .header("host", "localhost")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    sender.ready().await.unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let status = response.status();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, body.to_vec())
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn reviews_are_answered_as_podplan_admit_answers_them() {
+    runtime().block_on(async {
+        let (cert, key, der) = certificate();
+        let server = start(&cert, &key, Judge::Native(LintSettings::default())).await;
+        let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
+        for (case, allowed) in [
+            ("deployment-accepted", true),
+            ("pod-rejected-nonroot", false),
+            ("pod-warned-probe", true),
+            ("cronjob-rejected-seccomp", false),
+        ] {
+            let body = data(&format!("{case}.review.json"));
+            let (status, answer) = post(
+                &mut client,
+                "/validate",
+                Some("application/json; charset=utf-8"),
+                body.clone(),
+            )
+            .await;
+            assert_eq!(status, StatusCode::OK, "{case}");
+            let answer: Value = serde_json::from_slice(&answer).unwrap();
+            assert_eq!(answer["response"]["allowed"], allowed, "{case}: {answer}");
+            let native =
+                serde_json::to_value(review(&body, &LintSettings::default()).review).unwrap();
+            assert_eq!(answer, native, "{case}");
+        }
+        let _ = server.stop.send(());
+        server.done.await.unwrap();
+    });
+}
+
+#[test]
+fn bad_requests_get_400_413_415_404_405_with_messages() {
+    runtime().block_on(async {
+        let (cert, key, der) = certificate();
+        let server = start(&cert, &key, Judge::Native(LintSettings::default())).await;
+        let tls = connector(&[&der]);
+        let (mut client, _) = connect(server.addr, &tls).await;
+
+        let (status, body) = post(
+            &mut client,
+            "/validate",
+            Some("application/json"),
+            b"{".to_vec(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["response"]["allowed"], false);
+        assert!(body["response"]["status"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot be read"));
+
+        let (status, body) = post(
+            &mut client,
+            "/validate",
+            Some("application/json"),
+            data("malformed-no-request.review.json"),
+        )
+        .await;
+        assert_eq!(
+            status,
+            StatusCode::BAD_REQUEST,
+            "{}",
+            String::from_utf8_lossy(&body)
+        );
+
+        let (status, body) =
+            post(&mut client, "/validate", Some("text/plain"), b"{}".to_vec()).await;
+        assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        assert!(String::from_utf8_lossy(&body).contains("application/json"));
+        let (status, _) = post(&mut client, "/validate", None, b"{}".to_vec()).await;
+        assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+
+        let (status, _) = post(
+            &mut client,
+            "/mutate",
+            Some("application/json"),
+            b"{}".to_vec(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+
+        assert_eq!(
+            get(&mut client, "/validate").await.0,
+            StatusCode::METHOD_NOT_ALLOWED
+        );
+        assert_eq!(
+            get(&mut client, "/healthz").await,
+            (StatusCode::OK, b"ok\n".to_vec())
+        );
+        assert_eq!(get(&mut client, "/readyz").await.0, StatusCode::OK);
+
+        // Over the core's 8 MiB limit: the server reads past the limit (discarding), so the
+        // client can finish sending and read the 413, then closes the connection.
+        let (mut big, _) = connect(server.addr, &tls).await;
+        let over = vec![b' '; podplan_core::limits::MAX_REQUEST_BYTES + 1];
+        let (status, body) = post(&mut big, "/validate", Some("application/json"), over).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+        assert!(String::from_utf8_lossy(&body).contains("limit"));
+
+        let _ = server.stop.send(());
+        server.done.await.unwrap();
+    });
+}
+
+#[test]
+fn a_rotated_certificate_is_served_without_a_restart() {
+    runtime().block_on(async {
+        let (cert_a, key_a, der_a) = certificate();
+        let (cert_b, key_b, der_b) = certificate();
+        let server = start(&cert_a, &key_a, Judge::Native(LintSettings::default())).await;
+        let tls = connector(&[&der_a, &der_b]);
+        let (mut before, presented) = connect(server.addr, &tls).await;
+        assert_eq!(presented, der_a);
+
+        // Half-way through a rotation the pair does not match: the old one stays.
+        std::fs::write(&server.cert_file, &cert_b).unwrap();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert_eq!(connect(server.addr, &tls).await.1, der_a);
+
+        std::fs::write(&server.key_file, &key_b).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let (_, presented) = connect(server.addr, &tls).await;
+            if presented == der_b {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the new certificate was not picked up"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // The connection opened before the rotation still works.
+        let (status, _) = post(
+            &mut before,
+            "/validate",
+            Some("application/json"),
+            data("deployment-accepted.review.json"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        let _ = server.stop.send(());
+        server.done.await.unwrap();
+    });
+}
+
+#[test]
+fn shutdown_stops_accepting_and_returns() {
+    runtime().block_on(async {
+        let (cert, key, der) = certificate();
+        let server = start(&cert, &key, Judge::Native(LintSettings::default())).await;
+        let tls = connector(&[&der]);
+        let (mut client, _) = connect(server.addr, &tls).await;
+        let (status, _) = post(
+            &mut client,
+            "/validate",
+            Some("application/json"),
+            data("job-accepted.review.json"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        let _ = server.stop.send(());
+        tokio::time::timeout(Duration::from_secs(10), server.done)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(TcpStream::connect(server.addr).await.is_err());
+    });
+}
+
+#[test]
+fn ten_thousand_reviews_at_32_concurrent_without_a_failure() {
+    const TOTAL: usize = 10_000;
+    const CONCURRENCY: usize = 32;
+    runtime().block_on(async {
+        let (cert, key, der) = certificate();
+        let server = start(&cert, &key, Judge::Native(LintSettings::default())).await;
+        let tls = connector(&[&der]);
+        let cases: Arc<Vec<(Vec<u8>, bool)>> = Arc::new(vec![
+            (data("deployment-accepted.review.json"), true),
+            (data("pod-rejected-nonroot.review.json"), false),
+            (data("statefulset-warned.review.json"), true),
+            (data("replicaset-rejected-invalid.review.json"), false),
+        ]);
+        let started = Instant::now();
+        let mut tasks = Vec::new();
+        for worker in 0..CONCURRENCY {
+            let tls = tls.clone();
+            let cases = Arc::clone(&cases);
+            let addr = server.addr;
+            tasks.push(tokio::spawn(async move {
+                let (mut client, _) = connect(addr, &tls).await;
+                let mut latencies = Vec::new();
+                let mut failures = 0usize;
+                for i in (worker..TOTAL).step_by(CONCURRENCY) {
+                    let (body, allowed) = &cases[i % cases.len()];
+                    let t = Instant::now();
+                    let (status, answer) = post(
+                        &mut client,
+                        "/validate",
+                        Some("application/json"),
+                        body.clone(),
+                    )
+                    .await;
+                    latencies.push(t.elapsed());
+                    let ok = status == StatusCode::OK
+                        && serde_json::from_slice::<Value>(&answer)
+                            .is_ok_and(|a| a["response"]["allowed"] == *allowed);
+                    if !ok {
+                        failures += 1;
+                    }
+                }
+                (latencies, failures)
+            }));
+        }
+        let mut latencies = Vec::new();
+        let mut failures = 0;
+        for task in tasks {
+            let (l, f) = task.await.unwrap();
+            latencies.extend(l);
+            failures += f;
+        }
+        let elapsed = started.elapsed();
+        latencies.sort();
+        let at =
+            |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+        println!(
+            "webhook load: {} reviews, {CONCURRENCY} concurrent, {:.1?} total, {:.0} reviews/s, \
+             p50 {:.2?}, p99 {:.2?}, max {:.2?}",
+            latencies.len(),
+            elapsed,
+            latencies.len() as f64 / elapsed.as_secs_f64(),
+            at(0.50),
+            at(0.99),
+            latencies[latencies.len() - 1],
+        );
+        assert_eq!(latencies.len(), TOTAL);
+        assert_eq!(failures, 0);
+        let _ = server.stop.send(());
+        server.done.await.unwrap();
+    });
+}
