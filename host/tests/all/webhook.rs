@@ -399,3 +399,92 @@ fn ten_thousand_reviews_at_32_concurrent_without_a_failure() {
         server.done.await.unwrap();
     });
 }
+
+/// The manifests of `deploy/webhook/` parse into k8s-openapi types, with the settings
+/// the docs promise, and podplan's own Deployment passes podplan's lint.
+#[test]
+fn the_manifests_parse_and_the_deployment_passes_the_lint() {
+    use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::core::v1::Service;
+
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/webhook");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+
+    let vwc: ValidatingWebhookConfiguration =
+        serde_yaml_ng::from_str(&read("validatingwebhookconfiguration.yaml")).unwrap();
+    let hooks = vwc.webhooks.unwrap();
+    assert_eq!(hooks.len(), 1);
+    let hook = &hooks[0];
+    assert_eq!(hook.failure_policy.as_deref(), Some("Ignore"));
+    assert_eq!(hook.side_effects, "None");
+    assert_eq!(hook.admission_review_versions, vec!["v1".to_string()]);
+    assert_eq!(hook.timeout_seconds, Some(5));
+    let service = hook.client_config.service.as_ref().unwrap();
+    assert_eq!(service.path.as_deref(), Some("/validate"));
+    let excluded = &hook
+        .namespace_selector
+        .as_ref()
+        .unwrap()
+        .match_expressions
+        .as_ref()
+        .unwrap()[0];
+    assert_eq!(excluded.operator, "NotIn");
+    assert!(excluded
+        .values
+        .as_ref()
+        .unwrap()
+        .contains(&"kube-system".to_string()));
+    let resources: Vec<String> = hook
+        .rules
+        .as_ref()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r.resources.clone().unwrap_or_default())
+        .collect();
+    for kind in [
+        "pods",
+        "deployments",
+        "replicasets",
+        "statefulsets",
+        "daemonsets",
+        "jobs",
+        "cronjobs",
+        "replicationcontrollers",
+    ] {
+        assert!(resources.iter().any(|r| r == kind), "{kind}");
+    }
+
+    let svc: Service = serde_yaml_ng::from_str(&read("service.yaml")).unwrap();
+    assert_eq!(svc.metadata.name.as_deref(), Some(service.name.as_str()));
+    assert_eq!(
+        svc.metadata.namespace.as_deref(),
+        Some(service.namespace.as_str())
+    );
+
+    let text = read("deployment.yaml");
+    let deployment: Deployment = serde_yaml_ng::from_str(&text).unwrap();
+    let spec = deployment.spec;
+    let container = &spec.template.spec.as_ref().unwrap().containers[0];
+    let args = container.args.clone().unwrap();
+    assert!(args.iter().any(|a| a.starts_with("--tls-cert-file=")));
+    assert!(args
+        .iter()
+        .any(|a| a.starts_with("--tls-private-key-file=")));
+    assert_eq!(
+        container
+            .readiness_probe
+            .as_ref()
+            .unwrap()
+            .http_get
+            .as_ref()
+            .unwrap()
+            .path
+            .as_deref(),
+        Some("/readyz")
+    );
+    let object: Value = serde_yaml_ng::from_str(&text).unwrap();
+    let findings =
+        podplan_core::lint::lint_object(&object, &LintSettings::default(), true).unwrap();
+    assert!(findings.is_empty(), "{findings:?}");
+}
