@@ -488,3 +488,88 @@ fn the_manifests_parse_and_the_deployment_passes_the_lint() {
         podplan_core::lint::lint_object(&object, &LintSettings::default(), true).unwrap();
     assert!(findings.is_empty(), "{findings:?}");
 }
+
+fn podplan() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_podplan"))
+}
+
+#[test]
+fn the_command_explains_itself_and_refuses_a_missing_certificate() {
+    let help = podplan().args(["webhook", "--help"]).output().unwrap();
+    assert!(help.status.success());
+    let text = String::from_utf8_lossy(&help.stdout);
+    for needle in [
+        "--tls-cert-file",
+        "--tls-private-key-file",
+        "--port",
+        "/validate",
+        "/healthz",
+        "413",
+        "SIGTERM",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from:\n{text}");
+    }
+    let missing = podplan()
+        .args([
+            "webhook",
+            "--tls-cert-file",
+            "/nonexistent/tls.crt",
+            "--tls-private-key-file",
+            "/nonexistent/tls.key",
+            "--port",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/tls.crt"));
+}
+
+/// The binary serves, answers, and exits 0 on SIGTERM.
+#[test]
+fn the_binary_serves_and_stops_on_sigterm() {
+    use std::io::{BufRead, BufReader};
+    let (cert, key, der) = certificate();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tls.crt"), cert).unwrap();
+    std::fs::write(dir.path().join("tls.key"), key).unwrap();
+    let mut child = podplan()
+        .args(["webhook", "--bind-address", "127.0.0.1", "--port", "0"])
+        .arg("--tls-cert-file")
+        .arg(dir.path().join("tls.crt"))
+        .arg("--tls-private-key-file")
+        .arg(dir.path().join("tls.key"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr: SocketAddr = line
+        .trim()
+        .strip_prefix("podplan webhook: serving https://")
+        .and_then(|rest| rest.strip_suffix("/validate"))
+        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+        .parse()
+        .unwrap();
+    runtime().block_on(async {
+        let (mut client, _) = connect(addr, &connector(&[&der])).await;
+        let (status, body) = post(
+            &mut client,
+            "/validate",
+            Some("application/json"),
+            data("pod-rejected-nonroot.review.json"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["response"]["allowed"], false);
+    });
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+}
