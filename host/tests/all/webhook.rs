@@ -573,3 +573,70 @@ fn the_binary_serves_and_stops_on_sigterm() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
 }
+
+/// With `--policy`, the webhook answers through the Kubewarden module (waPC host) exactly
+/// as the native lint does; settings its `validate_settings` refuses stop the start.
+#[test]
+fn the_policy_module_answers_as_the_native_lint() {
+    let policy = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../wasm/pkg/kubewarden/podplan_kubewarden.wasm");
+    assert!(
+        policy.exists(),
+        "{} is missing: run scripts/build-wasm",
+        policy.display()
+    );
+    let load = |policy: PathBuf| {
+        move || {
+            let engine =
+                podplan_host::wasm::HostEngine::new(podplan_host::wasm::EngineSettings::default())?;
+            podplan_host::wasm::wapc::PolicyModule::load_file(&engine, &policy)
+        }
+    };
+    let refused = Judge::policy(
+        load(policy.clone()),
+        serde_json::from_slice(&data("bad-settings-unknown-rule.settings.json")).unwrap(),
+    );
+    assert!(
+        matches!(
+            refused,
+            Err(podplan_host::admission::PolicyError::Settings(_))
+        ),
+        "{refused:?}"
+    );
+    let judge = Judge::policy(load(policy), serde_json::json!({})).unwrap();
+    runtime().block_on(async {
+        let (cert, key, der) = certificate();
+        let server = start(&cert, &key, judge).await;
+        let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
+        for case in [
+            "deployment-accepted",
+            "pod-rejected-nonroot",
+            "statefulset-warned",
+            "cronjob-rejected-seccomp",
+        ] {
+            let body = data(&format!("{case}.review.json"));
+            let (status, answer) = post(
+                &mut client,
+                "/validate",
+                Some("application/json"),
+                body.clone(),
+            )
+            .await;
+            assert_eq!(status, StatusCode::OK, "{case}");
+            let answer: Value = serde_json::from_slice(&answer).unwrap();
+            let native =
+                serde_json::to_value(review(&body, &LintSettings::default()).review).unwrap();
+            assert_eq!(answer, native, "{case}");
+        }
+        let (status, _) = post(
+            &mut client,
+            "/validate",
+            Some("application/json"),
+            b"[]".to_vec(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        let _ = server.stop.send(());
+        server.done.await.unwrap();
+    });
+}
