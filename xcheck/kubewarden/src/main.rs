@@ -10,9 +10,8 @@
 //! - `validate` answers `accepted`, `message` and `warnings` exactly as recorded
 //!   (`allowed`, `status.message`, `warnings`).
 //!
-//! With `--dump FILE` it also writes every raw answer (one JSON line per case) so that
-//! the two hosts' bytes can be compared: `podplan-host`'s test of the same name writes
-//! its own.
+//! With `--dump FILE` it also writes every raw answer (one JSON line per case), for
+//! looking at a difference.
 //!
 //! Usage: `podplan-xcheck-kubewarden POLICY.wasm TEST_DATA_DIR [--dump FILE]`.
 
