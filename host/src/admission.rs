@@ -12,6 +12,9 @@ use podplan_core::limits::MAX_REQUEST_BYTES;
 use podplan_core::lint::{lint_object, verdict, LintSettings, Verdict};
 use serde_json::Value;
 
+use crate::wasm::wapc::PolicyModule;
+use crate::wasm::HostError;
+
 /// How a review was answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -171,6 +174,71 @@ pub fn review(bytes: &[u8], settings: &LintSettings) -> Answer {
             }
         }
     }
+}
+
+/// Why a policy module could not answer: its settings were refused, or it failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// `validate_settings` refused the settings (its message), or they are not JSON.
+    #[error("the policy refuses the settings: {0}")]
+    Settings(String),
+    /// The module trapped, overran its deadline or memory, or answered nonsense.
+    #[error("the policy module failed: {0}")]
+    Host(#[from] HostError),
+    /// The module's answer could not be read.
+    #[error("{0}")]
+    Answer(String),
+}
+
+/// Checks `settings` with the policy's `validate_settings`.
+///
+/// # Errors
+///
+/// [`PolicyError::Settings`] when the policy refuses them, [`PolicyError::Host`] when it fails.
+pub fn check_policy_settings(module: &PolicyModule, settings: &Value) -> Result<(), PolicyError> {
+    let checked = module.call("validate_settings", settings.to_string().as_bytes())?;
+    let checked: Value = serde_json::from_slice(&checked).map_err(|e| {
+        PolicyError::Answer(format!("the policy's settings answer is not JSON: {e}"))
+    })?;
+    if checked.get("valid") == Some(&Value::Bool(true)) {
+        Ok(())
+    } else {
+        let message = checked.get("message").and_then(Value::as_str).unwrap_or("");
+        Err(PolicyError::Settings(message.to_string()))
+    }
+}
+
+/// Answers a review through a Kubewarden policy module (settings already checked with
+/// [`check_policy_settings`]): a malformed review is refused before the module runs, as
+/// [`review`] refuses it; the module's `validate` judges the request.
+///
+/// # Errors
+///
+/// [`PolicyError::Host`] when the module fails, [`PolicyError::Answer`] when its answer
+/// cannot be read.
+pub fn review_with_policy(
+    module: &PolicyModule,
+    settings: &Value,
+    bytes: &[u8],
+) -> Result<Answer, PolicyError> {
+    let request = match parse_review(bytes) {
+        Ok(r) => r,
+        Err(message) => {
+            return Ok(Answer {
+                review: AdmissionResponse::invalid(message).into_review(),
+                outcome: Outcome::Malformed,
+            })
+        }
+    };
+    let raw: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+    let payload = serde_json::json!({"settings": settings, "request": raw.get("request")});
+    let answer = module.call("validate", payload.to_string().as_bytes())?;
+    let (response, outcome) =
+        response_from_policy(&request, &answer).map_err(PolicyError::Answer)?;
+    Ok(Answer {
+        review: response.into_review(),
+        outcome,
+    })
 }
 
 #[cfg(test)]

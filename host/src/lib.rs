@@ -8,9 +8,11 @@
 //! - [`playground`]: the server of `podplan playground`, the embedded browser playground.
 //! - [`runtime_sim`]: the simulated CRI runtime (`podplan runtime-sim`, or in process):
 //!   the core's runtime model behind tonic `RuntimeService`/`ImageService` servers.
+//! - [`webhook`]: the HTTPS admission webhook of `podplan webhook`.
 
 pub mod admission;
 pub mod agent;
 pub mod playground;
 pub mod runtime_sim;
 pub mod wasm;
+pub mod webhook;

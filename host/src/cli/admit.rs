@@ -11,10 +11,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use kube_core::admission::{AdmissionResponse, AdmissionReview};
+use kube_core::admission::AdmissionReview;
 use kube_core::DynamicObject;
 use podplan_core::lint::LintSettings;
-use podplan_host::admission::{parse_review, response_from_policy, review, Outcome};
+use podplan_host::admission::{check_policy_settings, review, review_with_policy, Outcome};
 use podplan_host::wasm::wapc::PolicyModule;
 use podplan_host::wasm::{EngineSettings, HostEngine};
 use serde_json::Value;
@@ -102,31 +102,8 @@ fn through_policy(
             .map_err(|e| CliError::usage(format!("the settings are not JSON: {e}")))?,
         None => Value::Object(serde_json::Map::new()),
     };
-    let checked = module
-        .call("validate_settings", settings.to_string().as_bytes())
-        .map_err(|e| host_error(&e))?;
-    let checked: Value = serde_json::from_slice(&checked)
-        .map_err(|e| CliError::usage(format!("the policy's settings answer is not JSON: {e}")))?;
-    if checked.get("valid") != Some(&Value::Bool(true)) {
-        let message = checked.get("message").and_then(Value::as_str).unwrap_or("");
-        return Err(CliError::usage(format!(
-            "the policy refuses the settings: {message}"
-        )));
-    }
-    let request = match parse_review(bytes) {
-        Ok(r) => r,
-        Err(message) => {
-            return Ok((
-                AdmissionResponse::invalid(message).into_review(),
-                Outcome::Malformed,
-            ))
-        }
-    };
-    let raw: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
-    let payload = serde_json::json!({"settings": settings, "request": raw.get("request")});
-    let answer = module
-        .call("validate", payload.to_string().as_bytes())
-        .map_err(|e| host_error(&e))?;
-    let (response, outcome) = response_from_policy(&request, &answer).map_err(CliError::usage)?;
-    Ok((response.into_review(), outcome))
+    let answer = check_policy_settings(&module, &settings)
+        .and_then(|()| review_with_policy(&module, &settings, bytes))
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    Ok((answer.review, answer.outcome))
 }

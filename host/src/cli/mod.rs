@@ -17,6 +17,7 @@ mod playground;
 mod runtime_sim;
 mod serve_module;
 mod version;
+mod webhook;
 
 use std::process::ExitCode;
 
@@ -42,6 +43,8 @@ Examples:
   podplan plan --jsonl requests.jsonl            one plan per input line
   podplan lint deploy.yaml                       what the kubelet will make of a manifest
   podplan admit review.json                      answer an AdmissionReview
+  podplan webhook --tls-cert-file tls.crt --tls-private-key-file tls.key
+                                                 the admission webhook over HTTPS
   podplan conformance conformance/               run the conformance vectors
   kubectl get pod web -o yaml | podplan explain -   why a real pod is in its state
   podplan playground                             the browser playground on 127.0.0.1
@@ -75,6 +78,9 @@ pub enum Command {
     Lint(lint::LintArgs),
     /// Answer an admission.k8s.io/v1 AdmissionReview (file or stdin) with the lint's verdict.
     Admit(admit::AdmitArgs),
+    /// Serve HTTPS admission reviews (POST /validate; /healthz, /readyz) with the lint's
+    /// verdict, as `podplan admit` answers them; the certificate is reloaded when it changes.
+    Webhook(webhook::WebhookArgs),
     /// Run conformance vectors and report per suite; exit 1 on any failure.
     Conformance(conformance::ConformanceArgs),
     /// Walk an example pod through a scripted lifecycle, printing each sync's plan.
@@ -125,6 +131,7 @@ fn run(command: &Command) -> Result<Status, CliError> {
         Command::Conformance(args) => conformance::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Admit(args) => admit::run(args),
+        Command::Webhook(args) => webhook::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Version(args) => version::run(args),

@@ -13,6 +13,7 @@
 //! - [`wasm_slot`]: hot swap, rollback, shadow runs, the module-file watcher.
 //! - [`runtime_sim`]: the simulated CRI runtime over gRPC (a unix socket, in process, the
 //!   `podplan runtime-sim` binary) and the CRI status conversion against its model.
+//! - [`webhook`]: `podplan webhook`'s server over HTTPS on 127.0.0.1.
 //! - [`support`]: helpers of the wasm tests.
 
 // An integration test is always built with `cfg(test)`; saying so on the modules makes
@@ -38,3 +39,5 @@ mod wasm_cli;
 mod wasm_host;
 #[cfg(test)]
 mod wasm_slot;
+#[cfg(test)]
+mod webhook;
