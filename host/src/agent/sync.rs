@@ -13,7 +13,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
-use podplan_core::config::node::{CgroupDriver, HostDns, KubeletSettings, NodeContext};
+use podplan_core::config::node::{
+    CgroupDriver, CgroupVersion, HostDns, KubeletSettings, NodeContext,
+};
 use podplan_core::plan::{BackoffRecord, ReasonCache, ReasonCacheEntry};
 use podplan_core::request::ProbeResults;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxState};
@@ -39,6 +41,9 @@ pub struct AgentConfig {
     pub feature_gates: BTreeMap<String, bool>,
     /// `--cgroup-driver`.
     pub cgroup_driver: CgroupDriver,
+    /// The node's cgroup hierarchy (`None`: the engine's default, v2). The kubelet detects
+    /// it; a config for v2 (`linux.resources.unified`) is rejected by runc on a v1 host.
+    pub cgroup_version: Option<CgroupVersion>,
     /// The node's DNS (`--resolv-conf`), when read.
     pub host_dns: Option<HostDns>,
     /// `--sync-frequency`, seconds.
@@ -187,6 +192,7 @@ impl Agent {
         NodeContext {
             name: Some(self.config.node_name.clone()),
             cgroup_driver: Some(self.config.cgroup_driver),
+            cgroup_version: self.config.cgroup_version,
             host_dns: self.config.host_dns.clone(),
             kubelet: KubeletSettings {
                 root_dir: Some(self.config.root_dir.clone()),
@@ -355,7 +361,13 @@ impl Agent {
             Execution::default()
         } else {
             for event in &plan.events {
-                tracing::info!(pod = %sp.full_name(), reason = %event.reason, "{}", event.message);
+                tracing::info!(
+                    pod = %sp.full_name(),
+                    container = event.container.as_deref().unwrap_or(""),
+                    reason = %event.reason,
+                    "{}",
+                    event.message
+                );
             }
             execute(self.cri.as_mut(), &request, &mut plan)
         };

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand, ValueEnum};
-use podplan_core::config::node::CgroupDriver;
+use podplan_core::config::node::{CgroupDriver, CgroupVersion};
 use podplan_host::agent::grpc::GrpcRuntime;
 use podplan_host::agent::status::{self, AgentStatus};
 use podplan_host::agent::{Agent, AgentConfig, CriCode, CriRuntime, ManifestSource};
@@ -272,6 +272,8 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
             CgroupDriverFlag::Cgroupfs => CgroupDriver::Cgroupfs,
             CgroupDriverFlag::Systemd => CgroupDriver::Systemd,
         },
+        // The simulated node models the engine's default (v2); a real one is detected.
+        cgroup_version: (!sim).then(detect_cgroup_version),
         host_dns,
         sync_frequency_seconds: i64::try_from(args.sync_frequency.as_secs()).unwrap_or(60),
         dry_run: args.dry_run,
@@ -498,5 +500,16 @@ mod tests {
         assert_eq!(gates.get("B"), Some(&false));
         assert!(parse_gates("A").is_err());
         assert!(parse_gates("A=yes").is_err());
+    }
+}
+
+/// The host's cgroup hierarchy, as the kubelet detects it (`libcontainer/cgroups.IsCgroup2UnifiedMode`
+/// checks the filesystem type of /sys/fs/cgroup): the unified hierarchy has
+/// `cgroup.controllers` at its root.
+fn detect_cgroup_version() -> CgroupVersion {
+    if Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
+        CgroupVersion::V2
+    } else {
+        CgroupVersion::V1
     }
 }

@@ -481,6 +481,7 @@ fn harness(planner: Planner, files: &[(&str, &str)]) -> Harness {
         pod_logs_dir: dirs.path().join("logs").display().to_string(),
         feature_gates: BTreeMap::from([("ReduceDefaultCrashLoopBackOffDecay".to_string(), true)]),
         cgroup_driver: CgroupDriver::Cgroupfs,
+        cgroup_version: None,
         host_dns: None,
         sync_frequency_seconds: 60,
         dry_run: false,
