@@ -479,6 +479,17 @@ fn sim_runtime(
     ))
 }
 
+/// The host's cgroup hierarchy, as the kubelet detects it (`libcontainer/cgroups.IsCgroup2UnifiedMode`
+/// checks the filesystem type of /sys/fs/cgroup): the unified hierarchy has
+/// `cgroup.controllers` at its root.
+fn detect_cgroup_version() -> CgroupVersion {
+    if Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
+        CgroupVersion::V2
+    } else {
+        CgroupVersion::V1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -500,16 +511,5 @@ mod tests {
         assert_eq!(gates.get("B"), Some(&false));
         assert!(parse_gates("A").is_err());
         assert!(parse_gates("A=yes").is_err());
-    }
-}
-
-/// The host's cgroup hierarchy, as the kubelet detects it (`libcontainer/cgroups.IsCgroup2UnifiedMode`
-/// checks the filesystem type of /sys/fs/cgroup): the unified hierarchy has
-/// `cgroup.controllers` at its root.
-fn detect_cgroup_version() -> CgroupVersion {
-    if Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
-        CgroupVersion::V2
-    } else {
-        CgroupVersion::V1
     }
 }
