@@ -580,7 +580,12 @@ pub fn next_request_with(
 /// [`next_request_with`] in place: `next` becomes the next sync's request (no copy of the
 /// pod, which a plan never changes). Returns how long the sync was blocked in hooks
 /// (milliseconds).
-fn carry_out(next: &mut PlanRequest, plan: &Plan, now: jiff::Timestamp, hooks: &HookControls) -> u64 {
+fn carry_out(
+    next: &mut PlanRequest,
+    plan: &Plan,
+    now: jiff::Timestamp,
+    hooks: &HookControls,
+) -> u64 {
     let outcome = apply_with(next, plan, now, hooks);
     let blocked = outcome.blocked_millis;
     next.hook_results = outcome.hook_results;

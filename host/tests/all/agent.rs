@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use podplan_core::config::node::CgroupDriver;
 use podplan_core::cri::{
-    ContainerConfig, PodSandboxConfig, UpdateContainerResourcesRequest,
+    ContainerConfig, ImageSpec, PodSandboxConfig, UpdateContainerResourcesRequest,
     UpdatePodSandboxResourcesRequest,
 };
+use podplan_core::plan::AuthConfig;
 use podplan_core::plan::StepOp;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
 use podplan_core::sim::cri as simcri;
@@ -22,7 +23,7 @@ use podplan_host::agent::grpc::GrpcRuntime;
 use podplan_host::agent::manifest::{
     AGENT_LABEL, CONFIG_HASH_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION,
 };
-use podplan_host::agent::runtime::ExecResult;
+use podplan_host::agent::runtime::{ExecResult, ImageInfo};
 use podplan_host::agent::status::{self, AgentStatus};
 use podplan_host::agent::sync::Round;
 use podplan_host::agent::{
@@ -193,6 +194,10 @@ struct Recorder {
     calls: Vec<String>,
     fail: BTreeMap<String, CriCode>,
     next: u32,
+    /// The node's images: name → id.
+    images: BTreeMap<String, String>,
+    /// Exit codes of `ExecSync` by command (joined with spaces).
+    exec_exit: BTreeMap<String, i32>,
 }
 
 impl Recorder {
@@ -224,6 +229,28 @@ impl Recorder {
 }
 
 impl CriRuntime for Recorder {
+    fn runtime_name(&mut self) -> Result<String, CriError> {
+        Ok("fake".into())
+    }
+    fn image_status(&mut self, image: &ImageSpec) -> Result<Option<ImageInfo>, CriError> {
+        self.call("ImageStatus", &image.image)?;
+        Ok(self.images.get(&image.image).map(|id| ImageInfo {
+            id: id.clone(),
+            size: 7,
+        }))
+    }
+    fn pull_image(
+        &mut self,
+        image: &ImageSpec,
+        auth: Option<&AuthConfig>,
+        _: &PodSandboxConfig,
+    ) -> Result<String, CriError> {
+        let who = auth.map_or("anonymous", |a| a.username.as_str());
+        self.call("PullImage", &format!("{} as {who}", image.image))?;
+        let id = format!("sha256:{}", image.image.len());
+        self.images.insert(image.image.clone(), id.clone());
+        Ok(id)
+    }
     fn relist(&mut self) -> Result<Vec<RuntimeStatus>, CriError> {
         Ok(vec![])
     }
@@ -279,9 +306,23 @@ impl CriRuntime for Recorder {
     ) -> Result<(), CriError> {
         self.call("UpdatePodSandboxResources", &r.pod_sandbox_id)
     }
-    fn exec_sync(&mut self, id: &str, _: &[String], _: Duration) -> Result<ExecResult, CriError> {
-        self.call("ExecSync", id)?;
-        Ok(ExecResult::default())
+    fn exec_sync(
+        &mut self,
+        id: &str,
+        cmd: &[String],
+        timeout: Duration,
+    ) -> Result<ExecResult, CriError> {
+        self.call("ExecSync", &format!("{id} {}s", timeout.as_secs()))?;
+        let exit_code = self.exec_exit.get(&cmd.join(" ")).copied().unwrap_or(0);
+        Ok(ExecResult {
+            exit_code,
+            stdout: b"out".to_vec(),
+            stderr: if exit_code == 0 {
+                vec![]
+            } else {
+                b"boom".to_vec()
+            },
+        })
     }
 }
 
