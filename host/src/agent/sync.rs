@@ -435,7 +435,10 @@ impl Agent {
                 .errors
                 .push(format!("{}: {}: {}", sp.full_name(), f.reason, f.message));
         }
-        memory.failed = !execution.ok();
+        // A plan with start errors (ErrImagePull, ImagePullBackOff, ...) is a failed sync
+        // as the kubelet counts them: it is retried on the next round (the engine's
+        // back-offs decide what the retry does).
+        memory.failed = !execution.ok() || !plan.errors.is_empty();
         memory.fingerprint = print;
         // The next sync: when a held-back start's back-off ends, else at --sync-frequency.
         let resync = now
@@ -470,7 +473,8 @@ impl Agent {
     }
 
     /// A pod whose manifest is gone: stop its containers (the pod's grace period when
-    /// the agent still knows the pod, else the kubelet's minimum), stop its sandboxes,
+    /// the agent still knows the pod, else the kubelet's minimum; a known container's
+    /// preStop hook first, `podplan_core::hooks::kill_container`), stop its sandboxes,
     /// then remove them all.
     fn remove_pod(&mut self, uid: &str, status: &RuntimeStatus, round: &mut Round) {
         let pod = self
@@ -492,9 +496,34 @@ impl Agent {
             .iter()
             .filter(|c| c.state == ContainerState::Running)
             .collect();
+        let pod_ip = status.ips.first().map(String::as_str);
         for c in super::executor::kill_order(&pod, running) {
             // An unknown pod (after a restart) gets the kubelet's minimum.
-            let grace = super::executor::container_grace(&pod, &c.name);
+            let mut grace = super::executor::container_grace(&pod, &c.name);
+            // `killContainer`: the container's preStop hook first, as the engine describes
+            // it; `StopContainer` gets what is left of the grace period.
+            let spec = pod.spec.as_ref().and_then(|s| {
+                s.containers
+                    .iter()
+                    .chain(s.init_containers.iter().flatten())
+                    .find(|x| x.name == c.name)
+            });
+            let (_, pre_stop) = podplan_core::hooks::kill_container(
+                &pod,
+                spec,
+                &c.id,
+                podplan_core::plan::KillReason::None,
+                None,
+                pod_ip,
+            );
+            if let Some(hook) = pre_stop {
+                let result = super::hooks::pre_stop(self.cri.as_mut(), &hook, &c.id);
+                if result.failed() {
+                    let message = super::hooks::failure_message(&hook, &pod, &result);
+                    tracing::warn!(pod = %name, container = %c.name, reason = "FailedPreStopHook", "PreStopHook failed: {message}");
+                }
+                grace = result.stop_grace_period_seconds.unwrap_or(grace);
+            }
             tracing::info!(pod = %name, container = %c.name, grace, "Killing: the manifest is gone");
             if let Err(e) = self.cri.stop_container(bare_id(&c.id), grace) {
                 if e.code != CriCode::NotFound {
