@@ -1213,14 +1213,16 @@ fn step_json(v: serde_json::Value) -> podplan_core::plan::Step {
 fn a_pull_tries_each_auth_entry_in_order_until_one_succeeds_and_reports_the_result() {
     let dir = tempfile::tempdir().unwrap();
     let req = request(two_apps(), dir.path());
-    let mut plan = podplan_core::Plan::default();
-    plan.steps = vec![step_json(serde_json::json!({
-        "op": "PullImage", "container": "a", "image": "busybox",
-        "imageSpec": {"image": "busybox:latest", "annotations": [], "runtimeHandler": ""},
-        "auth": [{"username": "u1", "password": "p1"}, {"username": "u2", "password": "p2"},
-                 {"username": "u3", "password": "p3"}],
-        "sandboxConfig": "plan.sandboxConfig", "backoffKey": "u1_busybox"
-    }))];
+    let mut plan = podplan_core::Plan {
+        steps: vec![step_json(serde_json::json!({
+            "op": "PullImage", "container": "a", "image": "busybox",
+            "imageSpec": {"image": "busybox:latest", "annotations": [], "runtimeHandler": ""},
+            "auth": [{"username": "u1", "password": "p1"}, {"username": "u2", "password": "p2"},
+                     {"username": "u3", "password": "p3"}],
+            "sandboxConfig": "plan.sandboxConfig", "backoffKey": "u1_busybox"
+        }))],
+        ..podplan_core::Plan::default()
+    };
     let mut cri = Recorder::failing("PullImage busybox:latest as u1", CriCode::Other);
     let exec = execute(&mut cri, &req, &mut plan);
     assert_eq!(
@@ -1336,14 +1338,16 @@ fn a_failed_post_start_hook_kills_the_container_with_its_pre_stop_and_is_reporte
 fn a_kill_runs_the_pre_stop_hook_first_and_stops_with_what_is_left_of_the_grace() {
     let dir = tempfile::tempdir().unwrap();
     let req = request(two_apps(), dir.path());
-    let mut plan = podplan_core::Plan::default();
-    plan.steps = vec![step_json(serde_json::json!({
-        "op": "KillContainer", "container": "a", "containerId": "fake://a1", "gracePeriodSeconds": 20,
-        "preStop": {"hook": "preStop", "container": "a", "containerId": "fake://a1",
-            "handler": {"type": "exec", "command": ["drain"]}, "timeoutSeconds": 20,
-            "onFailure": {"event": {"type": "Warning", "reason": "FailedPreStopHook",
-                "message": "PreStopHook failed"}, "stopContinues": true}}
-    }))];
+    let mut plan = podplan_core::Plan {
+        steps: vec![step_json(serde_json::json!({
+            "op": "KillContainer", "container": "a", "containerId": "fake://a1", "gracePeriodSeconds": 20,
+            "preStop": {"hook": "preStop", "container": "a", "containerId": "fake://a1",
+                "handler": {"type": "exec", "command": ["drain"]}, "timeoutSeconds": 20,
+                "onFailure": {"event": {"type": "Warning", "reason": "FailedPreStopHook",
+                    "message": "PreStopHook failed"}, "stopContinues": true}}
+        }))],
+        ..podplan_core::Plan::default()
+    };
     let mut cri = Recorder::default();
     cri.exec_exit.insert("drain".into(), 3);
     let exec = execute(&mut cri, &req, &mut plan);
