@@ -15,7 +15,15 @@
 //!   `UpdateContainerResources`: a failure is logged.
 //! - `CreateContainer` with the plan's `containerConfigs` entry, then `StartContainer`: a
 //!   failed classic init container ends the sync, any other failed start skips only that
-//!   container.
+//!   container. A started container's `postStart` hook runs next (`super::hooks`); when it
+//!   fails, the container is killed as the step says (its `preStop` first, with the step's
+//!   grace) and the start fails with `PostStartHookError`.
+//! - `KillContainer` and `KillPod` run the step's `preStop` hooks before each
+//!   `StopContainer`, which then gets what is left of the grace period.
+//! - `PullImage`: one `PullImage` per auth entry (`super::images::pull`); the result is
+//!   reported in the next request's `pullResults`, which plans the container's start.
+//!
+//! The hook and pull results are in the [`Execution`] (`hook_results`, `pull_results`).
 //!
 //! Failures carry the kubelet's sync-result reasons (`CreateContainerError`, ...) and
 //! event reasons (`Failed`, `FailedCreatePodSandBox`, ...). Nothing is retried here: the
@@ -25,7 +33,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use podplan_core::cri::StepRequest;
-use podplan_core::plan::{NodeFile, NodeFileKind, Plan, Step, StepOp};
+use podplan_core::hooks::{HookResult, HookStep};
+use podplan_core::plan::{NodeFile, NodeFileKind, Plan, PullResultRecord, Step, StepOp};
 use podplan_core::runtime::{ContainerState, SandboxStatus};
 use podplan_core::PlanRequest;
 use serde::Serialize;
@@ -86,6 +95,12 @@ pub struct Execution {
     pub new_sandbox: Option<String>,
     /// Containers created, name → bare id.
     pub created: BTreeMap<String, String>,
+    /// What the hooks run reported (the next request's `hookResults`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hook_results: Vec<HookResult>,
+    /// The results of the `PullImage` steps (the next request's `pullResults`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pull_results: Vec<PullResultRecord>,
 }
 
 impl Execution {
@@ -104,6 +119,7 @@ pub fn execute(cri: &mut dyn CriRuntime, request: &PlanRequest, plan: &mut Plan)
         request,
         exec: Execution::default(),
         failed_containers: BTreeSet::new(),
+        runtime_name: None,
     };
     // `makePodDataDirs`: the kubelet makes the pod's directory before anything else of
     // the sync; a failure ends the sync before any CRI call.
@@ -144,6 +160,7 @@ struct Run<'a> {
     request: &'a PlanRequest,
     exec: Execution,
     failed_containers: BTreeSet<String>,
+    runtime_name: Option<String>,
 }
 
 impl Run<'_> {
@@ -195,7 +212,11 @@ impl Run<'_> {
             StepOp::KillPod => self.kill_pod(index, step),
             StepOp::KillContainer => {
                 let id = step.container_id.as_deref().unwrap_or("");
-                let grace = step.grace_period_seconds.unwrap_or(0);
+                let grace = self.before_stop(
+                    id,
+                    step.pre_stop.as_ref(),
+                    step.grace_period_seconds.unwrap_or(0),
+                );
                 match self.cri.stop_container(bare_id(id), grace) {
                     Ok(()) => {
                         self.record(index, step, "done", String::new());
@@ -309,14 +330,22 @@ impl Run<'_> {
             }
             StepOp::CreateContainer => self.create(index, step, plan),
             StepOp::StartContainer => self.start(index, step),
-            // The agent does not report `images`, so its plans have no pulls yet.
             StepOp::PullImage => {
-                self.record(
-                    index,
-                    step,
-                    "skipped",
-                    "image pulls are not carried out".into(),
-                );
+                let sandbox_config = plan.sandbox_config.clone().unwrap_or_default();
+                let now = self.request.now.unwrap_or_else(jiff::Timestamp::now);
+                let record = super::images::pull(self.cri, step, &sandbox_config, now);
+                match (&record.result.image_ref, &record.result.error) {
+                    (Some(image_ref), _) => {
+                        tracing::info!(image = %record.image, %image_ref, "pulled");
+                        self.record(index, step, "done", image_ref.clone());
+                    }
+                    (None, error) => {
+                        let error = error.clone().unwrap_or_default();
+                        tracing::warn!(image = %record.image, "PullImage failed: {error}");
+                        self.record(index, step, "failed", error);
+                    }
+                }
+                self.exec.pull_results.push(record);
                 Flow::Next
             }
         }
@@ -334,7 +363,11 @@ impl Run<'_> {
         let pod = defaulted_pod(self.request);
         let mut errors = Vec::new();
         for c in kill_order(&pod, running) {
-            let grace = container_grace(&pod, &c.name);
+            let pre_stop = step
+                .pre_stops
+                .iter()
+                .find(|h| h.container_id.as_deref() == Some(c.id.as_str()));
+            let grace = self.before_stop(&c.id, pre_stop, container_grace(&pod, &c.name));
             if let Err(e) = self.cri.stop_container(bare_id(&c.id), grace) {
                 if e.code != CriCode::NotFound {
                     errors.push((
@@ -499,8 +532,11 @@ impl Run<'_> {
         };
         match self.cri.start_container(&id) {
             Ok(()) => {
-                self.record(index, step, "done", id);
-                Flow::Next
+                self.record(index, step, "done", id.clone());
+                match step.post_start.as_ref() {
+                    Some(hook) => self.post_start(index, step, hook, &id, &name),
+                    None => Flow::Next,
+                }
             }
             Err(e) => {
                 self.failed_containers.insert(name.clone());
@@ -514,6 +550,84 @@ impl Run<'_> {
                 self.after_failed_start(step, &name)
             }
         }
+    }
+
+    /// The `<runtime>://id` of a container the agent created (as the runtime status and
+    /// `hookResults` name it).
+    fn full_id(&mut self, bare: &str) -> String {
+        if self.runtime_name.is_none() {
+            let name = self.cri.runtime_name().unwrap_or_else(|e| {
+                tracing::warn!("cannot tell the runtime's name: {e}");
+                String::new()
+            });
+            self.runtime_name = Some(name);
+        }
+        match self.runtime_name.as_deref() {
+            Some(name) if !name.is_empty() => format!("{name}://{bare}"),
+            _ => bare.to_string(),
+        }
+    }
+
+    /// The preStop hook of a kill (if the step has one) before `StopContainer` of `id`:
+    /// the grace period `StopContainer` gets (`default` without a hook).
+    fn before_stop(&mut self, id: &str, pre_stop: Option<&HookStep>, default: i64) -> i64 {
+        let Some(hook) = pre_stop else {
+            return default;
+        };
+        let result = super::hooks::pre_stop(self.cri, hook, id);
+        if result.failed() {
+            let message = super::hooks::failure_message(hook, &self.request.pod, &result);
+            tracing::warn!(
+                container = %hook.container,
+                reason = %hook.on_failure.event.reason,
+                "{}: {message}",
+                hook.on_failure.event.message
+            );
+        }
+        let grace = result.stop_grace_period_seconds.unwrap_or(default);
+        self.exec.hook_results.push(result);
+        grace
+    }
+
+    /// `startContainer` step 4: the postStart hook of a started container. A failure
+    /// kills the container as the step says (its preStop first, with the step's grace)
+    /// and fails the start with `PostStartHookError`.
+    fn post_start(
+        &mut self,
+        index: usize,
+        step: &Step,
+        hook: &HookStep,
+        bare: &str,
+        name: &str,
+    ) -> Flow {
+        let id = self.full_id(bare);
+        let Some(result) = super::hooks::post_start(self.cri, hook, &id) else {
+            return Flow::Next;
+        };
+        let message = super::hooks::failure_message(hook, &self.request.pod, &result);
+        self.exec.hook_results.push(result);
+        let grace = self.before_stop(
+            &id,
+            step.pre_stop.as_ref(),
+            step.grace_period_seconds.unwrap_or(0),
+        );
+        if let Err(e) = self.cri.stop_container(bare, grace) {
+            if e.code != CriCode::NotFound {
+                tracing::warn!(
+                    container = name,
+                    "killing the container after its failed postStart hook: {e}"
+                );
+            }
+        }
+        self.failed_containers.insert(name.to_string());
+        let reason = hook
+            .on_failure
+            .start_error
+            .clone()
+            .unwrap_or_else(|| podplan_core::hooks::ERR_POST_START_HOOK.to_string());
+        let event = hook.on_failure.event.reason.clone();
+        self.fail(index, step, &reason, &event, message);
+        self.after_failed_start(step, name)
     }
 
     fn after_failed_start(&self, _step: &Step, name: &str) -> Flow {

@@ -12,20 +12,26 @@ use std::time::Duration;
 
 use podplan_core::config::labels::{POD_NAMESPACE_LABEL, POD_NAME_LABEL, POD_UID_LABEL};
 use podplan_core::cri::{
-    ContainerConfig, PodSandboxConfig, UpdateContainerResourcesRequest,
+    ContainerConfig, ImageSpec, PodSandboxConfig, UpdateContainerResourcesRequest,
     UpdatePodSandboxResourcesRequest,
 };
+use podplan_core::plan::AuthConfig;
 use podplan_core::runtime::{RuntimeStatus, SandboxStatus};
-use podplan_cri::client::RuntimeClient;
+use podplan_cri::client::{ImageClient, RuntimeClient};
 use podplan_cri::status::{ListedContainer, PodRef};
 use podplan_cri::{pb, requests};
 
-use super::runtime::{CriCode, CriError, CriRuntime, ExecResult};
+use super::runtime::{CriCode, CriError, CriRuntime, ExecResult, ImageInfo};
+
+/// How much longer than `--runtime-request-timeout` a `PullImage` may take (the kubelet
+/// gives pulls no deadline; a hung runtime must not hold the agent forever).
+const PULL_TIMEOUT_FACTOR: u32 = 10;
 
 /// CRI calls over a tonic channel.
 pub struct GrpcRuntime {
     rt: tokio::runtime::Runtime,
     client: RuntimeClient,
+    images: ImageClient,
     timeout: Duration,
     runtime_name: Option<String>,
 }
@@ -58,6 +64,18 @@ fn error(call: &'static str, status: &tonic::Status) -> CriError {
     CriError::new(call, code(status), message)
 }
 
+/// A failed `ImageService` call, its message worded as the kubelet's gRPC client words
+/// it (`rpc error: code = NotFound desc = …`): what `pullResults[].error` and
+/// `images.inspectErrors` carry.
+fn image_error(call: &'static str, status: &tonic::Status) -> CriError {
+    let message = format!(
+        "rpc error: code = {:?} desc = {}",
+        status.code(),
+        status.message()
+    );
+    CriError::new(call, code(status), message)
+}
+
 fn timed<T>(timeout: Duration, message: T) -> tonic::Request<T> {
     let mut request = tonic::Request::new(message);
     request.set_timeout(timeout);
@@ -82,7 +100,8 @@ impl GrpcRuntime {
         };
         Ok(Self::with_client(
             rt,
-            podplan_cri::client::runtime_client(channel),
+            podplan_cri::client::runtime_client(channel.clone()),
+            podplan_cri::client::image_client(channel),
             timeout,
         ))
     }
@@ -107,7 +126,8 @@ impl GrpcRuntime {
         };
         Ok(Self::with_client(
             rt,
-            podplan_cri::client::runtime_client(channel),
+            podplan_cri::client::runtime_client(channel.clone()),
+            podplan_cri::client::image_client(channel),
             timeout,
         ))
     }
@@ -117,11 +137,13 @@ impl GrpcRuntime {
     pub fn with_client(
         rt: tokio::runtime::Runtime,
         client: RuntimeClient,
+        images: ImageClient,
         timeout: Duration,
     ) -> Self {
         Self {
             rt,
             client,
+            images,
             timeout,
             runtime_name: None,
         }
@@ -132,7 +154,9 @@ impl GrpcRuntime {
         request.set_timeout(self.timeout);
         request
     }
+}
 
+impl CriRuntime for GrpcRuntime {
     fn runtime_name(&mut self) -> Result<String, CriError> {
         if let Some(name) = &self.runtime_name {
             return Ok(name.clone());
@@ -147,9 +171,44 @@ impl GrpcRuntime {
         self.runtime_name = Some(answer.runtime_name.clone());
         Ok(answer.runtime_name)
     }
-}
 
-impl CriRuntime for GrpcRuntime {
+    fn image_status(&mut self, image: &ImageSpec) -> Result<Option<ImageInfo>, CriError> {
+        let request = self.request(pb::ImageStatusRequest {
+            image: Some(image.into()),
+            verbose: false,
+        });
+        let mut client = self.images.clone();
+        let answer = self
+            .rt
+            .block_on(client.image_status(request))
+            .map_err(|s| image_error("ImageStatus", &s))?
+            .into_inner();
+        Ok(answer.image.map(|i| ImageInfo {
+            id: i.id,
+            size: i.size,
+        }))
+    }
+
+    fn pull_image(
+        &mut self,
+        image: &ImageSpec,
+        auth: Option<&AuthConfig>,
+        sandbox_config: &PodSandboxConfig,
+    ) -> Result<String, CriError> {
+        let mut message = podplan_cri::requests::pull_image(image, sandbox_config);
+        message.auth = auth.map(|a| pb::AuthConfig {
+            username: a.username.clone(),
+            password: a.password.clone(),
+            ..pb::AuthConfig::default()
+        });
+        let mut request = tonic::Request::new(message);
+        request.set_timeout(self.timeout * PULL_TIMEOUT_FACTOR);
+        let mut client = self.images.clone();
+        self.rt
+            .block_on(client.pull_image(request))
+            .map(|a| a.into_inner().image_ref)
+            .map_err(|s| image_error("PullImage", &s))
+    }
     fn relist(&mut self) -> Result<Vec<RuntimeStatus>, CriError> {
         let runtime_name = self.runtime_name()?;
         let mut client = self.client.clone();

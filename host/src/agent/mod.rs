@@ -5,12 +5,16 @@
 //! - [`manifest`]: the kubelet's file source (defaults, conflicts, bad manifests).
 //! - [`runtime`]: the CRI calls as a trait ([`runtime::CriRuntime`]).
 //! - [`executor`]: carrying out a plan's steps in `SyncPod`'s order.
+//! - [`images`]: the node's images in each request, and `PullImage` steps.
+//! - [`hooks`]: postStart and preStop hooks as the plan's hook steps describe them.
 //! - [`prober`]: startup, liveness and readiness probes.
 //! - [`sync`]: the relist and sync loop ([`sync::Agent`]).
 //! - [`status`]: the `status.json` file.
 
 pub mod executor;
 pub mod grpc;
+pub mod hooks;
+pub mod images;
 pub mod manifest;
 pub mod prober;
 pub mod runtime;

@@ -9,9 +9,10 @@
 use std::time::Duration;
 
 use podplan_core::cri::{
-    ContainerConfig, PodSandboxConfig, UpdateContainerResourcesRequest,
+    ContainerConfig, ImageSpec, PodSandboxConfig, UpdateContainerResourcesRequest,
     UpdatePodSandboxResourcesRequest,
 };
+use podplan_core::plan::AuthConfig;
 use podplan_core::runtime::{RuntimeStatus, SandboxStatus};
 
 /// The gRPC status class of a failed call, as far as the agent tells them apart.
@@ -64,8 +65,48 @@ pub struct ExecResult {
     pub stderr: Vec<u8>,
 }
 
-/// The CRI calls of the agent (RuntimeService; images are pulled by no step yet).
+/// What `ImageStatus` says about an image the node has.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImageInfo {
+    /// The image's id (`sha256:…`): the imageRef the kubelet's `GetImageRef` returns.
+    pub id: String,
+    /// Its size in bytes (`GetImageSize`).
+    pub size: u64,
+}
+
+/// The CRI calls of the agent (`RuntimeService`, and `ImageService`'s `ImageStatus` and
+/// `PullImage`).
 pub trait CriRuntime: Send {
+    /// The runtime's name (`Version`): the `<runtime>://` prefix of the container ids
+    /// the kubelet writes (and `hookResults` carries).
+    ///
+    /// # Errors
+    ///
+    /// The runtime failed or cannot be reached.
+    fn runtime_name(&mut self) -> Result<String, CriError>;
+
+    /// `ImageStatus` of an image spec: `None` when the node does not have the image.
+    ///
+    /// # Errors
+    ///
+    /// The runtime's answer (the kubelet's `ImageInspectError`); its `message` is the
+    /// error as the kubelet words a gRPC error (`rpc error: code = … desc = …`).
+    fn image_status(&mut self, image: &ImageSpec) -> Result<Option<ImageInfo>, CriError>;
+
+    /// `PullImage` with one auth entry (`None`: anonymous) and the pod's sandbox config:
+    /// the imageRef the runtime answers.
+    ///
+    /// # Errors
+    ///
+    /// The runtime's answer; its `message` is the error as the kubelet words a gRPC
+    /// error (`rpc error: code = … desc = …`), what `pullResults[].error` carries.
+    fn pull_image(
+        &mut self,
+        image: &ImageSpec,
+        auth: Option<&AuthConfig>,
+        sandbox_config: &PodSandboxConfig,
+    ) -> Result<String, CriError>;
+
     /// Every sandbox and container the runtime has, as one [`RuntimeStatus`] per pod UID
     /// (`ListPodSandbox`, `ListContainers` and their statuses), sandboxes and containers
     /// newest first, sandbox labels kept.

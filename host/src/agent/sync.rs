@@ -4,9 +4,12 @@
 //!
 //! A sync builds a [`PlanRequest`] (the pod, its runtime status, probe results, feature
 //! gates, the node context with the directories, cgroup driver and host DNS, `now`, the
-//! back-off records, previous status and reason cache of the last plan), asks the
-//! [`Planner`] and carries the plan out ([`execute`]). A module failure (`HostError`)
-//! skips that pod's sync. Pods whose manifest is gone are killed, then removed. Container
+//! back-off records, previous status and reason cache of the last plan, the node's images
+//! of the pod as `ImageStatus` reports them, the image-pull back-off of the last plan, and
+//! the pull and hook results of the last execution, once), asks the [`Planner`] and
+//! carries the plan out ([`execute`]). A plan that pulled images is followed at once by
+//! another sync of that pod (the kubelet pulls and starts in one sync; podplan re-plans
+//! after the pull). A module failure (`HostError`) skips that pod's sync. Pods whose manifest is gone are killed, then removed. Container
 //! GC keeps the newest exited instance of each container. Sandboxes without the agent's
 //! label are warned about once and left alone.
 
@@ -16,7 +19,9 @@ use k8s_openapi::api::core::v1::Pod;
 use podplan_core::config::node::{
     CgroupDriver, CgroupVersion, HostDns, KubeletSettings, NodeContext,
 };
-use podplan_core::plan::{BackoffRecord, ReasonCache, ReasonCacheEntry};
+use podplan_core::plan::{
+    BackoffRecord, HookResult, ImageBackoffRecord, PullResultRecord, ReasonCache, ReasonCacheEntry,
+};
 use podplan_core::request::ProbeResults;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxState};
 use podplan_core::{Plan, PlanRequest};
@@ -58,6 +63,9 @@ pub struct AgentConfig {
 struct PodMemory {
     pod: Option<Pod>,
     backoff: Vec<BackoffRecord>,
+    image_backoff: Vec<ImageBackoffRecord>,
+    pull_results: Vec<PullResultRecord>,
+    hook_results: Vec<HookResult>,
     previous_status: Option<k8s_openapi::api::core::v1::PodStatus>,
     reason_cache: ReasonCache,
     fingerprint: u64,
@@ -246,9 +254,7 @@ impl Agent {
         self.prober.retain(&live_ids);
         for sp in &manifests.pods {
             let status = ours.get(sp.uid()).cloned();
-            if let Some(plan) = self.sync_pod(sp, status, now, force, &mut round) {
-                round.synced.push((sp.clone(), plan));
-            }
+            self.sync_pod(sp, status, now, force, &mut round);
         }
         if !self.config.dry_run {
             let gone: Vec<String> = ours
@@ -272,6 +278,9 @@ impl Agent {
         Ok(round)
     }
 
+    /// Syncs one pod if it is due; a sync that pulled images is followed at once by
+    /// another (relisting the pod first), as the kubelet's sync goes on after a pull: the
+    /// plans go into `round.synced`.
     fn sync_pod(
         &mut self,
         sp: &StaticPod,
@@ -279,7 +288,40 @@ impl Agent {
         now: jiff::Timestamp,
         force: bool,
         round: &mut Round,
-    ) -> Option<Plan> {
+    ) {
+        let mut status = status;
+        let mut force = force;
+        // Each re-plan completes at least one pull: at most one per image, plus one.
+        for _ in 0..=super::images::pod_images(&sp.pod).len() {
+            let Some((plan, pulled)) = self.sync_pod_once(sp, status, now, force, round) else {
+                return;
+            };
+            round.synced.push((sp.clone(), plan));
+            if !pulled {
+                return;
+            }
+            status = match self.cri.relist() {
+                Ok(listed) => listed.into_iter().find(|s| s.id == sp.uid()),
+                Err(e) => {
+                    round
+                        .errors
+                        .push(super::executor::unreachable("the runtime", &e));
+                    return;
+                }
+            };
+            force = true;
+        }
+    }
+
+    /// One sync of a pod (when due): the plan, and whether it pulled images.
+    fn sync_pod_once(
+        &mut self,
+        sp: &StaticPod,
+        status: Option<RuntimeStatus>,
+        now: jiff::Timestamp,
+        force: bool,
+        round: &mut Round,
+    ) -> Option<(Plan, bool)> {
         let uid = sp.uid().to_string();
         let probes: BTreeMap<String, ProbeResults> = match &status {
             Some(s) if !self.config.dry_run => {
@@ -298,6 +340,7 @@ impl Agent {
         }
         memory.pod = Some(sp.pod.clone());
         let node = self.node_context();
+        let images = super::images::report(self.cri.as_mut(), &sp.pod);
         let memory = self.pods.entry(uid.clone()).or_default();
         let request = PlanRequest {
             pod: sp.pod.clone(),
@@ -310,6 +353,12 @@ impl Agent {
             backoff: memory.backoff.clone(),
             previous_status: memory.previous_status.clone(),
             reason_cache: memory.reason_cache.clone(),
+            images: Some(images),
+            image_backoff: memory.image_backoff.clone(),
+            // The last execution's results, handed in once (replaced by this execution's
+            // once the plan is made; kept when there is no plan).
+            pull_results: memory.pull_results.clone(),
+            hook_results: memory.hook_results.clone(),
             ..PlanRequest::default()
         };
         let mut report = PodReport {
@@ -373,6 +422,10 @@ impl Agent {
         };
         let memory = self.pods.entry(uid).or_default();
         memory.backoff.clone_from(&plan.backoff);
+        memory.image_backoff.clone_from(&plan.image_backoff);
+        let pulled = !execution.pull_results.is_empty();
+        memory.pull_results.clone_from(&execution.pull_results);
+        memory.hook_results.clone_from(&execution.hook_results);
         memory.previous_status.clone_from(&plan.status);
         memory.reason_cache.clone_from(&plan.reason_cache);
         for f in &execution.failures {
@@ -394,7 +447,10 @@ impl Agent {
                 .errors
                 .push(format!("{}: {}: {}", sp.full_name(), f.reason, f.message));
         }
-        memory.failed = !execution.ok();
+        // A plan with start errors (ErrImagePull, ImagePullBackOff, ...) is a failed sync
+        // as the kubelet counts them: it is retried on the next round (the engine's
+        // back-offs decide what the retry does).
+        memory.failed = !execution.ok() || !plan.errors.is_empty();
         memory.fingerprint = print;
         // The next sync: when a held-back start's back-off ends, else at --sync-frequency.
         let resync = now
@@ -425,11 +481,12 @@ impl Agent {
             }
             _ => memory.report = Some(report),
         }
-        Some(planned)
+        Some((planned, pulled))
     }
 
     /// A pod whose manifest is gone: stop its containers (the pod's grace period when
-    /// the agent still knows the pod, else the kubelet's minimum), stop its sandboxes,
+    /// the agent still knows the pod, else the kubelet's minimum; a known container's
+    /// preStop hook first, `podplan_core::hooks::kill_container`), stop its sandboxes,
     /// then remove them all.
     fn remove_pod(&mut self, uid: &str, status: &RuntimeStatus, round: &mut Round) {
         let pod = self
@@ -451,9 +508,34 @@ impl Agent {
             .iter()
             .filter(|c| c.state == ContainerState::Running)
             .collect();
+        let pod_ip = status.ips.first().map(String::as_str);
         for c in super::executor::kill_order(&pod, running) {
             // An unknown pod (after a restart) gets the kubelet's minimum.
-            let grace = super::executor::container_grace(&pod, &c.name);
+            let mut grace = super::executor::container_grace(&pod, &c.name);
+            // `killContainer`: the container's preStop hook first, as the engine describes
+            // it; `StopContainer` gets what is left of the grace period.
+            let spec = pod.spec.as_ref().and_then(|s| {
+                s.containers
+                    .iter()
+                    .chain(s.init_containers.iter().flatten())
+                    .find(|x| x.name == c.name)
+            });
+            let (_, pre_stop) = podplan_core::hooks::kill_container(
+                &pod,
+                spec,
+                &c.id,
+                podplan_core::plan::KillReason::None,
+                None,
+                pod_ip,
+            );
+            if let Some(hook) = pre_stop {
+                let result = super::hooks::pre_stop(self.cri.as_mut(), &hook, &c.id);
+                if result.failed() {
+                    let message = super::hooks::failure_message(&hook, &pod, &result);
+                    tracing::warn!(pod = %name, container = %c.name, reason = "FailedPreStopHook", "PreStopHook failed: {message}");
+                }
+                grace = result.stop_grace_period_seconds.unwrap_or(grace);
+            }
             tracing::info!(pod = %name, container = %c.name, grace, "Killing: the manifest is gone");
             if let Err(e) = self.cri.stop_container(bare_id(&c.id), grace) {
                 if e.code != CriCode::NotFound {

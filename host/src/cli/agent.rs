@@ -434,8 +434,9 @@ fn dir_stamp(dir: &Path) -> Vec<(std::ffi::OsString, u64, Option<std::time::Syst
 }
 
 /// The simulated runtime (`podplan runtime-sim`'s) in this process (`sim`), on the wall
-/// clock, reached over an in-memory gRPC channel. No step pulls images yet,
-/// so the node starts with the images of the manifests present (announced).
+/// clock, reached over an in-memory gRPC channel. The node starts with the images of the
+/// manifests present (announced), so that the pods start at once; an image added to a
+/// manifest later is pulled (the simulated registry has every image).
 fn sim_runtime(
     manifests: &podplan_host::agent::ManifestSet,
     timeout: Duration,

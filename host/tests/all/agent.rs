@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use podplan_core::config::node::CgroupDriver;
 use podplan_core::cri::{
-    ContainerConfig, PodSandboxConfig, UpdateContainerResourcesRequest,
+    ContainerConfig, ImageSpec, PodSandboxConfig, UpdateContainerResourcesRequest,
     UpdatePodSandboxResourcesRequest,
 };
+use podplan_core::plan::AuthConfig;
 use podplan_core::plan::StepOp;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
 use podplan_core::sim::cri as simcri;
@@ -22,7 +23,7 @@ use podplan_host::agent::grpc::GrpcRuntime;
 use podplan_host::agent::manifest::{
     AGENT_LABEL, CONFIG_HASH_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION,
 };
-use podplan_host::agent::runtime::ExecResult;
+use podplan_host::agent::runtime::{ExecResult, ImageInfo};
 use podplan_host::agent::status::{self, AgentStatus};
 use podplan_host::agent::sync::Round;
 use podplan_host::agent::{
@@ -193,6 +194,10 @@ struct Recorder {
     calls: Vec<String>,
     fail: BTreeMap<String, CriCode>,
     next: u32,
+    /// The node's images: name → id.
+    images: BTreeMap<String, String>,
+    /// Exit codes of `ExecSync` by command (joined with spaces).
+    exec_exit: BTreeMap<String, i32>,
 }
 
 impl Recorder {
@@ -224,6 +229,29 @@ impl Recorder {
 }
 
 impl CriRuntime for Recorder {
+    fn runtime_name(&mut self) -> Result<String, CriError> {
+        Ok("fake".into())
+    }
+    fn image_status(&mut self, image: &ImageSpec) -> Result<Option<ImageInfo>, CriError> {
+        self.call("ImageStatus", &image.image)?;
+        let by_id = self.images.values().find(|id| **id == image.image);
+        Ok(self.images.get(&image.image).or(by_id).map(|id| ImageInfo {
+            id: id.clone(),
+            size: 7,
+        }))
+    }
+    fn pull_image(
+        &mut self,
+        image: &ImageSpec,
+        auth: Option<&AuthConfig>,
+        _: &PodSandboxConfig,
+    ) -> Result<String, CriError> {
+        let who = auth.map_or("anonymous", |a| a.username.as_str());
+        self.call("PullImage", &format!("{} as {who}", image.image))?;
+        let id = format!("sha256:{}", image.image.len());
+        self.images.insert(image.image.clone(), id.clone());
+        Ok(id)
+    }
     fn relist(&mut self) -> Result<Vec<RuntimeStatus>, CriError> {
         Ok(vec![])
     }
@@ -279,9 +307,23 @@ impl CriRuntime for Recorder {
     ) -> Result<(), CriError> {
         self.call("UpdatePodSandboxResources", &r.pod_sandbox_id)
     }
-    fn exec_sync(&mut self, id: &str, _: &[String], _: Duration) -> Result<ExecResult, CriError> {
-        self.call("ExecSync", id)?;
-        Ok(ExecResult::default())
+    fn exec_sync(
+        &mut self,
+        id: &str,
+        cmd: &[String],
+        timeout: Duration,
+    ) -> Result<ExecResult, CriError> {
+        self.call("ExecSync", &format!("{id} {}s", timeout.as_secs()))?;
+        let exit_code = self.exec_exit.get(&cmd.join(" ")).copied().unwrap_or(0);
+        Ok(ExecResult {
+            exit_code,
+            stdout: b"out".to_vec(),
+            stderr: if exit_code == 0 {
+                vec![]
+            } else {
+                b"boom".to_vec()
+            },
+        })
     }
 }
 
@@ -1160,4 +1202,392 @@ fn a_pod_directory_that_cannot_be_made_ends_the_sync_before_any_call() {
         .message
         .starts_with("error making pod data directories: "));
     assert!(exec.aborted.is_some());
+}
+
+// ---------------------------------------------------------------- image pulls and hooks
+
+fn step_json(v: serde_json::Value) -> podplan_core::plan::Step {
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn a_pull_tries_each_auth_entry_in_order_until_one_succeeds_and_reports_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = request(two_apps(), dir.path());
+    let mut plan = podplan_core::Plan {
+        steps: vec![step_json(serde_json::json!({
+            "op": "PullImage", "container": "a", "image": "busybox",
+            "imageSpec": {"image": "busybox:latest", "annotations": [], "runtimeHandler": ""},
+            "auth": [{"username": "u1", "password": "p1"}, {"username": "u2", "password": "p2"},
+                     {"username": "u3", "password": "p3"}],
+            "sandboxConfig": "plan.sandboxConfig", "backoffKey": "u1_busybox"
+        }))],
+        ..podplan_core::Plan::default()
+    };
+    let mut cri = Recorder::failing("PullImage busybox:latest as u1", CriCode::Other);
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert_eq!(
+        cri.calls,
+        [
+            "PullImage busybox:latest as u1",
+            "PullImage busybox:latest as u2",
+            "ImageStatus sha256:14",
+        ]
+    );
+    let [r] = exec.pull_results.as_slice() else {
+        panic!("{:?}", exec.pull_results)
+    };
+    assert_eq!(r.image, "busybox");
+    assert_eq!(r.backoff_key.as_deref(), Some("u1_busybox"));
+    assert_eq!(r.at, t0());
+    assert_eq!(r.result.image_ref.as_deref(), Some("sha256:14"));
+    assert_eq!(r.result.image_size, 7);
+    assert!(r.result.error.is_none());
+
+    // Every entry fails: the errors as the kubelet aggregates them; none: one anonymous pull.
+    let mut cri = Recorder::failing("PullImage", CriCode::NotFound);
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert_eq!(cri.calls.len(), 3);
+    assert_eq!(
+        exec.pull_results[0].result.error.as_deref(),
+        Some("injected")
+    );
+    assert!(exec.pull_results[0].result.image_ref.is_none());
+    plan.steps[0].auth.clear();
+    let mut cri = Recorder::default();
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert_eq!(cri.calls[0], "PullImage busybox:latest as anonymous");
+    assert!(exec.ok());
+}
+
+#[test]
+fn a_failed_post_start_hook_kills_the_container_with_its_pre_stop_and_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = serde_json::json!({"metadata": {"name": "p", "namespace": "default", "uid": "u1"},
+        "spec": {"terminationGracePeriodSeconds": 30, "containers": [{"name": "a", "image": "busybox",
+            "lifecycle": {"postStart": {"exec": {"command": ["sh", "-c", "exit 1"]}},
+                          "preStop": {"exec": {"command": ["pre"]}}}}]}});
+    let req = request(pod, dir.path());
+    let mut plan = podplan_core::plan(&req).unwrap();
+    let mut cri = Recorder::default();
+    cri.exec_exit.insert("sh -c exit 1".into(), 1);
+    let exec = execute(&mut cri, &req, &mut plan);
+    let tail: Vec<&str> = cri
+        .calls
+        .iter()
+        .rev()
+        .take(4)
+        .rev()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "StartContainer a-2",
+            "ExecSync a-2 0s",
+            "ExecSync a-2 30s",
+            "StopContainer a-2 30"
+        ]
+    );
+    let [post, pre] = exec.hook_results.as_slice() else {
+        panic!("{:?}", exec.hook_results)
+    };
+    assert_eq!(post.container_id, "fake://a-2");
+    assert_eq!(post.hook, podplan_core::plan::HookKind::PostStart);
+    assert_eq!(
+        post.error.as_deref(),
+        Some("command 'sh -c exit 1' exited with 1: boom")
+    );
+    assert_eq!(post.message.as_deref(), Some("outboom"));
+    assert_eq!(pre.hook, podplan_core::plan::HookKind::PreStop);
+    assert!(!pre.failed());
+    assert_eq!(pre.stop_grace_period_seconds, Some(30));
+    assert_eq!(exec.failures.len(), 1);
+    assert_eq!(exec.failures[0].reason, "PostStartHookError");
+    assert_eq!(exec.failures[0].event, "FailedPostStartHook");
+    assert!(
+        exec.failures[0]
+            .message
+            .starts_with("Exec lifecycle hook ([sh -c exit 1]) for Container \"a\""),
+        "{}",
+        exec.failures[0].message
+    );
+
+    // The next plan reads the result: the container waits with PostStartHookError.
+    let mut next = req.clone();
+    next.hook_results = exec.hook_results.clone();
+    next.runtime_status = Some(
+        serde_json::from_value(serde_json::json!({"id": "u1", "name": "p", "namespace": "default",
+            "ips": ["10.1.2.3"],
+            "sandboxStatuses": [{"id": "sb1", "state": "SANDBOX_READY", "network": {"ip": "10.1.2.3"}}],
+            "containerStatuses": [{"id": "fake://a-2", "name": "a", "state": "exited", "exitCode": 137,
+                "podSandboxId": "sb1", "startedAt": t0(), "finishedAt": t0()}]}))
+        .unwrap(),
+    );
+    let replan = podplan_core::plan(&next).unwrap();
+    assert!(
+        replan
+            .events
+            .iter()
+            .any(|e| e.reason == "FailedPostStartHook"),
+        "{:?}",
+        replan.events
+    );
+}
+
+#[test]
+fn a_kill_runs_the_pre_stop_hook_first_and_stops_with_what_is_left_of_the_grace() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = request(two_apps(), dir.path());
+    let mut plan = podplan_core::Plan {
+        steps: vec![step_json(serde_json::json!({
+            "op": "KillContainer", "container": "a", "containerId": "fake://a1", "gracePeriodSeconds": 20,
+            "preStop": {"hook": "preStop", "container": "a", "containerId": "fake://a1",
+                "handler": {"type": "exec", "command": ["drain"]}, "timeoutSeconds": 20,
+                "onFailure": {"event": {"type": "Warning", "reason": "FailedPreStopHook",
+                    "message": "PreStopHook failed"}, "stopContinues": true}}
+        }))],
+        ..podplan_core::Plan::default()
+    };
+    let mut cri = Recorder::default();
+    cri.exec_exit.insert("drain".into(), 3);
+    let exec = execute(&mut cri, &req, &mut plan);
+    assert_eq!(cri.calls, ["ExecSync a1 20s", "StopContainer a1 20"]);
+    assert_eq!(
+        exec.hook_results[0].error.as_deref(),
+        Some("command 'drain' exited with 3: boom")
+    );
+    // A failed preStop: the stop goes on; the sync does not fail.
+    assert!(exec.ok());
+}
+
+fn harness_with(planner: Planner, files: &[(&str, &str)], images: ImagesScript) -> Harness {
+    let mut h = harness(planner, files);
+    let scenario = Scenario {
+        images,
+        ..Scenario::default()
+    };
+    h.sim = SimRuntime::new(
+        SimOptions {
+            scenario,
+            ..SimOptions::default()
+        },
+        h.clock.clone(),
+    );
+    let config = h.agent.config().clone();
+    let cri = GrpcRuntime::in_process(&h.sim, Duration::from_secs(5)).unwrap();
+    h.agent = Agent::new(config, Planner::Native, Box::new(cri));
+    h
+}
+
+const PULLED: &str = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: pulled}
+spec:
+  containers:
+    - name: app
+      image: alpine:3.20
+"#;
+
+#[test]
+fn e2e_a_missing_image_is_pulled_then_the_container_started() {
+    let mut h = harness_with(
+        Planner::Native,
+        &[("p.yaml", PULLED)],
+        ImagesScript::default(),
+    );
+    let rounds = h.rounds(3, Duration::from_secs(1));
+    let plans: Vec<&podplan_core::Plan> = rounds[0].1.synced.iter().map(|(_, p)| p).collect();
+    assert!(plans.len() >= 2, "{plans:?}");
+    let ops = |p: &podplan_core::Plan| p.steps.iter().map(|s| s.op).collect::<Vec<_>>();
+    assert!(
+        ops(plans[0]).contains(&StepOp::PullImage),
+        "{:?}",
+        ops(plans[0])
+    );
+    assert!(!ops(plans[0]).contains(&StepOp::CreateContainer));
+    // The re-plan at once, with the pull's result: create and start with the imageRef.
+    assert!(
+        ops(plans[1]).contains(&StepOp::CreateContainer),
+        "{:?}",
+        ops(plans[1])
+    );
+    assert!(
+        plans[1].events.iter().any(|e| e.reason == "Pulled"),
+        "{:?}",
+        plans[1].events
+    );
+    let config = &plans[1].container_configs[0].config;
+    let image = config.image.as_ref().unwrap();
+    assert!(image.image.starts_with("sha256:"), "{image:?}");
+    assert_eq!(image.user_specified_image, "alpine:3.20");
+    let uid = h.uid();
+    let status = h.status(&uid);
+    assert_eq!(status.container_statuses[0].state, ContainerState::Running);
+    assert!(h.sim.with_node(|n| n.image_status("alpine:3.20").is_some()));
+    // Later syncs do not pull again (the image is present).
+    let later = h.rounds(3, Duration::from_secs(1));
+    assert!(later.iter().all(|(_, r)| r
+        .synced
+        .iter()
+        .all(|(_, p)| !ops(p).contains(&StepOp::PullImage))));
+    assert!(rounds
+        .iter()
+        .chain(&later)
+        .all(|(_, r)| r.errors.is_empty()));
+}
+
+#[test]
+fn e2e_a_failed_pull_shows_err_image_pull_then_image_pull_back_off() {
+    let images = ImagesScript {
+        preloaded: vec![],
+        unpullable: vec!["alpine:3.20".into()],
+    };
+    let mut h = harness_with(Planner::Native, &[("p.yaml", PULLED)], images);
+    let mut statuses: Vec<String> = Vec::new();
+    let mut pulls: Vec<jiff::Timestamp> = Vec::new();
+    for _ in 0..32 {
+        let rounds = h.rounds(1, Duration::from_secs(1));
+        for (t, r) in &rounds {
+            for (_, p) in &r.synced {
+                if p.steps.iter().any(|s| s.op == StepOp::PullImage) {
+                    pulls.push(*t);
+                }
+            }
+        }
+        if let Some(row) = h.agent.reports().first().and_then(|r| r.kubectl.clone()) {
+            if statuses.last() != Some(&row.status) {
+                statuses.push(row.status);
+            }
+        }
+    }
+    let err = statuses.iter().position(|s| s == "ErrImagePull");
+    let backoff = statuses.iter().position(|s| s == "ImagePullBackOff");
+    assert!(
+        matches!((err, backoff), (Some(e), Some(b)) if e < b),
+        "{statuses:?}"
+    );
+    // Pulls back off: 10 s, then 20 s (the kubelet's image back-off).
+    let gaps: Vec<i64> = pulls
+        .windows(2)
+        .map(|w| (w[1] - w[0]).get_seconds())
+        .collect();
+    assert!(
+        gaps.len() >= 2 && gaps[0] >= 10 && gaps[1] >= 20,
+        "{pulls:?}"
+    );
+    let uid = h.uid();
+    assert!(h.status(&uid).container_statuses.is_empty());
+}
+
+const POST_START_FAILS: &str = r#"
+apiVersion: v1
+kind: Pod
+metadata:
+  name: hooked
+  annotations:
+    runtime-sim.podplan.io/container.app: '{"exec": {"exitCode": 1, "stderr": "no"}}'
+spec:
+  terminationGracePeriodSeconds: 5
+  containers:
+    - name: app
+      image: busybox:1.36
+      lifecycle:
+        postStart:
+          exec:
+            command: ["sh", "-c", "exit 1"]
+"#;
+
+#[test]
+fn e2e_a_failing_post_start_hook_kills_the_container_and_is_reported() {
+    let mut h = harness(Planner::Native, &[("p.yaml", POST_START_FAILS)]);
+    let rounds = h.rounds(4, Duration::from_secs(1));
+    let uid = h.uid();
+    let status = h.status(&uid);
+    let app = status
+        .container_statuses
+        .iter()
+        .find(|c| c.name == "app")
+        .unwrap();
+    assert_eq!(app.state, ContainerState::Exited, "{app:?}");
+    let events: Vec<&str> = rounds
+        .iter()
+        .flat_map(|(_, r)| r.synced.iter().flat_map(|(_, p)| p.events.iter()))
+        .map(|e| e.reason.as_str())
+        .collect();
+    assert!(events.contains(&"FailedPostStartHook"), "{events:?}");
+    let errors: Vec<&String> = rounds.iter().flat_map(|(_, r)| r.errors.iter()).collect();
+    assert!(
+        errors.iter().any(|e| e.contains("PostStartHookError")),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn e2e_a_pre_stop_hook_runs_before_the_stop_of_a_removed_pod() {
+    // The hook's HTTP server looks at the runtime when the request comes in.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let manifest = format!(
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {{name: drained}}
+spec:
+  terminationGracePeriodSeconds: 30
+  containers:
+    - name: app
+      image: busybox:1.36
+      lifecycle:
+        preStop:
+          httpGet: {{host: 127.0.0.1, port: {port}, path: /drain}}
+"#
+    );
+    let mut h = harness(Planner::Native, &[("p.yaml", manifest.as_str())]);
+    h.rounds(3, Duration::from_secs(1));
+    let uid = h.uid();
+    assert_eq!(
+        h.status(&uid).container_statuses[0].state,
+        ContainerState::Running
+    );
+    let sim = h.sim.clone();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen2 = Arc::clone(&seen);
+    let uid2 = uid.clone();
+    std::thread::spawn(move || {
+        if let Ok((mut stream, _)) = listener.accept() {
+            let mut buf = [0_u8; 1024];
+            let n = std::io::Read::read(&mut stream, &mut buf).unwrap_or(0);
+            let line = String::from_utf8_lossy(&buf[..n])
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let state = sim.with_node(|node| {
+                node.pod_status(&uid2)
+                    .and_then(|s| s.container_statuses.first().map(|c| c.state))
+            });
+            seen2.lock().unwrap().push((line, state));
+            let _ = std::io::Write::write_all(
+                &mut stream,
+                b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+            );
+        }
+    });
+    std::fs::remove_file(h.manifests.join("p.yaml")).unwrap();
+    let rounds = h.rounds(2, Duration::from_secs(1));
+    assert!(
+        rounds.iter().any(|(_, r)| !r.removed.is_empty()),
+        "{rounds:?}"
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [(
+            "GET /drain HTTP/1.1".to_string(),
+            Some(ContainerState::Running)
+        )]
+    );
+    assert!(h.status(&uid).container_statuses.is_empty());
 }
