@@ -84,7 +84,7 @@ pub struct OnHookFailure {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kill_message: Option<String>,
     /// postStart: the start's error string (waiting reason); its message is the handler's
-    /// failure message ([`failure_message`]).
+    /// failure message ([`failure_message`](crate::hooks::failure_message)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_error: Option<String>,
     /// preStop: the stop goes on regardless.
