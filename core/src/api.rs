@@ -20,16 +20,23 @@ pub use crate::json_value::to_json_value;
 ///
 /// The request is validated first; invalid input gives a [`PlanError`] and no plan.
 pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
+    plan_with(request, true)
+}
+
+/// [`plan`]; without `status`, the plan has no API status, kubectl row, status warnings
+/// or next reason cache (`status::attach`). The kubelet's decisions never read those:
+/// callers that only look at the actions and steps skip their cost.
+pub(crate) fn plan_with(request: &PlanRequest, status: bool) -> Result<Plan, PlanError> {
     if request.api_defaults {
         validate::api_server(request)?;
         let mut defaulted = request.clone();
         let gates = FeatureGates::resolve(&request.feature_gates);
         crate::defaults::apply_api_defaults_with(&mut defaulted.pod, &gates);
         defaulted.api_defaults = false;
-        return plan(&defaulted);
+        return plan_with(&defaulted, status);
     }
     if !request.hook_results.is_empty() {
-        return plan_after_hooks(request);
+        return plan_after_hooks(request, status);
     }
     let warnings = validate::validate(request)?;
     let gates = FeatureGates::resolve(&request.feature_gates);
@@ -52,7 +59,9 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
             request.node.as_ref(),
             &gates,
         ));
-    crate::status::attach(request, &gates, &mut plan);
+    if status {
+        crate::status::attach(request, &gates, &mut plan);
+    }
     Ok(plan)
 }
 
@@ -60,12 +69,12 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
 /// postStart's `PostStartHookError` is in the reason cache at the start of this sync),
 /// then this sync is planned as usual; the hooks' events come first, with a decision
 /// each saying what the kubelet did.
-fn plan_after_hooks(request: &PlanRequest) -> Result<Plan, PlanError> {
+fn plan_after_hooks(request: &PlanRequest, status: bool) -> Result<Plan, PlanError> {
     let reported = crate::hooks::results::read(request);
     let mut amended = request.clone();
     amended.hook_results.clear();
     amended.reason_cache.extend(reported.reason_cache);
-    let mut plan = plan(&amended)?;
+    let mut plan = plan_with(&amended, status)?;
     let mut events = reported.events;
     events.append(&mut plan.events);
     plan.events = events;

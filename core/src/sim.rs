@@ -580,7 +580,12 @@ pub fn next_request_with(
 /// [`next_request_with`] in place: `next` becomes the next sync's request (no copy of the
 /// pod, which a plan never changes). Returns how long the sync was blocked in hooks
 /// (milliseconds).
-fn carry_out(next: &mut PlanRequest, plan: &Plan, now: jiff::Timestamp, hooks: &HookControls) -> u64 {
+fn carry_out(
+    next: &mut PlanRequest,
+    plan: &Plan,
+    now: jiff::Timestamp,
+    hooks: &HookControls,
+) -> u64 {
     let outcome = apply_with(next, plan, now, hooks);
     let blocked = outcome.blocked_millis;
     next.hook_results = outcome.hook_results;
@@ -671,6 +676,10 @@ pub struct Simulation {
     pub behaviour: Behaviour,
     /// What the pod's lifecycle hooks do when the runtime runs them.
     pub hooks: HookControls,
+    /// Plans carry the pod's API status, kubectl row and reason cache (on by default).
+    /// Off, the next request has no `previousStatus` and an empty reason cache: only the
+    /// statuses change, since the kubelet's decisions never read them.
+    pub statuses: bool,
 }
 
 impl Simulation {
@@ -684,6 +693,7 @@ impl Simulation {
             tick_seconds: 10,
             behaviour: Behaviour::default(),
             hooks: HookControls::default(),
+            statuses: true,
         }
     }
 
@@ -706,6 +716,14 @@ impl Simulation {
     /// One sync: apply the behaviour, plan, carry the plan out, advance the clock.
     /// Returns the plan.
     pub fn sync(&mut self) -> Result<Plan, PlanError> {
+        let plan = self.plan_next()?;
+        self.carry_out(&plan);
+        Ok(plan)
+    }
+
+    /// The first half of [`Simulation::sync`]: apply the behaviour, plan. Nothing is
+    /// carried out: a caller that only reads the plan stops here.
+    pub fn plan_next(&mut self) -> Result<Plan, PlanError> {
         self.request.now = Some(self.now);
         if self.behaviour.complete_init_containers {
             script::complete_init_containers(&mut self.request, self.now);
@@ -713,34 +731,38 @@ impl Simulation {
         if self.behaviour.pass_probes {
             script::pass_probes(&mut self.request);
         }
-        let plan = crate::api::plan(&self.request)?;
-        let blocked_millis = carry_out(&mut self.request, &plan, self.now, &self.hooks);
+        crate::api::plan_with(&self.request, self.statuses)
+    }
+
+    /// The second half of [`Simulation::sync`]: carry `plan` (from
+    /// [`Simulation::plan_next`]) out, advance the clock.
+    pub fn carry_out(&mut self, plan: &Plan) {
+        let blocked_millis = carry_out(&mut self.request, plan, self.now, &self.hooks);
         // A pull is part of the sync: the re-plan that completes it comes at once.
         if !self.request.pull_results.is_empty() {
-            return Ok(plan);
+            return;
         }
         // A sync blocked in preStop hooks ends that much later.
         let blocked = i64::try_from(blocked_millis.div_ceil(1000)).unwrap_or(0);
         self.advance(self.tick_seconds + blocked);
-        Ok(plan)
     }
 
     /// Syncs until a fixpoint (the plan changes nothing in the runtime or the checkpoints
     /// and holds nothing back; that plan is included), or `max_syncs` plans.
     pub fn run_until_stable(&mut self, max_syncs: usize) -> Result<Vec<Plan>, PlanError> {
         let mut plans = Vec::new();
+        let observed = |r: &PlanRequest| {
+            (
+                r.runtime_status.clone(),
+                r.actuated_resources.clone(),
+                r.image_backoff.clone(),
+            )
+        };
+        // A sync's state after is the next sync's state before: one copy per sync.
+        let mut before = observed(&self.request);
         for _ in 0..max_syncs {
-            let before = (
-                self.request.runtime_status.clone(),
-                self.request.actuated_resources.clone(),
-                self.request.image_backoff.clone(),
-            );
             let plan = self.sync()?;
-            let after = (
-                self.request.runtime_status.clone(),
-                self.request.actuated_resources.clone(),
-                self.request.image_backoff.clone(),
-            );
+            let after = observed(&self.request);
             let stable = before == after
                 && plan.held_back.is_empty()
                 && self.request.pull_results.is_empty();
@@ -748,6 +770,7 @@ impl Simulation {
             if stable {
                 break;
             }
+            before = after;
         }
         Ok(plans)
     }

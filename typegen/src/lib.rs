@@ -855,7 +855,10 @@ mod tests {
             "/** See `crate::api` *\\/ */\n"
         );
         assert_eq!(
-            jsdoc(&["Kept in [`HookControls`](super::HookControls), not here.".into()], ""),
+            jsdoc(
+                &["Kept in [`HookControls`](super::HookControls), not here.".into()],
+                ""
+            ),
             "/** Kept in `HookControls`, not here. */\n"
         );
     }

@@ -3,7 +3,9 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use k8s_openapi::api::core::v1::{Container, Pod, Service, ServicePort, ServiceSpec};
+use k8s_openapi::api::core::v1::{
+    Container, EnvFromSource, EnvVar, Pod, Service, ServicePort, ServiceSpec,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::Rule;
@@ -23,13 +25,14 @@ pub(super) struct Raw {
     pub message: String,
 }
 
-/// Runs the rules `enabled` selects.
-pub(super) fn run(pod: &Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
+/// Runs the rules `enabled` selects on `pod`.
+pub(super) fn run(pod: Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
     let mut out = Vec::new();
     let request = PlanRequest {
-        pod: pod.clone(),
+        pod,
         ..PlanRequest::default()
     };
+    let pod = &request.pod;
     let valid = match crate::validate::validate(&request) {
         Ok(_) => true,
         Err(e) => {
@@ -50,33 +53,73 @@ pub(super) fn run(pod: &Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
     let gates = FeatureGates::resolve(&request.feature_gates);
     let containers = containers(spec);
     if enabled(Rule::ConfigError) {
-        config_errors(pod, &gates, &containers, &mut out);
+        config_errors(&request, &gates, &containers, &mut out);
     }
     if enabled(Rule::UnexpandedVariable) {
+        let service = master_service_variables(pod);
         for c in &containers {
-            unexpanded(pod, c, &mut out);
+            unexpanded(&service, c, &mut out);
         }
     }
     if enabled(Rule::ProbeEndsPod) && valid {
-        // The pod is run to a steady state once; each probe failure starts from a copy.
-        let mut request = Some(request);
-        let mut settled: Option<Option<Simulation>> = None;
-        for c in containers
-            .iter()
-            .filter(|c| c.kind != ContainerKind::Ephemeral)
-        {
-            if c.container.liveness_probe.is_none() && c.container.startup_probe.is_none() {
-                continue;
-            }
-            if let Some(sim) = settled.get_or_insert_with(|| request.take().and_then(settle)) {
-                probe_ends_pod(sim, c, &mut out);
-            }
-        }
+        probes_end_pod(&request, &containers, &mut out);
     }
     if enabled(Rule::GraceRaised) {
         grace_raised(pod, &containers, &mut out);
     }
     out
+}
+
+/// `probe-ends-pod` for every declared liveness and startup probe: the pod is run to a
+/// steady state once, and each probe failure starts from that state (a copy of it, but
+/// for the last).
+fn probes_end_pod(request: &PlanRequest, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
+    let scenarios: Vec<(&Entry<'_>, &'static str, KillReason)> = containers
+        .iter()
+        .filter(|c| c.kind != ContainerKind::Ephemeral)
+        .flat_map(|c| {
+            let declared = [
+                (
+                    "livenessProbe",
+                    KillReason::LivenessProbe,
+                    c.container.liveness_probe.is_some(),
+                ),
+                (
+                    "startupProbe",
+                    KillReason::StartupProbe,
+                    c.container.startup_probe.is_some(),
+                ),
+            ];
+            declared
+                .into_iter()
+                .filter(|(_, _, d)| *d)
+                .map(move |(field, reason, _)| (c, field, reason))
+        })
+        .collect();
+    if scenarios.is_empty() {
+        return;
+    }
+    let Some(mut settled) = settle(request.clone()) else {
+        return;
+    };
+    let last = scenarios.len() - 1;
+    for (i, (entry, field, reason)) in scenarios.into_iter().enumerate() {
+        let ends = if i == last {
+            ends_for_good(&mut settled, entry, reason)
+        } else {
+            ends_for_good(&mut settled.clone(), entry, reason)
+        };
+        if ends {
+            out.push(Raw {
+                rule: Rule::ProbeEndsPod,
+                path: format!("{}.{field}", entry.path),
+                message: format!(
+                    "when its {field} fails, the kubelet kills container {:?} and does not start it again",
+                    entry.container.name
+                ),
+            });
+        }
+    }
 }
 
 /// One container of the pod with its kind, index and path.
@@ -136,6 +179,35 @@ fn depends_on_cluster_state(e: &ConfigError) -> bool {
     )
 }
 
+/// Whether an env or envFrom entry of a container refers to a ConfigMap or a Secret
+/// (what [`with_optional_refs`] changes).
+fn refers_to_objects(pod: &Pod) -> bool {
+    let Some(spec) = pod.spec.as_ref() else {
+        return false;
+    };
+    let refers = |env_from: &Option<Vec<EnvFromSource>>, env: &Option<Vec<EnvVar>>| {
+        env_from
+            .iter()
+            .flatten()
+            .any(|f| f.config_map_ref.is_some() || f.secret_ref.is_some())
+            || env.iter().flatten().any(|v| {
+                v.value_from
+                    .as_ref()
+                    .is_some_and(|f| f.config_map_key_ref.is_some() || f.secret_key_ref.is_some())
+            })
+    };
+    spec.init_containers
+        .iter()
+        .flatten()
+        .chain(spec.containers.iter())
+        .any(|c| refers(&c.env_from, &c.env))
+        || spec
+            .ephemeral_containers
+            .iter()
+            .flatten()
+            .any(|e| refers(&e.env_from, &e.env))
+}
+
 /// The pod with every ConfigMap and Secret reference of its env optional: at admission
 /// those objects are unknown, and a missing one must not hide what comes after it in
 /// `generateContainerConfig` (mounts, security context).
@@ -191,10 +263,22 @@ fn with_optional_refs(pod: &Pod) -> Pod {
 
 /// `config-error`: `generatePodSandboxConfig` and `generateContainerConfig` for the pod
 /// as new, on a node with default facts.
-fn config_errors(pod: &Pod, gates: &FeatureGates, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
-    let request = PlanRequest {
-        pod: with_optional_refs(pod),
-        ..PlanRequest::default()
+fn config_errors(
+    request: &PlanRequest,
+    gates: &FeatureGates,
+    containers: &[Entry<'_>],
+    out: &mut Vec<Raw>,
+) {
+    // A pod without ConfigMap or Secret references is used as it is.
+    let optional;
+    let request = if refers_to_objects(&request.pod) {
+        optional = PlanRequest {
+            pod: with_optional_refs(&request.pod),
+            ..PlanRequest::default()
+        };
+        &optional
+    } else {
+        request
     };
     if let Err(e) = config::sandbox::generate_pod_sandbox_config(
         &request.pod,
@@ -254,12 +338,12 @@ fn master_service_variables(pod: &Pod) -> BTreeSet<String> {
 /// value for stays as written. Env values see the variables declared before them, the
 /// command and args all of them (`makeEnvironmentVariables`, `ExpandContainerCommandAndArgs`).
 /// A container with `envFrom` is skipped: its variables are not known at admission.
-fn unexpanded(pod: &Pod, entry: &Entry<'_>, out: &mut Vec<Raw>) {
+fn unexpanded(service: &BTreeSet<String>, entry: &Entry<'_>, out: &mut Vec<Raw>) {
     let c = entry.container.as_ref();
     if c.env_from.as_ref().is_some_and(|f| !f.is_empty()) {
         return;
     }
-    let mut known = master_service_variables(pod);
+    let mut known = service.clone();
     let mut check = |path: String, input: &str, known: &BTreeSet<String>| {
         let mut missing = Vec::new();
         let _ = config::expand::expand(input, |name| {
@@ -302,49 +386,21 @@ fn t0() -> jiff::Timestamp {
 const SETTLE_SYNCS: usize = 16;
 const RESTART_SYNCS: usize = 4;
 
-/// `probe-ends-pod`: the runtime model runs the pod, the prober fails the container's
-/// liveness (or startup) probe, and the engine's plans kill the container and never start
-/// it again nor hold its start back.
-fn probe_ends_pod(settled: &Simulation, entry: &Entry<'_>, out: &mut Vec<Raw>) {
-    let c = entry.container.as_ref();
-    let probes = [
-        (
-            "livenessProbe",
-            KillReason::LivenessProbe,
-            c.liveness_probe.is_some(),
-        ),
-        (
-            "startupProbe",
-            KillReason::StartupProbe,
-            c.startup_probe.is_some(),
-        ),
-    ];
-    for (field, reason, declared) in probes {
-        if !declared {
-            continue;
-        }
-        if ends_for_good(settled.clone(), entry, reason) {
-            out.push(Raw {
-                rule: Rule::ProbeEndsPod,
-                path: format!("{}.{field}", entry.path),
-                message: format!(
-                    "when its {field} fails, the kubelet kills container {:?} and does not start it again",
-                    c.name
-                ),
-            });
-        }
-    }
-}
-
 /// The request's pod, new, run by the runtime model until its plans change nothing.
+/// The plans need no API status: the kubelet's decisions never read it.
 fn settle(request: PlanRequest) -> Option<Simulation> {
     let mut sim = Simulation::new(request, t0());
+    sim.statuses = false;
     sim.run_until_stable(SETTLE_SYNCS).ok().map(|_| sim)
 }
 
-fn ends_for_good(mut sim: Simulation, entry: &Entry<'_>, reason: KillReason) -> bool {
+/// `probe-ends-pod` for one probe: the prober fails the container's liveness (or
+/// startup) probe in the settled pod, and the engine's plans kill the container and
+/// never start it again nor hold its start back. The last plan is only read, not
+/// carried out.
+fn ends_for_good(sim: &mut Simulation, entry: &Entry<'_>, reason: KillReason) -> bool {
     let name = entry.container.name.as_str();
-    if !running(&sim, name) {
+    if !running(sim, name) {
         return false;
     }
     let failure = Some(ProbeResult::Failure);
@@ -352,7 +408,7 @@ fn ends_for_good(mut sim: Simulation, entry: &Entry<'_>, reason: KillReason) -> 
         KillReason::StartupProbe => script::set_probe(&mut sim.request, name, None, failure),
         _ => script::set_probe(&mut sim.request, name, failure, None),
     }
-    let Ok(plan) = sim.sync() else {
+    let Ok(mut plan) = sim.plan_next() else {
         return false;
     };
     let killed = plan
@@ -365,10 +421,13 @@ fn ends_for_good(mut sim: Simulation, entry: &Entry<'_>, reason: KillReason) -> 
         return false;
     }
     for _ in 0..RESTART_SYNCS {
-        match sim.sync() {
-            Ok(plan) if starts(&plan, entry) => return false,
-            Ok(_) => {}
+        sim.carry_out(&plan);
+        plan = match sim.plan_next() {
+            Ok(plan) => plan,
             Err(_) => return false,
+        };
+        if starts(&plan, entry) {
+            return false;
         }
     }
     true

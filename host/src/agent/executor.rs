@@ -311,7 +311,12 @@ impl Run<'_> {
             StepOp::StartContainer => self.start(index, step),
             // The agent does not report `images`, so its plans have no pulls yet.
             StepOp::PullImage => {
-                self.record(index, step, "skipped", "image pulls are not carried out".into());
+                self.record(
+                    index,
+                    step,
+                    "skipped",
+                    "image pulls are not carried out".into(),
+                );
                 Flow::Next
             }
         }
