@@ -716,14 +716,14 @@ impl Simulation {
     /// One sync: apply the behaviour, plan, carry the plan out, advance the clock.
     /// Returns the plan.
     pub fn sync(&mut self) -> Result<Plan, PlanError> {
-        let plan = self.plan_next()?;
+        self.prepare();
+        let plan = self.plan()?;
         self.carry_out(&plan);
         Ok(plan)
     }
 
-    /// The first half of [`Simulation::sync`]: apply the behaviour, plan. Nothing is
-    /// carried out: a caller that only reads the plan stops here.
-    pub fn plan_next(&mut self) -> Result<Plan, PlanError> {
+    /// The first part of [`Simulation::sync`]: the clock and the behaviour.
+    pub fn prepare(&mut self) {
         self.request.now = Some(self.now);
         if self.behaviour.complete_init_containers {
             script::complete_init_containers(&mut self.request, self.now);
@@ -731,11 +731,28 @@ impl Simulation {
         if self.behaviour.pass_probes {
             script::pass_probes(&mut self.request);
         }
-        crate::api::plan_with(&self.request, self.statuses)
     }
 
-    /// The second half of [`Simulation::sync`]: carry `plan` (from
-    /// [`Simulation::plan_next`]) out, advance the clock.
+    /// The plan of a sync after [`Simulation::prepare`] (with the API status when
+    /// [`Simulation::statuses`] is on).
+    pub fn plan(&self) -> Result<Plan, PlanError> {
+        let stage = if self.statuses {
+            crate::api::Stage::Status
+        } else {
+            crate::api::Stage::Steps
+        };
+        crate::api::plan_to(&self.request, stage)
+    }
+
+    /// The actions the kubelet decides (`computePodActions`) in a sync after
+    /// [`Simulation::prepare`]: those of [`Simulation::plan`], without its steps and
+    /// status. For a caller that reads only the decision.
+    pub fn decide(&self) -> Result<crate::plan::PodActions, PlanError> {
+        crate::api::plan_to(&self.request, crate::api::Stage::Decisions).map(|p| p.actions)
+    }
+
+    /// The last part of [`Simulation::sync`]: carry `plan` (from [`Simulation::plan`])
+    /// out, advance the clock.
     pub fn carry_out(&mut self, plan: &Plan) {
         let blocked_millis = carry_out(&mut self.request, plan, self.now, &self.hooks);
         // A pull is part of the sync: the re-plan that completes it comes at once.

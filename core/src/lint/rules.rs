@@ -13,7 +13,7 @@ use crate::config::container::ephemeral_as_container;
 use crate::config::{self, ConfigError, ContainerKind, NodeContext};
 use crate::features::FeatureGates;
 use crate::hooks::kill_container;
-use crate::plan::{KillReason, Plan};
+use crate::plan::{KillReason, PodActions};
 use crate::request::{PlanRequest, ProbeResult};
 use crate::sim::{script, Simulation};
 
@@ -395,9 +395,9 @@ fn settle(request: PlanRequest) -> Option<Simulation> {
 }
 
 /// `probe-ends-pod` for one probe: the prober fails the container's liveness (or
-/// startup) probe in the settled pod, and the engine's plans kill the container and
-/// never start it again nor hold its start back. The last plan is only read, not
-/// carried out.
+/// startup) probe in the settled pod, and the engine kills the container and never
+/// decides to start it again. Only the decisions are read; a sync's full plan is made
+/// when it is carried out.
 fn ends_for_good(sim: &mut Simulation, entry: &Entry<'_>, reason: KillReason) -> bool {
     let name = entry.container.name.as_str();
     if !running(sim, name) {
@@ -408,26 +408,28 @@ fn ends_for_good(sim: &mut Simulation, entry: &Entry<'_>, reason: KillReason) ->
         KillReason::StartupProbe => script::set_probe(&mut sim.request, name, None, failure),
         _ => script::set_probe(&mut sim.request, name, failure, None),
     }
-    let Ok(mut plan) = sim.plan_next() else {
+    sim.prepare();
+    let Ok(actions) = sim.decide() else {
         return false;
     };
-    let killed = plan
-        .actions
+    let killed = actions
         .containers_to_kill
         .values()
         .any(|k| k.name == name && k.reason == reason);
     // The kubelet restarts a container in the sync that kills it, when it restarts it.
-    if !killed || starts(&plan, entry) {
+    if !killed || starts(&actions, entry) {
         return false;
     }
     for _ in 0..RESTART_SYNCS {
-        sim.carry_out(&plan);
-        plan = match sim.plan_next() {
-            Ok(plan) => plan,
-            Err(_) => return false,
-        };
-        if starts(&plan, entry) {
+        let Ok(plan) = sim.plan() else {
             return false;
+        };
+        sim.carry_out(&plan);
+        sim.prepare();
+        match sim.decide() {
+            Ok(actions) if starts(&actions, entry) => return false,
+            Ok(_) => {}
+            Err(_) => return false,
         }
     }
     true
@@ -441,17 +443,15 @@ fn running(sim: &Simulation, name: &str) -> bool {
     })
 }
 
-/// The plan starts the container, or holds its start back (crash-loop back-off).
-fn starts(plan: &Plan, entry: &Entry<'_>) -> bool {
+/// The kubelet decides to start the container. That covers a start its crash-loop
+/// (or image) back-off holds back: `SyncPod` checks the back-off when it starts a
+/// container the decision lists (a plan's `heldBack` names only such containers).
+fn starts(actions: &PodActions, entry: &Entry<'_>) -> bool {
     let to_start = match entry.kind {
-        ContainerKind::Init => &plan.actions.init_containers_to_start,
-        _ => &plan.actions.containers_to_start,
+        ContainerKind::Init => &actions.init_containers_to_start,
+        _ => &actions.containers_to_start,
     };
     to_start.contains(&entry.index)
-        || plan
-            .held_back
-            .iter()
-            .any(|h| h.container == entry.container.name)
 }
 
 /// `grace-raised`: a declared grace period below what `hooks::kill_container` gives for a
