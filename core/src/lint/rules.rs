@@ -61,61 +61,82 @@ pub(super) fn run(pod: Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
             unexpanded(&service, c, &mut out);
         }
     }
-    if enabled(Rule::ProbeEndsPod) && valid {
-        probes_end_pod(&request, &containers, &mut out);
-    }
+    let scenarios = if enabled(Rule::ProbeEndsPod) && valid {
+        probe_scenarios(&containers)
+    } else {
+        Vec::new()
+    };
+    let mut grace = Vec::new();
     if enabled(Rule::GraceRaised) {
-        grace_raised(pod, &containers, &mut out);
+        grace_raised(pod, &containers, &mut grace);
+    }
+    // The simulation takes the request: the findings of `grace-raised` come after.
+    probes_end_pod(request, &scenarios, &mut out);
+    out.append(&mut grace);
+    out
+}
+
+/// One probe failure `probe-ends-pod` tries: the probe's container and field.
+struct Scenario {
+    kind: ContainerKind,
+    index: usize,
+    name: String,
+    path: String,
+    field: &'static str,
+    reason: KillReason,
+}
+
+/// The declared liveness and startup probes of the pod's init and regular containers.
+fn probe_scenarios(containers: &[Entry<'_>]) -> Vec<Scenario> {
+    let mut out = Vec::new();
+    for c in containers
+        .iter()
+        .filter(|c| c.kind != ContainerKind::Ephemeral)
+    {
+        let declared = [
+            (
+                "livenessProbe",
+                KillReason::LivenessProbe,
+                c.container.liveness_probe.is_some(),
+            ),
+            (
+                "startupProbe",
+                KillReason::StartupProbe,
+                c.container.startup_probe.is_some(),
+            ),
+        ];
+        for (field, reason, _) in declared.into_iter().filter(|(_, _, d)| *d) {
+            out.push(Scenario {
+                kind: c.kind,
+                index: c.index,
+                name: c.container.name.clone(),
+                path: c.path.clone(),
+                field,
+                reason,
+            });
+        }
     }
     out
 }
 
-/// `probe-ends-pod` for every declared liveness and startup probe: the pod is run to a
-/// steady state once, and each probe failure starts from that state (a copy of it, but
-/// for the last).
-fn probes_end_pod(request: &PlanRequest, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
-    let scenarios: Vec<(&Entry<'_>, &'static str, KillReason)> = containers
-        .iter()
-        .filter(|c| c.kind != ContainerKind::Ephemeral)
-        .flat_map(|c| {
-            let declared = [
-                (
-                    "livenessProbe",
-                    KillReason::LivenessProbe,
-                    c.container.liveness_probe.is_some(),
-                ),
-                (
-                    "startupProbe",
-                    KillReason::StartupProbe,
-                    c.container.startup_probe.is_some(),
-                ),
-            ];
-            declared
-                .into_iter()
-                .filter(|(_, _, d)| *d)
-                .map(move |(field, reason, _)| (c, field, reason))
-        })
-        .collect();
+/// `probe-ends-pod` for every scenario: the pod is run to a steady state once, and each
+/// probe failure starts from that state.
+fn probes_end_pod(request: PlanRequest, scenarios: &[Scenario], out: &mut Vec<Raw>) {
     if scenarios.is_empty() {
         return;
     }
-    let Some(mut settled) = settle(request.clone()) else {
+    let Some(mut settled) = settle(request) else {
         return;
     };
     let last = scenarios.len() - 1;
-    for (i, (entry, field, reason)) in scenarios.into_iter().enumerate() {
-        let ends = if i == last {
-            ends_for_good(&mut settled, entry, reason)
-        } else {
-            ends_for_good(&mut settled.clone(), entry, reason)
-        };
-        if ends {
+    for (i, s) in scenarios.iter().enumerate() {
+        if ends_for_good(&mut settled, s, i == last) {
             out.push(Raw {
                 rule: Rule::ProbeEndsPod,
-                path: format!("{}.{field}", entry.path),
+                path: format!("{}.{}", s.path, s.field),
                 message: format!(
-                    "when its {field} fails, the kubelet kills container {:?} and does not start it again",
-                    entry.container.name
+                    "when its {} fails, the kubelet kills container {:?} and does not start it again",
+                    s.field, s.name
                 ),
             });
         }
@@ -397,29 +418,58 @@ fn settle(request: PlanRequest) -> Option<Simulation> {
 /// `probe-ends-pod` for one probe: the prober fails the container's liveness (or
 /// startup) probe in the settled pod, and the engine kills the container and never
 /// decides to start it again. Only the decisions are read; a sync's full plan is made
-/// when it is carried out.
-fn ends_for_good(sim: &mut Simulation, entry: &Entry<'_>, reason: KillReason) -> bool {
-    let name = entry.container.name.as_str();
-    if !running(sim, name) {
+/// when it is carried out. Unless `last`, `settled` is left as it was.
+fn ends_for_good(settled: &mut Simulation, s: &Scenario, last: bool) -> bool {
+    let name = s.name.as_str();
+    if !running(settled, name) {
         return false;
     }
+    let saved = (!last).then(|| Scratch::save(&settled.request));
     let failure = Some(ProbeResult::Failure);
-    match reason {
-        KillReason::StartupProbe => script::set_probe(&mut sim.request, name, None, failure),
-        _ => script::set_probe(&mut sim.request, name, failure, None),
+    match s.reason {
+        KillReason::StartupProbe => script::set_probe(&mut settled.request, name, None, failure),
+        _ => script::set_probe(&mut settled.request, name, failure, None),
     }
-    sim.prepare();
-    let Ok(actions) = sim.decide() else {
-        return false;
+    settled.prepare();
+    let ends = match settled.decide() {
+        Err(_) => false,
+        // The kubelet restarts a container in the sync that kills it, when it restarts it.
+        Ok(actions) if !kills(&actions, s) || starts(&actions, s) => false,
+        Ok(_) if last => never_restarted(settled, s),
+        Ok(_) => never_restarted(&mut settled.clone(), s),
     };
-    let killed = actions
-        .containers_to_kill
-        .values()
-        .any(|k| k.name == name && k.reason == reason);
-    // The kubelet restarts a container in the sync that kills it, when it restarts it.
-    if !killed || starts(&actions, entry) {
-        return false;
+    if let Some(saved) = saved {
+        saved.restore(&mut settled.request);
     }
+    ends
+}
+
+/// What [`script::set_probe`] and [`Simulation::prepare`] change in a request.
+struct Scratch {
+    now: Option<jiff::Timestamp>,
+    probes: std::collections::BTreeMap<String, crate::request::ProbeResults>,
+    runtime_status: Option<crate::runtime::RuntimeStatus>,
+}
+
+impl Scratch {
+    fn save(request: &PlanRequest) -> Self {
+        Self {
+            now: request.now,
+            probes: request.probes.clone(),
+            runtime_status: request.runtime_status.clone(),
+        }
+    }
+
+    fn restore(self, request: &mut PlanRequest) {
+        request.now = self.now;
+        request.probes = self.probes;
+        request.runtime_status = self.runtime_status;
+    }
+}
+
+/// The killing sync (prepared and decided in `sim`) is carried out, then up to
+/// [`RESTART_SYNCS`] more: none decides to start the container.
+fn never_restarted(sim: &mut Simulation, s: &Scenario) -> bool {
     for _ in 0..RESTART_SYNCS {
         let Ok(plan) = sim.plan() else {
             return false;
@@ -427,12 +477,20 @@ fn ends_for_good(sim: &mut Simulation, entry: &Entry<'_>, reason: KillReason) ->
         sim.carry_out(&plan);
         sim.prepare();
         match sim.decide() {
-            Ok(actions) if starts(&actions, entry) => return false,
+            Ok(actions) if starts(&actions, s) => return false,
             Ok(_) => {}
             Err(_) => return false,
         }
     }
     true
+}
+
+/// The decision kills the container for the scenario's probe.
+fn kills(actions: &PodActions, s: &Scenario) -> bool {
+    actions
+        .containers_to_kill
+        .values()
+        .any(|k| k.name == s.name && k.reason == s.reason)
 }
 
 fn running(sim: &Simulation, name: &str) -> bool {
@@ -446,12 +504,12 @@ fn running(sim: &Simulation, name: &str) -> bool {
 /// The kubelet decides to start the container. That covers a start its crash-loop
 /// (or image) back-off holds back: `SyncPod` checks the back-off when it starts a
 /// container the decision lists (a plan's `heldBack` names only such containers).
-fn starts(actions: &PodActions, entry: &Entry<'_>) -> bool {
-    let to_start = match entry.kind {
+fn starts(actions: &PodActions, s: &Scenario) -> bool {
+    let to_start = match s.kind {
         ContainerKind::Init => &actions.init_containers_to_start,
         _ => &actions.containers_to_start,
     };
-    to_start.contains(&entry.index)
+    to_start.contains(&s.index)
 }
 
 /// `grace-raised`: a declared grace period below what `hooks::kill_container` gives for a
@@ -501,6 +559,60 @@ fn grace_raised(pod: &Pod, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
                         c.name
                     ),
                 });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settled(restart_policy: &str) -> Option<Simulation> {
+        let mut pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "p", "namespace": "default", "uid": "u"},
+            "spec": {"restartPolicy": restart_policy,
+              "initContainers": [{"name": "i", "image": "busybox"}],
+              "containers": [{"name": "a", "image": "busybox",
+                "livenessProbe": {"exec": {"command": ["true"]}},
+                "startupProbe": {"exec": {"command": ["true"]}}}]}
+        }))
+        .ok()?;
+        let gates = FeatureGates::resolve(&PlanRequest::default().feature_gates);
+        crate::defaults::apply_api_defaults_with(&mut pod, &gates);
+        settle(PlanRequest {
+            pod,
+            ..PlanRequest::default()
+        })
+    }
+
+    #[test]
+    fn a_scenario_that_is_not_the_last_leaves_the_settled_pod_as_it_was() {
+        for policy in ["Always", "OnFailure", "Never"] {
+            let Some(mut base) = settled(policy) else {
+                panic!("{policy}: the pod does not settle");
+            };
+            let before = base.request.clone();
+            for (field, reason) in [
+                ("livenessProbe", KillReason::LivenessProbe),
+                ("startupProbe", KillReason::StartupProbe),
+            ] {
+                let s = Scenario {
+                    kind: ContainerKind::Regular,
+                    index: 0,
+                    name: "a".into(),
+                    path: "pod.spec.containers[0]".into(),
+                    field,
+                    reason,
+                };
+                let on_copy = ends_for_good(&mut base.clone(), &s, true);
+                assert_eq!(
+                    ends_for_good(&mut base, &s, false),
+                    on_copy,
+                    "{policy} {field}"
+                );
+                assert_eq!(base.request, before, "{policy} {field}");
+                assert_eq!(on_copy, policy == "Never", "{policy} {field}");
             }
         }
     }
