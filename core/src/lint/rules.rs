@@ -316,7 +316,7 @@ fn config_errors(
         }
     }
     for c in containers {
-        if let Err((_, e)) = config::generate_for(&request, gates, c.kind, c.index, None) {
+        if let Err((_, e)) = config::generate_for(request, gates, c.kind, c.index, None) {
             if !depends_on_cluster_state(&e) {
                 out.push(Raw {
                     rule: Rule::ConfigError,
