@@ -20,16 +20,34 @@ pub use crate::json_value::to_json_value;
 ///
 /// The request is validated first; invalid input gives a [`PlanError`] and no plan.
 pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
+    plan_to(request, Stage::Status)
+}
+
+/// How far [`plan_to`] goes. Each stage only adds to the plan of the one before: the
+/// kubelet's decisions never read the steps or the status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Stage {
+    /// `computePodActions`: the actions, decisions and warnings.
+    Decisions,
+    /// And what `SyncPod` does: steps, events, configs, held-back starts, back-off.
+    Steps,
+    /// And the API status, kubectl row, status warnings and next reason cache.
+    Status,
+}
+
+/// [`plan`] up to `stage`: callers that read only the actions, or the actions and steps,
+/// skip the cost of the rest.
+pub(crate) fn plan_to(request: &PlanRequest, stage: Stage) -> Result<Plan, PlanError> {
     if request.api_defaults {
         validate::api_server(request)?;
         let mut defaulted = request.clone();
         let gates = FeatureGates::resolve(&request.feature_gates);
         crate::defaults::apply_api_defaults_with(&mut defaulted.pod, &gates);
         defaulted.api_defaults = false;
-        return plan(&defaulted);
+        return plan_to(&defaulted, stage);
     }
     if !request.hook_results.is_empty() {
-        return plan_after_hooks(request);
+        return plan_after_hooks(request, stage);
     }
     let warnings = validate::validate(request)?;
     let gates = FeatureGates::resolve(&request.feature_gates);
@@ -38,9 +56,11 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
             let hashes = SpecHashes::of_running(ctx.spec, &ctx.status);
             ctx.hashes = Some(&hashes);
             let mut plan = decision::decide_in(&ctx);
-            let decided = plan.decisions.len();
-            steps::build_in(&ctx, &mut plan, steps::BuildOptions::default());
-            decision::effect::mark(ctx.spec, &mut plan, decided);
+            if stage >= Stage::Steps {
+                let decided = plan.decisions.len();
+                steps::build_in(&ctx, &mut plan, steps::BuildOptions::default());
+                decision::effect::mark(ctx.spec, &mut plan, decided);
+            }
             plan
         }
         None => Plan::default(),
@@ -52,7 +72,9 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
             request.node.as_ref(),
             &gates,
         ));
-    crate::status::attach(request, &gates, &mut plan);
+    if stage == Stage::Status {
+        crate::status::attach(request, &gates, &mut plan);
+    }
     Ok(plan)
 }
 
@@ -60,12 +82,12 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
 /// postStart's `PostStartHookError` is in the reason cache at the start of this sync),
 /// then this sync is planned as usual; the hooks' events come first, with a decision
 /// each saying what the kubelet did.
-fn plan_after_hooks(request: &PlanRequest) -> Result<Plan, PlanError> {
+fn plan_after_hooks(request: &PlanRequest, stage: Stage) -> Result<Plan, PlanError> {
     let reported = crate::hooks::results::read(request);
     let mut amended = request.clone();
     amended.hook_results.clear();
     amended.reason_cache.extend(reported.reason_cache);
-    let mut plan = plan(&amended)?;
+    let mut plan = plan_to(&amended, stage)?;
     let mut events = reported.events;
     events.append(&mut plan.events);
     plan.events = events;

@@ -174,6 +174,11 @@ pub fn lint(pod: &Pod, settings: &LintSettings) -> Vec<Finding> {
 /// [`lint`] with every path prefixed by `prefix` (e.g. `spec.template.`).
 #[must_use]
 pub fn lint_at(pod: &Pod, settings: &LintSettings, prefix: &str) -> Vec<Finding> {
+    lint_owned(pod.clone(), settings, prefix)
+}
+
+/// [`lint_at`] with the pod given away (no copy of it is made).
+fn lint_owned(pod: Pod, settings: &LintSettings, prefix: &str) -> Vec<Finding> {
     let raw = rules::run(pod, |rule| settings.action(rule) != Action::Off);
     raw.into_iter()
         .filter_map(|r| {
@@ -202,14 +207,18 @@ pub fn lint_object(
     let Some(template) = pod_template(object)? else {
         return Ok(Vec::new());
     };
-    let request = serde_json::json!({"pod": template.pod, "apiDefaults": api_defaults});
-    match crate::api::parse_request_value(request) {
+    // The request `{"pod": ..., "apiDefaults": ...}`, with the pod moved in (`json!`
+    // would copy it through a serializer).
+    let mut request = serde_json::Map::new();
+    request.insert("pod".into(), template.pod);
+    request.insert("apiDefaults".into(), api_defaults.into());
+    match crate::api::parse_request_value(serde_json::Value::Object(request)) {
         Ok(mut request) => {
             if request.api_defaults {
                 let gates = crate::features::FeatureGates::resolve(&request.feature_gates);
                 crate::defaults::apply_api_defaults_with(&mut request.pod, &gates);
             }
-            Ok(lint_at(&request.pod, settings, &template.prefix))
+            Ok(lint_owned(request.pod, settings, &template.prefix))
         }
         Err(e) => {
             let action = settings.action(Rule::Invalid);

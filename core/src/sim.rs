@@ -676,6 +676,10 @@ pub struct Simulation {
     pub behaviour: Behaviour,
     /// What the pod's lifecycle hooks do when the runtime runs them.
     pub hooks: HookControls,
+    /// Plans carry the pod's API status, kubectl row and reason cache (on by default).
+    /// Off, the next request has no `previousStatus` and an empty reason cache: only the
+    /// statuses change, since the kubelet's decisions never read them.
+    pub statuses: bool,
 }
 
 impl Simulation {
@@ -689,6 +693,7 @@ impl Simulation {
             tick_seconds: 10,
             behaviour: Behaviour::default(),
             hooks: HookControls::default(),
+            statuses: true,
         }
     }
 
@@ -711,6 +716,14 @@ impl Simulation {
     /// One sync: apply the behaviour, plan, carry the plan out, advance the clock.
     /// Returns the plan.
     pub fn sync(&mut self) -> Result<Plan, PlanError> {
+        self.prepare();
+        let plan = self.plan()?;
+        self.carry_out(&plan);
+        Ok(plan)
+    }
+
+    /// The first part of [`Simulation::sync`]: the clock and the behaviour.
+    pub fn prepare(&mut self) {
         self.request.now = Some(self.now);
         if self.behaviour.complete_init_containers {
             script::complete_init_containers(&mut self.request, self.now);
@@ -718,34 +731,55 @@ impl Simulation {
         if self.behaviour.pass_probes {
             script::pass_probes(&mut self.request);
         }
-        let plan = crate::api::plan(&self.request)?;
-        let blocked_millis = carry_out(&mut self.request, &plan, self.now, &self.hooks);
+    }
+
+    /// The plan of a sync after [`Simulation::prepare`] (with the API status when
+    /// [`Simulation::statuses`] is on).
+    pub fn plan(&self) -> Result<Plan, PlanError> {
+        let stage = if self.statuses {
+            crate::api::Stage::Status
+        } else {
+            crate::api::Stage::Steps
+        };
+        crate::api::plan_to(&self.request, stage)
+    }
+
+    /// The actions the kubelet decides (`computePodActions`) in a sync after
+    /// [`Simulation::prepare`]: those of [`Simulation::plan`], without its steps and
+    /// status. For a caller that reads only the decision.
+    pub fn decide(&self) -> Result<crate::plan::PodActions, PlanError> {
+        crate::api::plan_to(&self.request, crate::api::Stage::Decisions).map(|p| p.actions)
+    }
+
+    /// The last part of [`Simulation::sync`]: carry `plan` (from [`Simulation::plan`])
+    /// out, advance the clock.
+    pub fn carry_out(&mut self, plan: &Plan) {
+        let blocked_millis = carry_out(&mut self.request, plan, self.now, &self.hooks);
         // A pull is part of the sync: the re-plan that completes it comes at once.
         if !self.request.pull_results.is_empty() {
-            return Ok(plan);
+            return;
         }
         // A sync blocked in preStop hooks ends that much later.
         let blocked = i64::try_from(blocked_millis.div_ceil(1000)).unwrap_or(0);
         self.advance(self.tick_seconds + blocked);
-        Ok(plan)
     }
 
     /// Syncs until a fixpoint (the plan changes nothing in the runtime or the checkpoints
     /// and holds nothing back; that plan is included), or `max_syncs` plans.
     pub fn run_until_stable(&mut self, max_syncs: usize) -> Result<Vec<Plan>, PlanError> {
         let mut plans = Vec::new();
+        let observed = |r: &PlanRequest| {
+            (
+                r.runtime_status.clone(),
+                r.actuated_resources.clone(),
+                r.image_backoff.clone(),
+            )
+        };
+        // A sync's state after is the next sync's state before: one copy per sync.
+        let mut before = observed(&self.request);
         for _ in 0..max_syncs {
-            let before = (
-                self.request.runtime_status.clone(),
-                self.request.actuated_resources.clone(),
-                self.request.image_backoff.clone(),
-            );
             let plan = self.sync()?;
-            let after = (
-                self.request.runtime_status.clone(),
-                self.request.actuated_resources.clone(),
-                self.request.image_backoff.clone(),
-            );
+            let after = observed(&self.request);
             let stable = before == after
                 && plan.held_back.is_empty()
                 && self.request.pull_results.is_empty();
@@ -753,6 +787,7 @@ impl Simulation {
             if stable {
                 break;
             }
+            before = after;
         }
         Ok(plans)
     }
