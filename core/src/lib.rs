@@ -53,10 +53,11 @@ pub mod config;
 pub mod generators;
 pub mod steps;
 
-// Image pulls and lifecycle hooks as values (issue 14: the pure functions; not yet
-// wired into `plan`).
+// Image pulls and lifecycle hooks as values (the plan's `PullImage` and hook steps), and
+// the kubelet's small pod helpers the hosts share (a pod's images, `format.Pod`, ...).
 pub mod hooks;
 pub mod images;
+pub mod pod;
 
 // Internal.
 mod backoff;
@@ -66,7 +67,6 @@ mod events;
 mod hash;
 mod json_path;
 mod json_value;
-mod pod;
 mod quantity;
 mod validate;
 

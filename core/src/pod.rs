@@ -1,6 +1,6 @@
 //! The kubelet's small pod helpers, each in one place: `format.Pod`,
 //! `IsRestartableInitContainer`, a spec container by (kind, index), the
-//! `AllContainersRestarting` condition, `IsStaticPod`.
+//! `AllContainersRestarting` condition, `IsStaticPod`, the images a pod uses.
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, ResourceRequirements};
 
@@ -130,6 +130,34 @@ pub fn resize_allowed(pod: &Pod, gates: &FeatureGates) -> bool {
     gates.enabled(Gate::InPlacePodVerticalScaling) && !is_static_pod(pod)
 }
 
+/// The images the pod's containers use, as written (init, regular, ephemeral), each once,
+/// in that order.
+#[must_use]
+pub fn images(pod: &Pod) -> Vec<String> {
+    let Some(spec) = pod.spec.as_ref() else {
+        return Vec::new();
+    };
+    let written = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .chain(spec.containers.iter())
+        .filter_map(|c| c.image.as_deref())
+        .chain(
+            spec.ephemeral_containers
+                .iter()
+                .flatten()
+                .filter_map(|c| c.image.as_deref()),
+        );
+    let mut images: Vec<String> = Vec::new();
+    for image in written {
+        if !images.iter().any(|i| i == image) {
+            images.push(image.to_string());
+        }
+    }
+    images
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +185,18 @@ mod tests {
         assert!(init_or_regular_named(&spec, "a").is_some());
         pod.metadata.annotations = None;
         assert!(!is_static_pod(&pod));
+    }
+
+    #[test]
+    fn images_are_listed_once_in_spec_order() {
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "spec": {"initContainers": [{"name": "i", "image": "busybox"}],
+                     "containers": [{"name": "a", "image": "nginx"}, {"name": "b", "image": "busybox"},
+                                    {"name": "c"}],
+                     "ephemeralContainers": [{"name": "d", "image": "debug"}]}
+        }))
+        .unwrap_or_default();
+        assert_eq!(images(&pod), ["busybox", "nginx", "debug"]);
+        assert!(images(&Pod::default()).is_empty());
     }
 }

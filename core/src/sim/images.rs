@@ -147,24 +147,6 @@ impl ImageStore {
 }
 
 /// The images the pod's containers use, as written.
-fn pod_images(request: &PlanRequest) -> Vec<String> {
-    let Some(spec) = request.pod.spec.as_ref() else {
-        return Vec::new();
-    };
-    spec.init_containers
-        .iter()
-        .flatten()
-        .chain(spec.containers.iter())
-        .filter_map(|c| c.image.clone())
-        .chain(
-            spec.ephemeral_containers
-                .iter()
-                .flatten()
-                .filter_map(|c| c.image.clone()),
-        )
-        .collect()
-}
-
 /// Turns the image manager on for a request that has no `images`: the images of the
 /// containers the runtime already has count as present (they were pulled).
 fn ensure_store(request: &mut PlanRequest) -> &mut ImagesReport {
@@ -197,7 +179,7 @@ pub fn set_fault(
     fault: PullFault,
     times: Option<u32>,
 ) -> Option<String> {
-    if !pod_images(request).iter().any(|i| i == image) {
+    if !crate::pod::images(&request.pod).iter().any(|i| i == image) {
         return Some(format!("no container of the pod uses image {image}"));
     }
     if times == Some(0) {
@@ -225,7 +207,7 @@ pub fn clear_fault(request: &mut PlanRequest, image: &str) -> Option<String> {
 /// container using it pulls it again (policy `IfNotPresent`). A note when the pod does
 /// not use the image.
 pub fn remove_image(request: &mut PlanRequest, image: &str) -> Option<String> {
-    if !pod_images(request).iter().any(|i| i == image) {
+    if !crate::pod::images(&request.pod).iter().any(|i| i == image) {
         return Some(format!("no container of the pod uses image {image}"));
     }
     let name = reference::apply_default_image_tag(image).unwrap_or_else(|_| image.to_string());

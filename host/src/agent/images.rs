@@ -15,33 +15,6 @@ use podplan_core::plan::{ImagesReport, PullResult, PullResultRecord, Step};
 
 use super::runtime::{CriError, CriRuntime};
 
-/// The images the pod's containers use, as written (init, regular, ephemeral), each once.
-#[must_use]
-pub fn pod_images(pod: &Pod) -> Vec<String> {
-    let Some(spec) = pod.spec.as_ref() else {
-        return Vec::new();
-    };
-    let mut images: Vec<String> = Vec::new();
-    let written = spec
-        .init_containers
-        .iter()
-        .flatten()
-        .chain(spec.containers.iter())
-        .filter_map(|c| c.image.clone())
-        .chain(
-            spec.ephemeral_containers
-                .iter()
-                .flatten()
-                .filter_map(|c| c.image.clone()),
-        );
-    for image in written {
-        if !images.contains(&image) {
-            images.push(image);
-        }
-    }
-    images
-}
-
 /// The pod's annotations as an `ImageSpec` carries them.
 fn annotations(pod: &Pod) -> BTreeMap<String, String> {
     pod.metadata.annotations.clone().unwrap_or_default()
@@ -54,7 +27,7 @@ fn annotations(pod: &Pod) -> BTreeMap<String, String> {
 /// valid reference are not asked about (the engine reports `InvalidImageName`).
 pub fn report(cri: &mut dyn CriRuntime, pod: &Pod) -> ImagesReport {
     let mut report = ImagesReport::default();
-    for image in pod_images(pod) {
+    for image in podplan_core::pod::images(pod) {
         let Ok(name) = apply_default_image_tag(&image) else {
             continue;
         };

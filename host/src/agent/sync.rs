@@ -292,7 +292,7 @@ impl Agent {
         let mut status = status;
         let mut force = force;
         // Each re-plan completes at least one pull: at most one per image, plus one.
-        for _ in 0..=super::images::pod_images(&sp.pod).len() {
+        for _ in 0..=podplan_core::pod::images(&sp.pod).len() {
             let Some((plan, pulled)) = self.sync_pod_once(sp, status, now, force, round) else {
                 return;
             };
