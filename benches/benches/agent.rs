@@ -357,9 +357,16 @@ fn steady(planner: Planner) -> Steady {
     let [(_, plan)] = round.synced.as_slice() else {
         panic!("one pod synced: {:?}", round.synced.len());
     };
-    assert!(plan.steps.is_empty(), "the pod is not steady: {:?}", plan.steps);
+    assert!(
+        plan.steps.is_empty(),
+        "the pod is not steady: {:?}",
+        plan.steps
+    );
     let row = plan.kubectl.as_ref().unwrap();
-    assert_eq!((row.ready.as_str(), row.status.as_str()), ("2/2", "Running"));
+    assert_eq!(
+        (row.ready.as_str(), row.status.as_str()),
+        ("2/2", "Running")
+    );
     assert_eq!(mutations.load(Ordering::Relaxed), 0);
     Steady {
         agent,
