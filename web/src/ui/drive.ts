@@ -203,7 +203,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
         "p",
         { class: "small muted" },
         state.world.images
-          ? `On the node: ${Object.keys(state.world.images.present).join(", ") || "none"}. A failed pull shows ErrImagePull, then ImagePullBackOff (10 s, 20 s, … up to 5 min) until a retry succeeds.`
+          ? `On the node: ${Object.keys(state.world.images.present ?? {}).join(", ") || "none"}. A failed pull shows ErrImagePull, then ImagePullBackOff (10 s, 20 s, … up to 5 min) until a retry succeeds.`
           : "Every image counts as present (the image manager is off) until a pull fault is set.",
       ),
       images.length ? h("ul", { class: "images" }, imageRows) : h("p", { class: "muted" }, "No images."),
