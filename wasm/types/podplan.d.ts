@@ -7,6 +7,7 @@
 import type {
   ContainerConfig,
   ErrorEnvelope,
+  HookControls,
   Plan,
   PlanRequest,
   PodSandboxConfig,
