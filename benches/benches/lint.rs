@@ -1,6 +1,12 @@
 //! Criterion benchmark of the lifecycle lint (`podplan_core::lint::lint_object`) on a
 //! typical Deployment (target: ≤ 50 µs native).
 //!
+//! Natively the lint runs in the `podplan` binary (`podplan lint`, `admit`, `webhook`),
+//! whose global allocator is mimalloc; this bench uses the same allocator, so its figure
+//! is what those commands spend per object. (A lint allocates and frees many small
+//! values: with glibc's malloc the same work costs about 40 % more; the instruction
+//! counts of `benches/examples/lint_instructions` use glibc's.)
+//!
 //! `cargo bench -p podplan-benches --bench lint`
 
 #![expect(
@@ -9,6 +15,10 @@
 )]
 
 use std::hint::black_box;
+
+/// The allocator of the `podplan` binary (host/src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use podplan_core::lint::{lint_object, LintSettings};
