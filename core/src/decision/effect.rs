@@ -19,6 +19,8 @@
 //!
 //! The marking never changes `podActions`, the steps or the order of `decisions`.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use k8s_openapi::api::core::v1::PodSpec;
 
 use crate::plan::{Action, ContainerKind, Decision, Effect, Plan, PodActions, Step, StepOp};
@@ -26,11 +28,12 @@ use crate::plan::{Action, ContainerKind, Decision, Effect, Plan, PodActions, Ste
 /// Marks every decision of `plan`. `decided` is the number of decisions made by
 /// `computePodActions`; the ones after it are notes made while building the steps.
 pub fn mark(spec: &PodSpec, plan: &mut Plan, decided: usize) {
+    let lookup = Lookup::new(spec, plan, decided);
     let marks: Vec<(Effect, Option<usize>, Option<usize>)> = plan
         .decisions
         .iter()
         .enumerate()
-        .map(|(i, d)| mark_one(spec, plan, decided, i, d))
+        .map(|(i, d)| mark_one(&lookup, plan, i, d))
         .collect();
     for (d, (effect, by, step)) in plan.decisions.iter_mut().zip(marks) {
         d.effect = effect;
@@ -39,31 +42,181 @@ pub fn mark(spec: &PodSpec, plan: &mut Plan, decided: usize) {
     }
 }
 
+/// What marking looks up for every decision, indexed once per plan so that marking is
+/// linear in the pod's size (a pod of N containers has about N decisions and N steps).
+/// Every index keeps the first match, as a scan in order would find it.
+struct Lookup<'a> {
+    /// A container's index in its spec list, by kind and name.
+    index: BTreeMap<(ContainerKind, &'a str), usize>,
+    /// The containers the final `podActions` start, by kind and index.
+    to_start: BTreeSet<(ContainerKind, usize)>,
+    /// Names in `containersToKill`, `containersToReset` and `containersToUpdate`.
+    to_kill: BTreeSet<&'a str>,
+    to_reset: BTreeSet<&'a str>,
+    to_update: BTreeSet<&'a str>,
+    /// The first PullImage/CreateContainer/StartContainer step of a container.
+    start_step: BTreeMap<(ContainerKind, usize), usize>,
+    /// The first KillContainer step of a container; the first KillContainer or
+    /// RemoveContainer step; the first UpdateContainerResources step.
+    kill_step: BTreeMap<&'a str, usize>,
+    reset_step: BTreeMap<&'a str, usize>,
+    update_step: BTreeMap<&'a str, usize>,
+    /// The first KillPod, RunPodSandbox and UpdatePodSandboxResources steps.
+    kill_pod_step: Option<usize>,
+    sandbox_step: Option<usize>,
+    update_pod_step: Option<usize>,
+    /// The last `killPod` decision.
+    last_kill_pod: Option<usize>,
+    /// The first `SyncPod` note about a container, and the first about a classic init
+    /// container.
+    note_for: BTreeMap<&'a str, usize>,
+    classic_init_note: Option<usize>,
+}
+
+impl<'a> Lookup<'a> {
+    fn new(spec: &'a PodSpec, plan: &'a Plan, decided: usize) -> Self {
+        let init = spec.init_containers.as_deref().unwrap_or_default();
+        let ephemeral = spec.ephemeral_containers.as_deref().unwrap_or_default();
+        let mut index = BTreeMap::new();
+        let names = init
+            .iter()
+            .map(|c| (ContainerKind::Init, c.name.as_str()))
+            .enumerate()
+            .chain(
+                spec.containers
+                    .iter()
+                    .map(|c| (ContainerKind::Regular, c.name.as_str()))
+                    .enumerate(),
+            )
+            .chain(
+                ephemeral
+                    .iter()
+                    .map(|c| (ContainerKind::Ephemeral, c.name.as_str()))
+                    .enumerate(),
+            );
+        for (i, key) in names {
+            index.entry(key).or_insert(i);
+        }
+        let a = &plan.actions;
+        let to_start = a
+            .init_containers_to_start
+            .iter()
+            .map(|&i| (ContainerKind::Init, i))
+            .chain(
+                a.containers_to_start
+                    .iter()
+                    .map(|&i| (ContainerKind::Regular, i)),
+            )
+            .chain(
+                a.ephemeral_containers_to_start
+                    .iter()
+                    .map(|&i| (ContainerKind::Ephemeral, i)),
+            )
+            .collect();
+        let mut lookup = Lookup {
+            index,
+            to_start,
+            to_kill: a
+                .containers_to_kill
+                .values()
+                .map(|k| k.name.as_str())
+                .collect(),
+            to_reset: a
+                .containers_to_reset
+                .iter()
+                .map(|r| r.name.as_str())
+                .collect(),
+            to_update: a
+                .containers_to_update
+                .iter()
+                .flat_map(|m| m.values().flatten())
+                .map(|u| u.name.as_str())
+                .collect(),
+            start_step: BTreeMap::new(),
+            kill_step: BTreeMap::new(),
+            reset_step: BTreeMap::new(),
+            update_step: BTreeMap::new(),
+            kill_pod_step: None,
+            sandbox_step: None,
+            update_pod_step: None,
+            last_kill_pod: plan
+                .decisions
+                .iter()
+                .rposition(|d| d.action == Action::KillPod),
+            note_for: BTreeMap::new(),
+            classic_init_note: None,
+        };
+        for (i, s) in plan.steps.iter().enumerate() {
+            lookup.add_step(i, s);
+        }
+        let classic_init = |name: &str| {
+            init.iter()
+                .any(|c| c.name == name && c.restart_policy.as_deref() != Some("Always"))
+        };
+        for (j, note) in plan.decisions.iter().enumerate().skip(decided) {
+            if let Some(name) = note.container.as_deref() {
+                lookup.note_for.entry(name).or_insert(j);
+                if lookup.classic_init_note.is_none() && classic_init(name) {
+                    lookup.classic_init_note = Some(j);
+                }
+            }
+        }
+        lookup
+    }
+
+    fn add_step(&mut self, i: usize, s: &'a Step) {
+        let first = |slot: &mut Option<usize>| {
+            slot.get_or_insert(i);
+        };
+        match s.op {
+            StepOp::KillPod => first(&mut self.kill_pod_step),
+            StepOp::RunPodSandbox => first(&mut self.sandbox_step),
+            StepOp::UpdatePodSandboxResources => first(&mut self.update_pod_step),
+            StepOp::PullImage | StepOp::CreateContainer | StepOp::StartContainer => {
+                if let (Some(kind), Some(index)) = (s.kind, s.index) {
+                    self.start_step.entry((kind, index)).or_insert(i);
+                }
+            }
+            _ => {}
+        }
+        if let Some(name) = s.container.as_deref() {
+            match s.op {
+                StepOp::KillContainer => {
+                    self.kill_step.entry(name).or_insert(i);
+                    self.reset_step.entry(name).or_insert(i);
+                }
+                StepOp::RemoveContainer => {
+                    self.reset_step.entry(name).or_insert(i);
+                }
+                StepOp::UpdateContainerResources => {
+                    self.update_step.entry(name).or_insert(i);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The decision's container, by kind: its index in the spec list.
+    fn index_of(&self, kind: ContainerKind, name: Option<&str>) -> Option<usize> {
+        name.and_then(|n| self.index.get(&(kind, n)).copied())
+    }
+}
+
 fn mark_one(
-    spec: &PodSpec,
+    lookup: &Lookup<'_>,
     plan: &Plan,
-    decided: usize,
     i: usize,
     d: &Decision,
 ) -> (Effect, Option<usize>, Option<usize>) {
-    let step = step_of(spec, &plan.actions, &plan.steps, d);
-    match held(spec, &plan.actions, d) {
+    let step = step_of(lookup, &plan.actions, d);
+    match held(lookup, &plan.actions, d) {
         Some(false) => {
-            let by = plan
-                .decisions
-                .iter()
-                .enumerate()
-                .skip(i + 1)
-                .rev()
-                .find(|(_, later)| later.action == Action::KillPod)
-                .map(|(j, _)| j);
+            let by = lookup.last_kill_pod.filter(|&j| j > i);
             (Effect::Superseded, by, None)
         }
-        Some(true) if expects_step(d.action) && step.is_none() => (
-            Effect::NotCarriedOut,
-            explanation(spec, plan, decided, d),
-            None,
-        ),
+        Some(true) if expects_step(d.action) && step.is_none() => {
+            (Effect::NotCarriedOut, explanation(lookup, d), None)
+        }
         Some(true) if d.action == Action::KillPod && is_empty_kill(plan, step) => {
             (Effect::Noop, None, step)
         }
@@ -73,41 +226,25 @@ fn mark_one(
 
 /// Whether the final `podActions` hold the decision's action; `None` for decisions that
 /// are not actions (`wait`, `doNotRestart`, a pod-wide `keepContainer`).
-fn held(spec: &PodSpec, a: &PodActions, d: &Decision) -> Option<bool> {
+fn held(lookup: &Lookup<'_>, a: &PodActions, d: &Decision) -> Option<bool> {
     let name = d.container.as_deref();
-    let index_in = |kind: ContainerKind, list: &[usize]| {
-        name.and_then(|n| index_of(spec, kind, n))
-            .is_some_and(|idx| list.contains(&idx))
+    let starts = |kind: ContainerKind| {
+        lookup
+            .index_of(kind, name)
+            .is_some_and(|idx| lookup.to_start.contains(&(kind, idx)))
     };
+    let listed = |set: &BTreeSet<&str>| name.is_some_and(|n| set.contains(n));
     match d.action {
         Action::KillPod => Some(a.kill_pod),
         Action::CreateSandbox => Some(a.create_sandbox),
-        Action::StartInitContainer => {
-            Some(index_in(ContainerKind::Init, &a.init_containers_to_start))
-        }
-        Action::StartContainer => Some(index_in(ContainerKind::Regular, &a.containers_to_start)),
-        Action::StartEphemeralContainer => Some(index_in(
-            ContainerKind::Ephemeral,
-            &a.ephemeral_containers_to_start,
-        )),
-        Action::KillContainer => Some(
-            a.kill_pod
-                || a.containers_to_kill
-                    .values()
-                    .any(|k| Some(k.name.as_str()) == name),
+        Action::StartInitContainer => Some(starts(ContainerKind::Init)),
+        Action::StartContainer => Some(starts(ContainerKind::Regular)),
+        Action::StartEphemeralContainer => Some(starts(ContainerKind::Ephemeral)),
+        Action::KillContainer => Some(a.kill_pod || listed(&lookup.to_kill)),
+        Action::ResetContainer => Some(listed(&lookup.to_reset)),
+        Action::UpdateResources => Some(
+            listed(&lookup.to_update) || a.update_pod_resources || a.update_pod_level_resources,
         ),
-        Action::ResetContainer => Some(
-            a.containers_to_reset
-                .iter()
-                .any(|r| Some(r.name.as_str()) == name),
-        ),
-        Action::UpdateResources => {
-            let listed = a
-                .containers_to_update
-                .as_ref()
-                .is_some_and(|m| m.values().flatten().any(|u| Some(u.name.as_str()) == name));
-            Some(listed || a.update_pod_resources || a.update_pod_level_resources)
-        }
         // Keeping a running container contradicts a pod kill decided later.
         Action::KeepContainer => name.map(|_| !a.kill_pod),
         Action::Wait | Action::DoNotRestart => None,
@@ -122,62 +259,26 @@ fn expects_step(action: Action) -> bool {
     )
 }
 
-fn index_of(spec: &PodSpec, kind: ContainerKind, name: &str) -> Option<usize> {
-    match kind {
-        ContainerKind::Init => spec
-            .init_containers
-            .as_deref()
-            .unwrap_or_default()
-            .iter()
-            .position(|c| c.name == name),
-        ContainerKind::Regular => spec.containers.iter().position(|c| c.name == name),
-        ContainerKind::Ephemeral => spec
-            .ephemeral_containers
-            .as_deref()
-            .unwrap_or_default()
-            .iter()
-            .position(|c| c.name == name),
-    }
-}
-
 /// The index of the step that carries the decision out.
-fn step_of(spec: &PodSpec, a: &PodActions, steps: &[Step], d: &Decision) -> Option<usize> {
+fn step_of(lookup: &Lookup<'_>, a: &PodActions, d: &Decision) -> Option<usize> {
     let name = d.container.as_deref();
-    let find = |ok: &dyn Fn(&Step) -> bool| steps.iter().position(ok);
-    let for_container = |s: &Step| name.is_some() && s.container.as_deref() == name;
+    let by_name = |steps: &BTreeMap<&str, usize>| name.and_then(|n| steps.get(n).copied());
     let start = |kind: ContainerKind| {
-        let index = name.and_then(|n| index_of(spec, kind, n));
-        find(&|s: &Step| {
-            matches!(
-                s.op,
-                StepOp::PullImage | StepOp::CreateContainer | StepOp::StartContainer
-            ) && s.kind == Some(kind)
-                && index.is_some()
-                && s.index == index
-        })
+        lookup
+            .index_of(kind, name)
+            .and_then(|idx| lookup.start_step.get(&(kind, idx)).copied())
     };
     match d.action {
-        Action::KillPod => find(&|s: &Step| s.op == StepOp::KillPod),
-        Action::CreateSandbox => find(&|s: &Step| s.op == StepOp::RunPodSandbox),
+        Action::KillPod => lookup.kill_pod_step,
+        Action::CreateSandbox => lookup.sandbox_step,
         Action::StartInitContainer => start(ContainerKind::Init),
         Action::StartContainer => start(ContainerKind::Regular),
         Action::StartEphemeralContainer => start(ContainerKind::Ephemeral),
         Action::KillContainer => {
-            find(&|s: &Step| s.op == StepOp::KillContainer && for_container(s)).or_else(|| {
-                if a.kill_pod {
-                    find(&|s: &Step| s.op == StepOp::KillPod)
-                } else {
-                    None
-                }
-            })
+            by_name(&lookup.kill_step).or(lookup.kill_pod_step.filter(|_| a.kill_pod))
         }
-        Action::ResetContainer => find(&|s: &Step| {
-            matches!(s.op, StepOp::KillContainer | StepOp::RemoveContainer) && for_container(s)
-        }),
-        Action::UpdateResources => {
-            find(&|s: &Step| s.op == StepOp::UpdateContainerResources && for_container(s))
-                .or_else(|| find(&|s: &Step| s.op == StepOp::UpdatePodSandboxResources))
-        }
+        Action::ResetContainer => by_name(&lookup.reset_step),
+        Action::UpdateResources => by_name(&lookup.update_step).or(lookup.update_pod_step),
         Action::KeepContainer | Action::Wait | Action::DoNotRestart => None,
     }
 }
@@ -191,19 +292,9 @@ fn is_empty_kill(plan: &Plan, step: Option<usize>) -> bool {
 /// The `SyncPod` note that explains why an action was not carried out: one about the
 /// same container, else one about a classic init container (which stops the starts
 /// after it).
-fn explanation(spec: &PodSpec, plan: &Plan, decided: usize, d: &Decision) -> Option<usize> {
-    let notes = || plan.decisions.iter().enumerate().skip(decided);
-    let classic_init = |name: Option<&str>| {
-        name.is_some_and(|n| {
-            spec.init_containers
-                .as_deref()
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.name == n && c.restart_policy.as_deref() != Some("Always"))
-        })
-    };
-    notes()
-        .find(|(_, n)| d.container.is_some() && n.container == d.container)
-        .or_else(|| notes().find(|(_, n)| classic_init(n.container.as_deref())))
-        .map(|(j, _)| j)
+fn explanation(lookup: &Lookup<'_>, d: &Decision) -> Option<usize> {
+    d.container
+        .as_deref()
+        .and_then(|n| lookup.note_for.get(n).copied())
+        .or(lookup.classic_init_note)
 }
