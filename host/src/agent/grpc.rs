@@ -8,6 +8,7 @@
 //! `podplan_cri::status::pod_status`.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::time::Duration;
 
 use podplan_core::config::labels::{POD_NAMESPACE_LABEL, POD_NAME_LABEL, POD_UID_LABEL};
@@ -150,9 +151,41 @@ impl GrpcRuntime {
     }
 
     fn request<T>(&self, message: T) -> tonic::Request<T> {
-        let mut request = tonic::Request::new(message);
-        request.set_timeout(self.timeout);
-        request
+        timed(self.timeout, message)
+    }
+
+    /// One `RuntimeService` call: `rpc` on a clone of the client, blocking until it
+    /// answers; a failure is a [`CriError`] named `call`.
+    fn runtime_call<Req, Ans, Fut>(
+        &self,
+        call: &'static str,
+        request: tonic::Request<Req>,
+        rpc: impl FnOnce(RuntimeClient, tonic::Request<Req>) -> Fut,
+    ) -> Result<Ans, CriError>
+    where
+        Fut: Future<Output = Result<tonic::Response<Ans>, tonic::Status>>,
+    {
+        self.rt
+            .block_on(rpc(self.client.clone(), request))
+            .map(tonic::Response::into_inner)
+            .map_err(|s| error(call, &s))
+    }
+
+    /// One `ImageService` call, as [`Self::runtime_call`]; a failure is worded as the
+    /// kubelet's gRPC client words it ([`image_error`]).
+    fn image_call<Req, Ans, Fut>(
+        &self,
+        call: &'static str,
+        request: tonic::Request<Req>,
+        rpc: impl FnOnce(ImageClient, tonic::Request<Req>) -> Fut,
+    ) -> Result<Ans, CriError>
+    where
+        Fut: Future<Output = Result<tonic::Response<Ans>, tonic::Status>>,
+    {
+        self.rt
+            .block_on(rpc(self.images.clone(), request))
+            .map(tonic::Response::into_inner)
+            .map_err(|s| image_error(call, &s))
     }
 }
 
@@ -162,12 +195,12 @@ impl CriRuntime for GrpcRuntime {
             return Ok(name.clone());
         }
         let request = self.request(pb::VersionRequest::default());
-        let mut client = self.client.clone();
-        let answer = self
-            .rt
-            .block_on(client.version(request))
-            .map_err(|s| error("Version", &s))?
-            .into_inner();
+        let answer =
+            self.runtime_call(
+                "Version",
+                request,
+                |mut c, r| async move { c.version(r).await },
+            )?;
         self.runtime_name = Some(answer.runtime_name.clone());
         Ok(answer.runtime_name)
     }
@@ -177,12 +210,9 @@ impl CriRuntime for GrpcRuntime {
             image: Some(image.into()),
             verbose: false,
         });
-        let mut client = self.images.clone();
-        let answer = self
-            .rt
-            .block_on(client.image_status(request))
-            .map_err(|s| image_error("ImageStatus", &s))?
-            .into_inner();
+        let answer = self.image_call("ImageStatus", request, |mut c, r| async move {
+            c.image_status(r).await
+        })?;
         Ok(answer.image.map(|i| ImageInfo {
             id: i.id,
             size: i.size,
@@ -203,11 +233,10 @@ impl CriRuntime for GrpcRuntime {
         });
         let mut request = tonic::Request::new(message);
         request.set_timeout(self.timeout * PULL_TIMEOUT_FACTOR);
-        let mut client = self.images.clone();
-        self.rt
-            .block_on(client.pull_image(request))
-            .map(|a| a.into_inner().image_ref)
-            .map_err(|s| image_error("PullImage", &s))
+        self.image_call("PullImage", request, |mut c, r| async move {
+            c.pull_image(r).await
+        })
+        .map(|a| a.image_ref)
     }
     fn relist(&mut self) -> Result<Vec<RuntimeStatus>, CriError> {
         let runtime_name = self.runtime_name()?;
@@ -313,11 +342,10 @@ impl CriRuntime for GrpcRuntime {
         runtime_handler: &str,
     ) -> Result<String, CriError> {
         let request = self.request(requests::run_pod_sandbox(config, runtime_handler));
-        let mut client = self.client.clone();
-        self.rt
-            .block_on(client.run_pod_sandbox(request))
-            .map(|a| a.into_inner().pod_sandbox_id)
-            .map_err(|s| error("RunPodSandbox", &s))
+        self.runtime_call("RunPodSandbox", request, |mut c, r| async move {
+            c.run_pod_sandbox(r).await
+        })
+        .map(|a| a.pod_sandbox_id)
     }
 
     fn pod_sandbox_status(&mut self, sandbox_id: &str) -> Result<SandboxStatus, CriError> {
@@ -325,12 +353,9 @@ impl CriRuntime for GrpcRuntime {
             pod_sandbox_id: sandbox_id.to_string(),
             verbose: false,
         });
-        let mut client = self.client.clone();
-        let answer = self
-            .rt
-            .block_on(client.pod_sandbox_status(request))
-            .map_err(|s| error("PodSandboxStatus", &s))?
-            .into_inner();
+        let answer = self.runtime_call("PodSandboxStatus", request, |mut c, r| async move {
+            c.pod_sandbox_status(r).await
+        })?;
         answer
             .status
             .map(|s| podplan_cri::status::sandbox_status(&s))
@@ -345,20 +370,18 @@ impl CriRuntime for GrpcRuntime {
 
     fn stop_pod_sandbox(&mut self, sandbox_id: &str) -> Result<(), CriError> {
         let request = self.request(requests::stop_pod_sandbox(sandbox_id));
-        let mut client = self.client.clone();
-        self.rt
-            .block_on(client.stop_pod_sandbox(request))
-            .map(drop)
-            .map_err(|s| error("StopPodSandbox", &s))
+        self.runtime_call("StopPodSandbox", request, |mut c, r| async move {
+            c.stop_pod_sandbox(r).await
+        })
+        .map(drop)
     }
 
     fn remove_pod_sandbox(&mut self, sandbox_id: &str) -> Result<(), CriError> {
         let request = self.request(requests::remove_pod_sandbox(sandbox_id));
-        let mut client = self.client.clone();
-        self.rt
-            .block_on(client.remove_pod_sandbox(request))
-            .map(drop)
-            .map_err(|s| error("RemovePodSandbox", &s))
+        self.runtime_call("RemovePodSandbox", request, |mut c, r| async move {
+            c.remove_pod_sandbox(r).await
+        })
+        .map(drop)
     }
 
     fn create_container(
@@ -372,20 +395,18 @@ impl CriRuntime for GrpcRuntime {
             config,
             sandbox_config,
         ));
-        let mut client = self.client.clone();
-        self.rt
-            .block_on(client.create_container(request))
-            .map(|a| a.into_inner().container_id)
-            .map_err(|s| error("CreateContainer", &s))
+        self.runtime_call("CreateContainer", request, |mut c, r| async move {
+            c.create_container(r).await
+        })
+        .map(|a| a.container_id)
     }
 
     fn start_container(&mut self, container_id: &str) -> Result<(), CriError> {
         let request = self.request(requests::start_container(container_id));
-        let mut client = self.client.clone();
-        self.rt
-            .block_on(client.start_container(request))
-            .map(drop)
-            .map_err(|s| error("StartContainer", &s))
+        self.runtime_call("StartContainer", request, |mut c, r| async move {
+            c.start_container(r).await
+        })
+        .map(drop)
     }
 
     fn stop_container(&mut self, container_id: &str, timeout: i64) -> Result<(), CriError> {
@@ -394,20 +415,18 @@ impl CriRuntime for GrpcRuntime {
         request.set_timeout(
             self.timeout + Duration::from_secs(u64::try_from(timeout.max(0)).unwrap_or(0)),
         );
-        let mut client = self.client.clone();
-        self.rt
-            .block_on(client.stop_container(request))
-            .map(drop)
-            .map_err(|s| error("StopContainer", &s))
+        self.runtime_call("StopContainer", request, |mut c, r| async move {
+            c.stop_container(r).await
+        })
+        .map(drop)
     }
 
     fn remove_container(&mut self, container_id: &str) -> Result<(), CriError> {
         let request = self.request(requests::remove_container(container_id));
-        let mut client = self.client.clone();
-        self.rt
-            .block_on(client.remove_container(request))
-            .map(drop)
-            .map_err(|s| error("RemoveContainer", &s))
+        self.runtime_call("RemoveContainer", request, |mut c, r| async move {
+            c.remove_container(r).await
+        })
+        .map(drop)
     }
 
     fn update_container_resources(
@@ -415,11 +434,10 @@ impl CriRuntime for GrpcRuntime {
         request: &UpdateContainerResourcesRequest,
     ) -> Result<(), CriError> {
         let request = self.request(pb::UpdateContainerResourcesRequest::from(request));
-        let mut client = self.client.clone();
-        self.rt
-            .block_on(client.update_container_resources(request))
-            .map(drop)
-            .map_err(|s| error("UpdateContainerResources", &s))
+        self.runtime_call("UpdateContainerResources", request, |mut c, r| async move {
+            c.update_container_resources(r).await
+        })
+        .map(drop)
     }
 
     fn update_pod_sandbox_resources(
@@ -427,11 +445,12 @@ impl CriRuntime for GrpcRuntime {
         request: &UpdatePodSandboxResourcesRequest,
     ) -> Result<(), CriError> {
         let request = self.request(pb::UpdatePodSandboxResourcesRequest::from(request));
-        let mut client = self.client.clone();
-        self.rt
-            .block_on(client.update_pod_sandbox_resources(request))
-            .map(drop)
-            .map_err(|s| error("UpdatePodSandboxResources", &s))
+        self.runtime_call(
+            "UpdatePodSandboxResources",
+            request,
+            |mut c, r| async move { c.update_pod_sandbox_resources(r).await },
+        )
+        .map(drop)
     }
 
     fn exec_sync(
@@ -443,17 +462,13 @@ impl CriRuntime for GrpcRuntime {
         let seconds = i64::try_from(timeout.as_secs()).unwrap_or(i64::MAX);
         let mut request = tonic::Request::new(requests::exec_sync(container_id, cmd, seconds));
         request.set_timeout(self.timeout + timeout);
-        let mut client = self.client.clone();
-        self.rt
-            .block_on(client.exec_sync(request))
-            .map(|a| {
-                let a = a.into_inner();
-                ExecResult {
-                    exit_code: a.exit_code,
-                    stdout: a.stdout,
-                    stderr: a.stderr,
-                }
-            })
-            .map_err(|s| error("ExecSync", &s))
+        self.runtime_call("ExecSync", request, |mut c, r| async move {
+            c.exec_sync(r).await
+        })
+        .map(|a| ExecResult {
+            exit_code: a.exit_code,
+            stdout: a.stdout,
+            stderr: a.stderr,
+        })
     }
 }
