@@ -184,6 +184,15 @@ impl Runtime {
         self
     }
 
+    /// The runtime with `millis` of hook waiting (preStop) earlier in the plan already
+    /// counted: operations after a wait happen that much later. Carrying out step `i` on
+    /// its own takes the [`Outcome::blocked_millis`] of steps `0..i`.
+    #[must_use]
+    pub fn with_blocked_millis(mut self, millis: u64) -> Self {
+        self.blocked_millis = millis;
+        self
+    }
+
     /// The same runtime with the simulated world's hook behaviour.
     #[must_use]
     pub fn with_hooks(mut self, hooks: HookControls) -> Self {

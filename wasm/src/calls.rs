@@ -8,7 +8,7 @@
 //! | call | input | output | core |
 //! |---|---|---|---|
 //! | [`sim_apply`] | `{request, plan, hooks?}` | `{request, changed}`: the next sync's request (with the hooks' `hookResults`); `changed`: the plan changed the runtime (a PLEG event: the kubelet syncs again at once) | [`podplan_core::sim::next_request_with`] at the request's `now` |
-//! | [`sim_step`] | `{request, step, index?}` | `{request, changed}`: the request with the runtime status and actuated resources after that one step | [`podplan_core::sim::Runtime::apply_step`] at the request's `now` |
+//! | [`sim_step`] | `{request, step, index?, hooks?, blockedMillis?}` | `{request, changed, blockedMillis}`: the request with the runtime status, actuated resources and `hookResults` after that one step | [`podplan_core::sim::Runtime::apply_step`] at the request's `now` |
 //! | [`sim_event`] | `{request, event, hooks?}` | `{request, hooks, note?}` | [`podplan_core::sim::apply_event_with`] |
 //! | [`crictl`] | `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON) | `{crictl}`: the file crictl reads | [`podplan_core::config::crictl`] |
 //!
@@ -54,14 +54,21 @@ pub fn sim_apply(input: &str) -> String {
 }
 
 /// Carries out one step of a plan on the request's runtime state: `{request, step,
-/// index?}` → `{request, changed}`. `index` is the step's position in its plan (default
-/// 0): applying a plan's steps in order, each on the previous answer's request, gives the
-/// runtime [`sim_apply`] gives. Only the runtime status and the actuated resources change;
-/// the sync's bookkeeping (back-off, status, reason cache, probes) is [`sim_apply`]'s.
+/// index?, hooks?, blockedMillis?}` → `{request, changed, blockedMillis}`. `index` is the
+/// step's position in its plan (default 0) and `blockedMillis` the hook waiting of the
+/// steps before it (default 0; each answer gives the total to pass with the next step):
+/// applying a plan's steps in order, each on the previous answer's request, gives the
+/// runtime and `hookResults` [`sim_apply`] gives with the same `hooks`. Only the runtime
+/// status, the actuated resources and `hookResults` (those of the plan's steps so far,
+/// from step 0) change; the sync's bookkeeping (back-off, status, reason cache, probes,
+/// images) is [`sim_apply`]'s.
 #[must_use]
 pub fn sim_step(input: &str) -> String {
     answer((|| {
-        let mut call = object(input, &["request", "step", "index"])?;
+        let mut call = object(
+            input,
+            &["request", "step", "index", "hooks", "blockedMillis"],
+        )?;
         let request = request(&mut call)?;
         let now = request.now.ok_or_else(|| {
             PlanError::invalid(
@@ -70,19 +77,28 @@ pub fn sim_step(input: &str) -> String {
             )
         })?;
         let step: Step = field(&mut call, "step")?;
-        let index: u32 = if call.contains_key("index") {
-            field(&mut call, "index")?
-        } else {
-            0
-        };
-        let mut runtime = sim::Runtime::from_request(&request).with_operations_done(index);
+        let index: u32 = optional(&mut call, "index")?.unwrap_or(0);
+        let blocked: u64 = optional(&mut call, "blockedMillis")?.unwrap_or(0);
+        let hooks = hooks(&mut call)?;
+        let mut runtime = sim::Runtime::from_request(&request)
+            .with_operations_done(index)
+            .with_blocked_millis(blocked)
+            .with_hooks(hooks);
         runtime.apply_step(&request.pod, &step, now);
         let outcome = runtime.into_outcome();
         let mut next = request.clone();
         next.runtime_status = Some(outcome.runtime_status);
         next.actuated_resources = outcome.actuated_resources;
+        if index == 0 {
+            next.hook_results.clear();
+        }
+        next.hook_results.extend(outcome.hook_results);
         let changed = sim::relist_changed(&request, &next);
-        Ok(json!({ "request": to_value(&next)?, "changed": changed }))
+        Ok(json!({
+            "request": to_value(&next)?,
+            "changed": changed,
+            "blockedMillis": outcome.blocked_millis,
+        }))
     })())
 }
 
@@ -195,6 +211,18 @@ fn field<T: DeserializeOwned>(call: &mut Map<String, Value>, name: &str) -> Resu
         .map_err(|e| PlanError::invalid(name, format!("`{name}` cannot be read: {e}")))
 }
 
+/// An optional field of a call (`None` when absent).
+fn optional<T: DeserializeOwned>(
+    call: &mut Map<String, Value>,
+    name: &str,
+) -> Result<Option<T>, PlanError> {
+    if call.contains_key(name) {
+        field(call, name).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
 fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, PlanError> {
     podplan_core::api::to_json_value(value)
         .map_err(|e| PlanError::invalid("", format!("could not serialise the answer: {e}")))
@@ -281,6 +309,53 @@ mod tests {
         assert_eq!(parse(&sim_step(&first.to_string()))["changed"], true);
         let bad = json!({"request": whole["request"], "step": {"op": "Dance"}});
         assert_eq!(parse(&sim_step(&bad.to_string()))["error"]["path"], "step");
+    }
+
+    #[test]
+    fn steps_one_by_one_with_hooks_give_what_sim_apply_gives() {
+        // Two running containers with preStop and postStart hooks; both images change, so
+        // one sync kills each (its preStop runs for a while) and starts it again, and b's
+        // postStart fails (b is killed again at once).
+        let hook = json!({"exec": {"command": ["true"]}});
+        let pod = |image: &str| {
+            json!({"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
+                "spec": {"containers": [
+                    {"name": "a", "image": image, "lifecycle": {"preStop": hook, "postStart": hook}},
+                    {"name": "b", "image": image, "lifecycle": {"preStop": hook, "postStart": hook}}]}})
+        };
+        let first = json!({"pod": pod("x"), "apiDefaults": true, "now": "2025-01-01T00:00:00Z"});
+        let plan = podplan_core::plan_value(first.clone());
+        let started = parse(&sim_apply(
+            &json!({"request": first, "plan": plan}).to_string(),
+        ));
+        let mut request = started["request"].clone();
+        request["pod"] = pod("y");
+        request["now"] = json!("2025-01-01T00:01:00Z");
+        let plan = podplan_core::plan_value(request.clone());
+        let hooks = json!({"preStopSeconds": {"a": 3, "b": 2}, "postStartFails": ["b"]});
+        let whole = parse(&sim_apply(
+            &json!({"request": request, "plan": plan, "hooks": hooks}).to_string(),
+        ));
+        assert!(whole.get("error").is_none(), "{whole}");
+
+        let mut current = request;
+        let mut blocked = json!(0);
+        for (index, step) in plan["steps"].as_array().unwrap().iter().enumerate() {
+            let call = json!({"request": current, "step": step, "index": index,
+                              "hooks": hooks, "blockedMillis": blocked});
+            let out = parse(&sim_step(&call.to_string()));
+            assert!(out.get("error").is_none(), "{out}");
+            current = out["request"].clone();
+            blocked = out["blockedMillis"].clone();
+        }
+        let results = whole["request"]["hookResults"].as_array().unwrap();
+        assert!(
+            results.iter().any(|r| r["hook"] == "postStart"),
+            "{results:?}"
+        );
+        assert!(blocked.as_u64().unwrap() >= 3000, "{blocked}");
+        assert_eq!(current["hookResults"], whole["request"]["hookResults"]);
+        assert_eq!(current["runtimeStatus"], whole["request"]["runtimeStatus"]);
     }
 
     #[test]

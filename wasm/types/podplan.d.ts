@@ -67,10 +67,11 @@ export function simEventJson(call: string): string;
 
 /**
  * Carries out one step of a plan (`podplan_core::sim::Runtime::apply_step`) on
- * `call.request`'s runtime state at its `now`; answers the request with the runtime status
- * and actuated resources after that step (the rest unchanged: {@link simApply} does the
- * sync's bookkeeping). Applying a plan's steps in order, each with its `index`, gives the
- * runtime {@link simApply} gives. Never throws.
+ * `call.request`'s runtime state at its `now`; answers the request with the runtime status,
+ * actuated resources and `hookResults` after that step (the rest unchanged: {@link simApply}
+ * does the sync's bookkeeping). Applying a plan's steps in order, each with its `index` and
+ * the previous answer's `blockedMillis`, gives the runtime and hook results {@link simApply}
+ * gives with the same `hooks`. Never throws.
  */
 export function simStep(call: SimStepCall): SimAnswer | ErrorAnswer;
 
@@ -110,6 +111,10 @@ export interface SimStepCall {
   step: Step;
   /** The step's position in its plan (default 0): it orders creation times within one instant. */
   index?: number;
+  /** The world's hook behaviour (default: every hook succeeds at once). */
+  hooks?: HookControls;
+  /** Hook waiting (preStop) of the plan's earlier steps, ms (default 0): the previous step's answer's `blockedMillis`. */
+  blockedMillis?: number;
 }
 
 /** The answer of {@link simApply}, {@link simStep} and {@link simEvent}. */
@@ -122,6 +127,8 @@ export interface SimAnswer {
   changed?: boolean;
   /** simEvent: the world's hook behaviour after the event (keep it for the next call). */
   hooks?: HookControls;
+  /** simStep: hook waiting of the plan's steps so far, ms (pass it with the next step). */
+  blockedMillis?: number;
 }
 
 /** The input of {@link crictl}: exactly one config. */
