@@ -49,6 +49,7 @@ use podplan_core::cri::{
 };
 use podplan_core::plan::AuthConfig;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
+use podplan_host::agent::credentials::DockerConfigSearch;
 use podplan_host::agent::grpc::GrpcRuntime;
 use podplan_host::agent::runtime::{ExecResult, ImageInfo};
 use podplan_host::agent::{
@@ -108,6 +109,7 @@ fn config(dir: &Path) -> AgentConfig {
         host_dns: None,
         sync_frequency_seconds: 60,
         dry_run: false,
+        docker_config: DockerConfigSearch::default(),
     }
 }
 

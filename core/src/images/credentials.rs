@@ -305,6 +305,60 @@ impl Keyring {
     }
 }
 
+/// The layout of a node's docker config file (the kubelet's default keyring,
+/// `credentialprovider.ReadDockerConfigFile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DockerConfigFile {
+    /// `config.json` or `.dockerconfigjson`: `{"auths": {registry: entry}}`.
+    ConfigJson,
+    /// The legacy `.dockercfg`: `{registry: entry}`.
+    Dockercfg,
+}
+
+/// The node-wide credentials of one docker config file, by registry, for a request's
+/// `nodeCredentials`: an entry's `auth` (base64 `user:password`) overrides
+/// `username`/`password`; the credentials have no source (node-wide).
+///
+/// # Errors
+/// The file is not that layout's JSON, or an `auth` field does not decode (the kubelet
+/// then goes on to the next file it searches).
+pub fn node_credentials_from_file(
+    contents: &[u8],
+    layout: DockerConfigFile,
+) -> Result<BTreeMap<String, Vec<TrackedCredential>>, String> {
+    // Go's decoder takes an object or `null` into a struct or map; serde would also take
+    // an array into a struct.
+    let text = contents.trim_ascii_start();
+    if text.starts_with(b"null") {
+        return Ok(BTreeMap::new());
+    }
+    if !text.starts_with(b"{") {
+        return Err("a docker config file is a JSON object".into());
+    }
+    let entries = match layout {
+        DockerConfigFile::ConfigJson => serde_json::from_slice::<ConfigJson>(contents)
+            .map(|c| c.auths)
+            .map_err(|e| e.to_string())?,
+        DockerConfigFile::Dockercfg => serde_json::from_slice::<BTreeMap<String, Entry>>(contents)
+            .map_err(|e| e.to_string())?,
+    };
+    let mut out: BTreeMap<String, Vec<TrackedCredential>> = BTreeMap::new();
+    for (registry, entry) in entries {
+        let (username, password) = if entry.auth.is_empty() {
+            (entry.username, entry.password)
+        } else {
+            decode_auth(&entry.auth)?
+        };
+        out.entry(registry).or_default().push(TrackedCredential {
+            username,
+            password,
+            source: None,
+            auth_config_hash: String::new(),
+        });
+    }
+    Ok(out)
+}
+
 /// The pod's credentials for `repository`: pull secrets first, then the node's.
 ///
 /// # Errors
@@ -330,6 +384,43 @@ mod tests {
             "data": {".dockerconfigjson": serde_json::to_value(ByteString(json.as_bytes().to_vec())).unwrap()}
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn node_config_files_give_node_wide_credentials() {
+        let json =
+            br#"{"auths": {"https://registry.example:5000/v2/": {"auth": "dXNlcjpwYXNzd29yZA=="},
+                                   "docker.io": {"username": "u", "password": "p"}}}"#;
+        let creds = node_credentials_from_file(json, DockerConfigFile::ConfigJson).unwrap();
+        let ring = Keyring::from_tracked(&creds);
+        let found = ring.lookup("registry.example:5000/team/app");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            (found[0].username.as_str(), found[0].password.as_str()),
+            ("user", "password")
+        );
+        assert_eq!(found[0].source, None);
+        assert_eq!(ring.lookup("docker.io/library/busybox")[0].username, "u");
+        assert!(ring.lookup("quay.io/x/y").is_empty());
+        // The legacy layout has no `auths` level; each layout rejects the other's shape
+        // only when it is not JSON of that shape.
+        let legacy = br#"{"quay.io": {"auth": "dXNlcjpwYXNzd29yZA=="}}"#;
+        let creds = node_credentials_from_file(legacy, DockerConfigFile::Dockercfg).unwrap();
+        assert_eq!(
+            Keyring::from_tracked(&creds).lookup("quay.io/x/y")[0].password,
+            "password"
+        );
+        assert!(node_credentials_from_file(b"[]", DockerConfigFile::ConfigJson).is_err());
+        assert!(
+            node_credentials_from_file(b"{\"auths\": 1}", DockerConfigFile::ConfigJson).is_err()
+        );
+        assert!(
+            node_credentials_from_file(b" null", DockerConfigFile::Dockercfg)
+                .unwrap()
+                .is_empty()
+        );
+        let bad_auth = br#"{"auths": {"quay.io": {"auth": "bm9jb2xvbg=="}}}"#;
+        assert!(node_credentials_from_file(bad_auth, DockerConfigFile::ConfigJson).is_err());
     }
 
     #[test]

@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::{Pod, Toleration};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use md5::{Digest, Md5};
 use serde::Serialize;
 
@@ -110,7 +111,7 @@ pub struct ManifestSet {
 pub struct ManifestSource {
     dir: PathBuf,
     node: String,
-    first_seen: HashMap<String, String>,
+    first_seen: HashMap<String, jiff::Timestamp>,
 }
 
 impl ManifestSource {
@@ -182,15 +183,16 @@ impl ManifestSource {
                         ));
                         continue;
                     }
-                    let seen = self
-                        .first_seen
-                        .entry(uid.clone())
-                        .or_insert_with(|| now.to_string())
-                        .clone();
+                    let seen = *self.first_seen.entry(uid.clone()).or_insert(now);
                     pod.metadata
                         .annotations
                         .get_or_insert_with(BTreeMap::new)
-                        .insert(CONFIG_SEEN_ANNOTATION.into(), seen);
+                        .insert(CONFIG_SEEN_ANNOTATION.into(), seen.to_string());
+                    // The API server stamps the mirror pod when the kubelet first posts it,
+                    // which is what `kubectl get pods` counts AGE from; with no API server,
+                    // the first sight of the manifest stands in for it (decisions do not
+                    // read it).
+                    pod.metadata.creation_timestamp.get_or_insert(Time(seen));
                     names.insert(name, file.clone());
                     uids.insert(uid, file.clone());
                     set.pods.push(StaticPod { file, pod });

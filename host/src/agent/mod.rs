@@ -6,11 +6,13 @@
 //! - [`runtime`]: the CRI calls as a trait ([`runtime::CriRuntime`]).
 //! - [`executor`]: carrying out a plan's steps in `SyncPod`'s order.
 //! - [`images`]: the node's images in each request, and `PullImage` steps.
+//! - [`credentials`]: the node's docker keyring (pull credentials) in each request.
 //! - [`hooks`]: postStart and preStop hooks as the plan's hook steps describe them.
 //! - [`prober`]: startup, liveness and readiness probes.
 //! - [`sync`]: the relist and sync loop ([`sync::Agent`]).
 //! - [`status`]: the `status.json` file.
 
+pub mod credentials;
 pub mod executor;
 pub mod grpc;
 pub mod hooks;

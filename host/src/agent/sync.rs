@@ -27,6 +27,7 @@ use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxState};
 use podplan_core::{Plan, PlanRequest};
 use serde::Serialize;
 
+use super::credentials::{DockerConfigSearch, NodeKeyring};
 use super::executor::{execute, Execution, SyncFailure};
 use super::manifest::{ManifestProblem, ManifestSet, StaticPod, AGENT_LABEL};
 use super::prober::Prober;
@@ -55,6 +56,9 @@ pub struct AgentConfig {
     pub sync_frequency_seconds: i64,
     /// `--dry-run`: plan, change nothing.
     pub dry_run: bool,
+    /// Where the node's docker config (pull credentials) is looked for
+    /// ([`DockerConfigSearch::kubelet`] for the kubelet's search).
+    pub docker_config: DockerConfigSearch,
 }
 
 /// What the agent keeps in memory about one pod between syncs (there is no database:
@@ -125,6 +129,7 @@ pub struct Agent {
     pods: BTreeMap<String, PodMemory>,
     prober: Prober,
     warned_foreign: BTreeSet<String>,
+    keyring: NodeKeyring,
     /// Problems of the last manifest read.
     pub manifest_problems: Vec<ManifestProblem>,
 }
@@ -163,6 +168,7 @@ impl Agent {
     #[must_use]
     pub fn new(config: AgentConfig, planner: Planner, cri: Box<dyn CriRuntime>) -> Self {
         Self {
+            keyring: NodeKeyring::new(config.docker_config.clone()),
             config,
             planner,
             cri,
@@ -341,6 +347,7 @@ impl Agent {
         memory.pod = Some(sp.pod.clone());
         let node = self.node_context();
         let images = super::images::report(self.cri.as_mut(), &sp.pod);
+        let node_credentials = self.keyring.get(now).clone();
         let memory = self.pods.entry(uid.clone()).or_default();
         let request = PlanRequest {
             pod: sp.pod.clone(),
@@ -359,6 +366,7 @@ impl Agent {
             // once the plan is made; kept when there is no plan).
             pull_results: memory.pull_results.clone(),
             hook_results: memory.hook_results.clone(),
+            node_credentials,
             ..PlanRequest::default()
         };
         let mut report = PodReport {

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand, ValueEnum};
 use podplan_core::config::node::{CgroupDriver, CgroupVersion};
+use podplan_host::agent::credentials::DockerConfigSearch;
 use podplan_host::agent::grpc::GrpcRuntime;
 use podplan_host::agent::status::{self, AgentStatus};
 use podplan_host::agent::{Agent, AgentConfig, CriCode, CriRuntime, ManifestSource};
@@ -277,6 +278,7 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
         host_dns,
         sync_frequency_seconds: i64::try_from(args.sync_frequency.as_secs()).unwrap_or(60),
         dry_run: args.dry_run,
+        docker_config: DockerConfigSearch::kubelet(&absolute(&root_dir)),
     };
     // The planner, and the module watcher feeding its slot.
     let (planner, _watcher) = match &args.watch_module {

@@ -19,6 +19,7 @@ use podplan_core::plan::StepOp;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
 use podplan_core::sim::cri as simcri;
 use podplan_core::PlanRequest;
+use podplan_host::agent::credentials::DockerConfigSearch;
 use podplan_host::agent::grpc::GrpcRuntime;
 use podplan_host::agent::manifest::{
     AGENT_LABEL, CONFIG_HASH_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION,
@@ -85,6 +86,11 @@ fn manifest_defaults_follow_the_kubelet_file_source() {
     assert_eq!(ann[CONFIG_SOURCE_ANNOTATION], "file");
     assert_eq!(ann[CONFIG_HASH_ANNOTATION], uid);
     assert_eq!(ann[CONFIG_SEEN_ANNOTATION], t0().to_string());
+    // The mirror pod's creation time, which `kubectl get pods` counts AGE from.
+    assert_eq!(
+        pod.metadata.creation_timestamp.as_ref().map(|t| t.0),
+        Some(t0())
+    );
     assert_eq!(pod.metadata.labels.as_ref().unwrap()[AGENT_LABEL], "Node-1");
     let spec = pod.spec.as_ref().unwrap();
     assert_eq!(spec.node_name.as_deref(), Some("Node-1"));
@@ -527,6 +533,11 @@ fn harness(planner: Planner, files: &[(&str, &str)]) -> Harness {
         host_dns: None,
         sync_frequency_seconds: 60,
         dry_run: false,
+        // Only the test's own root directory: never the machine's ~/.docker.
+        docker_config: DockerConfigSearch {
+            config_json_dirs: vec![dirs.path().join("root")],
+            dockercfg_dirs: vec![dirs.path().join("root")],
+        },
     };
     let cri = GrpcRuntime::in_process(&sim, Duration::from_secs(5)).unwrap();
     Harness {
@@ -615,7 +626,10 @@ fn e2e_init_then_sidecar_with_startup_probe_then_app_in_the_kubelets_order() {
     assert!(times["init-db"] + jiff::SignedDuration::from_secs(2) <= times["log-shipper"]);
     assert!(times["log-shipper"] < times["app"]);
     let report = h.agent.reports().into_iter().next().unwrap();
-    assert_eq!(report.kubectl.unwrap().status, "Running");
+    let row = report.kubectl.unwrap();
+    assert_eq!(row.status, "Running");
+    // AGE counts from the first sight of the manifest (the mirror pod's creation).
+    assert!(row.age.ends_with('s') && row.age != "0s", "{row:?}");
 }
 
 #[test]
@@ -1389,6 +1403,39 @@ spec:
     - name: app
       image: alpine:3.20
 "#;
+
+#[test]
+fn pulls_carry_the_nodes_docker_config_credentials() {
+    let mut h = harness_with(
+        Planner::Native,
+        &[("p.yaml", PULLED)],
+        ImagesScript::default(),
+    );
+    // The kubelet's node keyring: `config.json` in --root-dir (here user:password for
+    // Docker Hub, where alpine comes from, and another user for a registry not used).
+    let root = std::path::PathBuf::from(&h.agent.config().root_dir);
+    std::fs::create_dir_all(&root).unwrap();
+    write(
+        &root,
+        "config.json",
+        r#"{"auths": {"https://index.docker.io/v1/": {"auth": "dXNlcjpwYXNzd29yZA=="},
+                      "quay.io": {"username": "other", "password": "x"}}}"#,
+    );
+    let rounds = h.rounds(1, Duration::from_secs(1));
+    let pull = rounds[0]
+        .1
+        .synced
+        .iter()
+        .flat_map(|(_, p)| &p.steps)
+        .find(|s| s.op == StepOp::PullImage)
+        .expect("a PullImage step");
+    let auth: Vec<(&str, &str)> = pull
+        .auth
+        .iter()
+        .map(|a| (a.username.as_str(), a.password.as_str()))
+        .collect();
+    assert_eq!(auth, [("user", "password")], "{pull:?}");
+}
 
 #[test]
 fn e2e_a_missing_image_is_pulled_then_the_container_started() {
