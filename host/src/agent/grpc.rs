@@ -165,9 +165,7 @@ impl GrpcRuntime {
     where
         Fut: Future<Output = Result<tonic::Response<Ans>, tonic::Status>>,
     {
-        self.rt
-            .block_on(rpc(self.client.clone(), request))
-            .map(tonic::Response::into_inner)
+        self.block_on(rpc(self.client.clone(), request))
             .map_err(|s| error(call, &s))
     }
 
@@ -182,10 +180,16 @@ impl GrpcRuntime {
     where
         Fut: Future<Output = Result<tonic::Response<Ans>, tonic::Status>>,
     {
-        self.rt
-            .block_on(rpc(self.images.clone(), request))
-            .map(tonic::Response::into_inner)
+        self.block_on(rpc(self.images.clone(), request))
             .map_err(|s| image_error(call, &s))
+    }
+
+    /// Waits for one call's answer on the agent's tokio runtime.
+    fn block_on<Ans>(
+        &self,
+        call: impl Future<Output = Result<tonic::Response<Ans>, tonic::Status>>,
+    ) -> Result<Ans, tonic::Status> {
+        self.rt.block_on(call).map(tonic::Response::into_inner)
     }
 }
 
