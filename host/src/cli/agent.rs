@@ -74,8 +74,10 @@ pub struct RunArgs {
     /// [default: $CONTAINER_RUNTIME_ENDPOINT, else sim].
     #[arg(long, value_name = "ENDPOINT")]
     pub container_runtime_endpoint: Option<String>,
-    /// The kubelet's root directory (pod directories, and podplan-agent/status.json)
-    /// [default: /var/lib/kubelet; with the `sim` endpoint $TMPDIR/podplan-agent-sim/root].
+    /// The kubelet's root directory (pod directories, podplan-agent/status.json, and the
+    /// first place the node's pull credentials are looked for: config.json, as the kubelet's
+    /// docker keyring) [default: /var/lib/kubelet; with the `sim` endpoint
+    /// $TMPDIR/podplan-agent-sim/root].
     #[arg(long, value_name = "DIR")]
     pub root_dir: Option<PathBuf>,
     /// Where container logs go (`<dir>/<namespace>_<name>_<uid>/<container>/<n>.log`)
