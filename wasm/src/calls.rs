@@ -194,11 +194,10 @@ fn request(call: &mut Map<String, Value>) -> Result<PlanRequest, PlanError> {
 
 /// The optional `hooks` of a call (default: every hook succeeds at once).
 fn hooks(call: &mut Map<String, Value>) -> Result<sim::HookControls, PlanError> {
-    match call.remove("hooks") {
-        None | Some(Value::Null) => Ok(sim::HookControls::default()),
-        Some(value) => serde_json::from_value(value)
-            .map_err(|e| PlanError::invalid("hooks", format!("`hooks` cannot be read: {e}"))),
-    }
+    // `null` counts as absent.
+    Ok(optional::<Option<sim::HookControls>>(call, "hooks")?
+        .flatten()
+        .unwrap_or_default())
 }
 
 /// A required field of the call.

@@ -92,7 +92,9 @@ impl DockerConfigSearch {
 #[derive(Debug, Clone, Default)]
 pub struct NodeKeyring {
     search: DockerConfigSearch,
-    cached: Option<(jiff::Timestamp, NodeCredentials)>,
+    credentials: NodeCredentials,
+    /// When the files were last searched (`None`: not yet).
+    read_at: Option<jiff::Timestamp>,
 }
 
 impl NodeKeyring {
@@ -101,7 +103,7 @@ impl NodeKeyring {
     pub fn new(search: DockerConfigSearch) -> Self {
         Self {
             search,
-            cached: None,
+            ..Self::default()
         }
     }
 
@@ -109,19 +111,16 @@ impl NodeKeyring {
     /// [`CACHE_SECONDS`], else a new search.
     pub fn get(&mut self, now: jiff::Timestamp) -> &NodeCredentials {
         let fresh = self
-            .cached
-            .as_ref()
-            .is_some_and(|(at, _)| now.duration_since(*at).as_secs() < CACHE_SECONDS);
+            .read_at
+            .is_some_and(|at| now.duration_since(at).as_secs() < CACHE_SECONDS);
         if !fresh {
-            let (creds, path) = self.search.read();
+            let (credentials, path) = self.search.read();
             if let Some(path) = path {
-                tracing::debug!(path = %path.display(), registries = creds.len(), "docker config read");
+                tracing::debug!(path = %path.display(), registries = credentials.len(), "docker config read");
             }
-            self.cached = Some((now, creds));
+            self.credentials = credentials;
+            self.read_at = Some(now);
         }
-        &self
-            .cached
-            .get_or_insert_with(|| (now, NodeCredentials::new()))
-            .1
+        &self.credentials
     }
 }
