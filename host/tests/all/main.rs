@@ -11,6 +11,8 @@
 //! - [`wasm_host`]: the embedded module under wasmtime against the native core; hostile
 //!   modules; the compiled-module cache.
 //! - [`wasm_slot`]: hot swap, rollback, shadow runs, the module-file watcher.
+//! - [`realworld`]: the real-world corpus (`test_data/realworld/`): public manifests through
+//!   `podplan lint`, recorded pods through `podplan explain`.
 //! - [`runtime_sim`]: the simulated CRI runtime over gRPC (a unix socket, in process, the
 //!   `podplan runtime-sim` binary) and the CRI status conversion against its model.
 //! - [`webhook`]: `podplan webhook`'s server over HTTPS on 127.0.0.1.
@@ -27,6 +29,8 @@ mod agent;
 mod cli;
 #[cfg(test)]
 mod explain;
+#[cfg(test)]
+mod realworld;
 #[cfg(test)]
 mod runtime_sim;
 #[cfg(test)]
