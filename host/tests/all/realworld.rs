@@ -361,7 +361,15 @@ pub fn explain_report() -> (String, usize) {
             }
         } else {
             let err = String::from_utf8_lossy(&out.stderr);
-            let first = err.lines().next().unwrap_or("").trim().to_string();
+            // The first line, without the file's path (the table names the pod).
+            let first: String = err
+                .lines()
+                .next()
+                .unwrap_or("")
+                .replace(p.path.to_str().unwrap(), "FILE")
+                .chars()
+                .take(110)
+                .collect();
             (
                 format!("error: exit {:?}: {first}", out.status.code()),
                 Vec::new(),
