@@ -496,7 +496,7 @@ function renderBefore() {
               " ",
               h(
                 "select",
-                { id: `before-fault-${i}`, "data-image": image },
+                { id: `before-fault-${i}`, "data-before-image": image },
                 FAULTS.map(([v, label]) => h("option", { value: v, selected: (faults[image] ?? "") === v }, label)),
               ),
             ),
