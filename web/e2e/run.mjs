@@ -870,7 +870,7 @@ async function main() {
           shots.push(file);
           if (tab === "status" && w === 390) {
             const labels = await page.evaluate(() =>
-              [...document.querySelectorAll("#tabpanel table.events td, #tabpanel table.kubectl-row td")].map((td) => ({
+              [...document.querySelectorAll("#tabpanel table.events td, #tabpanel table.kubectl-row td")].filter((td) => td.getClientRects().length).map((td) => ({
                 label: td.dataset.label,
                 shown: getComputedStyle(td, "::before").content,
               })),
