@@ -345,6 +345,7 @@ async function main() {
       // The restart ran the failing hook: the model killed api; the next sync reports it.
       await drive(page, "#resync");
       check((await kubectlStatus(page, 3)) === "PostStartHookError", "hooks: a failed postStart shows PostStartHookError");
+      check(/What the hooks of sync #2 did/.test(await page.locator("#hook-note").innerText()) && !(await page.locator("#sync-3").innerText()).includes("continued"), "hooks: the plan after the hook reports sync #2's hook, and is the kubelet's next sync (not marked continued)");
       check((await page.locator("#tabpanel").innerText()).includes("FailedPostStartHook"), "hooks: the plan explains FailedPostStartHook");
       await page.screenshot({ path: join(artifacts, "11-poststart-failed.png"), fullPage: true });
     });

@@ -7,7 +7,7 @@ import { isError, type Engine } from "../engine";
 import { h } from "./dom";
 import { statusTab, terminalPhase, terminalWhy } from "./status";
 import { describePod, watchLog } from "../kubectl";
-import { continuation } from "./timeline";
+import { continuation, hookReport } from "./timeline";
 
 export type TabId = "decisions" | "status" | "describe" | "watch" | "steps" | "configs" | "events" | "json";
 export type ConfigForm = "crictl" | "cri";
@@ -98,9 +98,21 @@ function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
         "div",
         { class: "callout continued", id: "continued-note", role: "note" },
         h("strong", null, `The same kubelet sync as #${cont.of}, continued: `),
-        `the kubelet does what follows ${cont.after} inside that one sync. podplan splits the sync there so that this plan can read the result (the request's `,
-        h("code", null, cont.after.includes("pull") ? "pullResults" : "hookResults"),
+        `the kubelet pulls an image and then creates and starts the container inside one sync. podplan splits the sync at the pull so that this plan can read its result (the request's `,
+        h("code", null, "pullResults"),
         `); it is not an extra sync.`,
+      ),
+    );
+  const hooks = hookReport(sync);
+  if (hooks)
+    out.push(
+      h(
+        "div",
+        { class: "callout continued", id: "hook-note", role: "note" },
+        h("strong", null, `What the hooks of sync #${hooks.of} did: `),
+        `the kubelet runs a postStart hook inside the start and a preStop hook inside the kill, so a failed postStart's kill (and its events), or the time a preStop took, happened in sync #${hooks.of}; this plan reports them (the request's `,
+        h("code", null, "hookResults"),
+        ") and then decides as the kubelet's next sync.",
       ),
     );
   const terminal = terminalPhase(plan);

@@ -125,20 +125,29 @@ function kubectlCell(sync: SyncRecord, selected: boolean) {
 }
 
 /**
- * Whether this sync is the kubelet's previous sync, continued: the kubelet pulls an image
- * and runs a postStart hook inside one sync (`SyncPod` → `startContainer`; a preStop
- * inside `killContainer`), but podplan splits that sync there, and the next plan reads
- * the pull's or the hook's result (`pullResults`, `hookResults` in its request). That plan
- * finishes the same kubelet sync; it is not an extra sync.
+ * Whether this sync is the kubelet's previous sync, continued. The kubelet pulls an image
+ * inside the sync that starts the container (`SyncPod` → `startContainer` →
+ * `EnsureImageExists`, then create and start); podplan splits that sync at the pull, and
+ * the next plan reads the pull's result (`pullResults` in its request) and creates and
+ * starts the container. That plan finishes the same kubelet sync: it is not an extra one.
  */
 export function continuation(sync: SyncRecord): { of: number; after: string } | undefined {
   const r = sync.request;
-  if (!r || sync.index === 0) return undefined;
-  const pulls = (r.pullResults ?? []).length > 0;
-  const hooks = (r.hookResults ?? []).length > 0;
-  if (!pulls && !hooks) return undefined;
-  const after = [pulls ? "the image pull" : "", hooks ? "the lifecycle hook" : ""].filter(Boolean).join(" and ");
-  return { of: sync.index - 1, after };
+  if (!r || sync.index === 0 || !(r.pullResults ?? []).length) return undefined;
+  return { of: sync.index - 1, after: "the image pull" };
+}
+
+/**
+ * Whether this plan reports what the previous sync's lifecycle hooks did (`hookResults`):
+ * the kubelet runs a postStart hook inside `startContainer` and a preStop hook inside
+ * `killContainer`, so a failed postStart's kill and its events, or the grace period a
+ * preStop used, happened in the kubelet's sync #N; this plan reports them first and then
+ * decides as the kubelet's next sync (a sync the kubelet runs anyway: the container's
+ * exit is a PLEG event), so it is not marked as a continuation.
+ */
+export function hookReport(sync: SyncRecord): { of: number } | undefined {
+  const r = sync.request;
+  return r && sync.index > 0 && (r.hookResults ?? []).length ? { of: sync.index - 1 } : undefined;
 }
 
 /** What the timeline says led to a sync: its trigger, or that it continues the previous one. */
@@ -232,7 +241,7 @@ export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: 
       h("li", null, h("span", { class: "mark mark-resized" }, "⇕"), " resized"),
       h("li", null, h("span", { class: "mark mark-removed" }, "✖"), " removed"),
       h("li", null, "↻ restarts"),
-      h("li", null, "↳ the same kubelet sync, continued (after a pull or a hook)"),
+      h("li", null, "↳ the same kubelet sync, continued (after an image pull)"),
     ),
   );
 }
