@@ -177,6 +177,8 @@ async function main() {
   console.log(`serving ${srv.url}${external ? " (external)" : ""}`);
   const browser = await chromium.launch(LAUNCH);
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+  // "Copy share link" is checked through the clipboard.
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(srv.url).origin });
   const errors = [];
   const open = async (url = srv.url) => {
     const page = await ctx.newPage();
@@ -343,6 +345,7 @@ async function main() {
       // The restart ran the failing hook: the model killed api; the next sync reports it.
       await drive(page, "#resync");
       check((await kubectlStatus(page, 3)) === "PostStartHookError", "hooks: a failed postStart shows PostStartHookError");
+      check(/What the hooks of sync #2 did/.test(await page.locator("#hook-note").innerText()) && !(await page.locator("#sync-3").innerText()).includes("continued"), "hooks: the plan after the hook reports sync #2's hook, and is the kubelet's next sync (not marked continued)");
       check((await page.locator("#tabpanel").innerText()).includes("FailedPostStartHook"), "hooks: the plan explains FailedPostStartHook");
       await page.screenshot({ path: join(artifacts, "11-poststart-failed.png"), fullPage: true });
     });
@@ -662,6 +665,228 @@ async function main() {
       check(!/: ·|: $/m.test(await page3.locator("#tabpanel").innerText()), "steps omit empty fields");
       await page3.close();
     });
+
+
+    // ---------------------------------------------------------------------------------
+    // The playground as a classroom: honest labels, kubectl views, presentation, links.
+
+    await section("honest labels: the two back-offs, a continued sync, SyncPod order", async (page) => {
+      await scenario(page, "typo");
+      await page.click("#tab-steps");
+      check(/PullImage/.test(await page.locator("#tabpanel").innerText()), "image typo: sync #0 already pulls (the fault is set before the first sync)");
+      await page.click("#tab-decisions");
+      await drive(page, "#resync"); // #1: the pull's result: the same kubelet sync, continued
+      const head1 = page.locator("#sync-1");
+      check((await head1.innerText()).includes("#0 continued") && /same kubelet sync as #0, continued/.test((await head1.getAttribute("aria-label")) ?? ""), `sync #1 is marked as sync #0 continued, not an extra sync (${JSON.stringify(await head1.innerText())})`);
+      check((await page.locator("th.synchead.continued").count()) === 1 && !(await page.locator("#sync-1").innerText()).includes("resync"), "only the continuation is marked, and it does not read as a resync");
+      check(/same kubelet sync as #0, continued/.test(await page.locator("#see-title").innerText()) && (await page.locator("#continued-note").count()) === 1, "the details say so too");
+      check(/ErrImagePull/.test(await cellText(page, "web", 1)), "the failed pull shows ErrImagePull");
+      await drive(page, "#resync"); // #2: held back by the image-pull back-off
+      const held = page.locator("#tabpanel .callout.wait");
+      const heldText = (await held.allInnerTexts()).join(" | ");
+      check((await held.count()) === 1 && (await held.first().getAttribute("data-backoff")) === "ImagePullBackOff", `the held-back start names its back-off: ${JSON.stringify(heldText)}`);
+      check(/Held back by image-pull back-off/.test(heldText) && !/crash-loop/.test(heldText), "ImagePullBackOff is not labelled crash-loop back-off");
+      const cell2 = await cellText(page, "web", 2);
+      check(/ImagePullBackOff · pull back-off 10s/.test(cell2) && /image-pull back-off/.test(cell2) && !/crash-loop/.test(cell2), `the timeline cell too (${JSON.stringify(cell2.split("\n")[0])})`);
+      await page.screenshot({ path: join(artifacts, "15-image-pull-backoff.png"), fullPage: true });
+      await scenario(page, "crashloop");
+      await drive(page, "#exit-worker");
+      await drive(page, "#exit-worker");
+      check((await page.locator("#tabpanel .callout.wait").first().getAttribute("data-backoff")) === "CrashLoopBackOff", "a crash loop's held-back start names the crash-loop back-off");
+      await scenario(page, "liveness");
+      for (let i = 0; i < 3; i++) await drive(page, "#liveness-fail-app"); // the third restart is held back
+      const order = await page.locator(".decision .verb").allInnerTexts();
+      const kill = order.findIndex((t) => t.startsWith("Kill container"));
+      const start = order.findIndex((t) => t.startsWith("Start container"));
+      check(kill >= 0 && start > kill && (await page.locator(".decision").nth(start).getAttribute("data-effect")) === "notCarriedOut", `the held-back start comes after the kill it follows (${order.join(", ")})`);
+      await page.screenshot({ path: join(artifacts, "16-decision-order.png"), fullPage: true });
+    });
+
+    await section("kubectl get pods -w and kubectl describe pod", async (page) => {
+      await scenario(page, "crashloop");
+      await drive(page, "#exit-worker"); // #1
+      await drive(page, "#exit-worker"); // #2 held back
+      await page.fill("#advance-by", "3");
+      await drive(page, "#advance"); // #3 t=3 still held
+      await drive(page, "#advance"); // #4 t=6 still held
+      await drive(page, "#advance-backoff"); // #5 t=10 starts
+      await drive(page, "#exit-worker"); // #6 held back (20 s)
+      await page.click("#tab-watch");
+      const log = await page.locator("#watch-log").innerText();
+      const lines = log.trimEnd().split("\n");
+      check(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/.test(lines[0] ?? ""), `the watch starts with kubectl's header (${JSON.stringify(lines[0])})`);
+      const statuses = [];
+      for (let i = 0; i <= 6; i++) statuses.push(await kubectlStatus(page, i));
+      const distinct = statuses.filter((st, i) => i === 0 || st !== statuses[i - 1]);
+      const rowStatuses = lines.slice(1).map((l) => l.split(/\s{2,}/)[2]);
+      check(rowStatuses.length >= distinct.length && distinct.every((st) => rowStatuses.includes(st)), `a row per status update, from the engine's rows (${JSON.stringify(rowStatuses)} vs ${JSON.stringify(statuses)})`);
+      check(lines.slice(1).every((l) => l.startsWith("worker ")), "every row names the pod");
+      const statusCol = lines[0].indexOf("STATUS");
+      check(lines.slice(1).every((l) => l.slice(statusCol - 3, statusCol).trim() === "" && l[statusCol] !== " "), "the STATUS column stays aligned (kubectl's tabwriter remembers widths)");
+      await page.click("#copy-watch-log");
+      await page.waitForTimeout(200);
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      check(copied.trimEnd() === log.trimEnd(), "Copy gives the same text");
+      await page.screenshot({ path: join(artifacts, "17-kubectl-watch.png"), fullPage: true });
+      await page.click("#tab-describe");
+      const d = await page.locator("#describe-text").innerText();
+      check(/^Name:\s+worker$/m.test(d) && /^Status:\s+Running$/m.test(d) && /^Conditions:$/m.test(d) && /^\s+Ready\s+False $/m.test(d), "describe shows the name, phase and conditions");
+      check(/^\s+State:\s+Terminated$/m.test(d) && /^\s+Last State:\s+Terminated$/m.test(d) && /^\s+Restart Count:\s+2$/m.test(d), "and the container's states and restarts");
+      const backoff = d.split("\n").find((l) => /Warning\s+BackOff/.test(l)) ?? "";
+      check(/\s0s \(x4 over 10s\)\s+kubelet\s+Back-off restarting failed container worker/.test(backoff), `repeated events are one event with a count, as kubectl prints it (${JSON.stringify(backoff.trim())})`);
+      check(/Normal\s+Started\s+0s \(x3 over 10s\)/.test(d), "Started three times");
+      await select(page, 2);
+      const d2 = await page.locator("#describe-text").innerText();
+      check(/Warning\s+BackOff\s+0s\s+kubelet/.test(d2) && !/x4/.test(d2), "describe at an earlier sync shows the events up to it");
+      await page.screenshot({ path: join(artifacts, "18-kubectl-describe.png"), fullPage: true });
+    });
+
+    await section("pull faults set before the first sync", async (page) => {
+      await page.goto(linkFor(srv.url, INIT_POD));
+      await page.reload();
+      await ready(page);
+      await page.click("#before > summary");
+      const sel = page.locator('#before select[data-before-image="app:1"]');
+      check((await sel.count()) === 1, "each image of the starting pod has a pull control");
+      await sel.selectOption("notFound");
+      await page.click("#before-apply");
+      await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length === 1 && /not found/.test(document.querySelector("#before summary")?.textContent ?? ""));
+      await page.click("#tab-steps");
+      check(/PullImage[^\n]*migrate:1/.test(await page.locator("#tabpanel").innerText()), "from sync #0 the image manager is on: migrate:1 is pulled");
+      await drive(page, "#resync"); // #1: the pull worked: sync #0 continued starts migrate
+      check((await page.locator("#sync-1").innerText()).includes("#0 continued") && (await cellText(page, "migrate", 1)).includes("running"), "the continued sync starts migrate");
+      await page.fill("#exit-code-migrate", "0");
+      await drive(page, "#exit-migrate"); // #2: app's start pulls app:1
+      check(/PullImage[^\n]*app:1/.test(await page.locator("#tabpanel").innerText()), "then app's start pulls app:1");
+      await drive(page, "#resync"); // #3: the pull failed
+      check(/ErrImagePull/.test(await cellText(page, "app", 3)), `and the pull fails: ErrImagePull (${JSON.stringify((await cellText(page, "app", 3)).split("\n")[0])})`);
+      await page.waitForTimeout(600);
+      const link = page.url();
+      const page2 = await open(link);
+      check((await page2.locator(".syncbtn").count()) === 4 && /ErrImagePull/.test(await page2.locator("#row-app td").nth(3).innerText()), "the share link keeps the fault");
+      await page2.close();
+    });
+
+    await section("links: the skip link keeps the session; a broken link is not copied", async (page) => {
+      await scenario(page, "crashloop");
+      await drive(page, "#exit-worker");
+      await page.waitForTimeout(600);
+      const session = page.url();
+      await page.focus("a.skip");
+      await page.keyboard.press("Enter");
+      await page.waitForTimeout(200);
+      check(page.url() === session, `the skip link leaves the session in the URL (${page.url().slice(-24)})`);
+      check((await page.evaluate(() => document.activeElement?.id)) === "drive", "and moves focus to the runtime controls");
+      await page.reload();
+      await ready(page);
+      check((await syncCount(page)) === 2, "a reload after the skip link keeps the session");
+      await page.goto(`${srv.url}#s=zTHIS-IS-NOT-A-LINK`);
+      await page.reload();
+      await ready(page);
+      await page.evaluate(() => navigator.clipboard.writeText(""));
+      await page.click("#share");
+      await page.waitForFunction(() => /copied/.test(document.getElementById("share-status")?.textContent ?? ""));
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      check(/#s=[zj]/.test(copied) && !copied.includes("THIS-IS-NOT-A-LINK"), `“Copy share link” copies the session shown, not the broken link (${copied.slice(-30)})`);
+      check(page.url().endsWith("#s=zTHIS-IS-NOT-A-LINK"), "the broken link stays in the address bar");
+      const page2 = await open(copied);
+      check((await page2.locator("#link-error").isHidden()) && (await page2.locator(".syncbtn").count()) === 1, "the copied link opens");
+      await page2.close();
+    });
+
+    await section("presentation mode", async (page) => {
+      await scenario(page, "crashloop");
+      await drive(page, "#exit-worker");
+      const small = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector(".cell-label")).fontSize));
+      await page.click("#present");
+      check((await page.evaluate(() => document.body.classList.contains("presenting"))) && (await page.locator("#present").getAttribute("aria-pressed")) === "true", "the toggle turns presentation mode on");
+      const big = await page.evaluate(() => parseFloat(getComputedStyle(document.querySelector(".cell-label")).fontSize));
+      check(big >= 18 && big > small, `bigger timeline text (${small}px → ${big}px)`);
+      check((await page.locator("#gallery-fold").count()) === 1 && !(await page.locator("#gallery-fold").evaluate((d) => d.open)), "the gallery is collapsed");
+      await page.waitForTimeout(600);
+      const link = page.url();
+      await page.reload();
+      await ready(page);
+      check(page.url() === link && (await page.evaluate(() => document.body.classList.contains("presenting"))), "the URL keeps presentation mode across a reload");
+      check((await syncCount(page)) === 2, "and the session");
+      await page.screenshot({ path: join(artifacts, "19-presentation.png") });
+      await page.click("#present");
+      await page.waitForTimeout(600);
+      check(!(await page.evaluate(() => document.body.classList.contains("presenting"))) && (await page.locator("#scenario-crashloop").isVisible()), "and off again, with the gallery open");
+    });
+
+    await section("timeline text is at least 14 px at default zoom", async (page) => {
+      await scenario(page, "sidecar");
+      await drive(page, "#startup-pass-log-shipper");
+      const small = await page.evaluate(() => {
+        const out = [];
+        for (const el of document.querySelectorAll("#timeline-body *")) {
+          if (el.closest(".sr-only") || !el.getClientRects().length) continue;
+          if (![...el.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim())) continue;
+          const f = parseFloat(getComputedStyle(el).fontSize);
+          if (f < 14) out.push(`${el.className || el.tagName} ${f}px`);
+        }
+        return out;
+      });
+      check(small.length === 0, `every text of the timeline and its key is ≥ 14 px${small.length ? `: ${small.slice(0, 5).join("; ")}` : ""}`);
+      check((await page.locator("#timeline-key li").count()) >= 5, "the timeline has a key to its marks");
+    });
+
+    // Screenshots at phone, tablet and laptop widths, each view checked for horizontal
+    // overflow; a tablet shows the timeline above the fold; phones keep table labels.
+    const shots = [];
+    for (const [w, hgt] of [
+      [390, 844],
+      [768, 1024],
+      [1366, 768],
+    ]) {
+      const name = `views ${w}x${hgt}`;
+      console.log(name);
+      const vctx = await browser.newContext({ viewport: { width: w, height: hgt } });
+      const page = await vctx.newPage();
+      page.on("pageerror", (e) => errors.push(e.message));
+      try {
+        await page.route("**/*", (route) => (route.request().url().startsWith(srv.url) || route.request().url().startsWith("data:") ? route.continue() : route.abort()));
+        await page.goto(srv.url);
+        await ready(page);
+        const fold = await page.evaluate(() => {
+          const r = document.getElementById("timeline").getBoundingClientRect();
+          return { top: Math.round(r.top), bottom: Math.round(r.bottom), h: innerHeight };
+        });
+        if (w === 768) check(fold.bottom <= fold.h, `${name}: the timeline is above the fold (${JSON.stringify(fold)})`);
+        await page.click("#scenario-crashloop");
+        await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length === 1);
+        for (const sel of ["#exit-worker", "#exit-worker", "#advance-backoff"]) {
+          const b = await syncCount(page);
+          await page.click(sel);
+          await page.waitForFunction((n) => document.querySelectorAll(".syncbtn").length === n + 1, b);
+        }
+        for (const tab of ["decisions", "status", "describe", "watch", "events"]) {
+          await page.click(`#tab-${tab}`);
+          await page.mouse.move(0, 0);
+          const over = await page.evaluate(() => document.scrollingElement.scrollWidth - innerWidth);
+          check(over <= 0, `${name} ${tab}: no horizontal overflow (scrollWidth − innerWidth = ${over}px)`);
+          const file = join(artifacts, `view-${w}-${tab}.png`);
+          await page.screenshot({ path: file, fullPage: true });
+          shots.push(file);
+          if (tab === "status" && w === 390) {
+            const labels = await page.evaluate(() =>
+              [...document.querySelectorAll("#tabpanel table.events td, #tabpanel table.kubectl-row td")].filter((td) => td.getClientRects().length).map((td) => ({
+                label: td.dataset.label,
+                shown: getComputedStyle(td, "::before").content,
+              })),
+            );
+            const bad = labels.filter((l) => !l.label || l.shown !== `"${l.label}: "`);
+            check(labels.length > 10 && bad.length === 0, `${name}: every Status-tab cell shows its column's name on a phone (${labels.length} cells${bad.length ? `; unlabelled: ${bad.length}` : ""})`);
+          }
+        }
+      } catch (e) {
+        check(false, `${name}: ${e.message.split("\n")[0]}`);
+      } finally {
+        await vctx.close();
+      }
+    }
+    console.log(`  view screenshots: ${shots.length} in ${artifacts}`);
 
     check(errors.length === 0, `no page errors${errors.length ? `: ${errors.join(" | ")}` : ""}`);
   } finally {

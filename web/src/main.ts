@@ -13,8 +13,10 @@ import { h, replaceChildren } from "./ui/dom";
 import { renderDetails, type ConfigForm, type TabId } from "./ui/details";
 import { renderDrive } from "./ui/drive";
 import { createEditor, type PodEditor } from "./ui/editor";
-import { renderTimeline, seconds } from "./ui/timeline";
+import { continuation, renderTimeline, seconds } from "./ui/timeline";
 import { terminalPhase } from "./ui/status";
+import { specContainers } from "./containers";
+import type { PullFault, SimEvent } from "../../wasm/types/podplan";
 
 interface AppState {
   engine: Engine;
@@ -31,6 +33,8 @@ interface AppState {
   writtenHash: string;
   /** A share link that could not be read: kept in the address bar until the user acts. */
   brokenLink?: string;
+  /** Presentation mode: bigger text, gallery collapsed (kept in the share link). */
+  present: boolean;
 }
 
 const $ = (id: string) => document.getElementById(id)!;
@@ -50,7 +54,7 @@ function dirty(): boolean {
 
 function freshSession(id: string, format: Format): Session {
   const sc = scenarioById(id) ?? scenarioById(DEFAULT_SCENARIO)!;
-  return { scenario: sc.id, format, pod: scenarioText(sc.id, format)!, gates: { ...(sc.gates ?? {}) }, actions: [] };
+  return { scenario: sc.id, format, pod: scenarioText(sc.id, format)!, gates: { ...(sc.gates ?? {}) }, actions: [], ...(sc.before?.length ? { before: structuredClone(sc.before) } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -155,20 +159,31 @@ function summary(sync: SyncRecord): string {
 // ---------------------------------------------------------------------------------------
 // URL hash
 
-let hashSeq = 0;
-async function saveHash(push = false) {
-  // A link that could not be read stays in the address bar until the user acts.
-  if (app.brokenLink !== undefined) return;
-  const seq = ++hashSeq;
-  const payload = await encodeShare(
+/** The share payload of what the page shows (session, selected sync, draft, tab, presentation). */
+function sharePayload(): Promise<string> {
+  return encodeShare(
     {
       session: app.session,
       selected: app.selected === last() ? undefined : app.selected,
       draft: dirty() ? app.editor!.getText() : undefined,
       tab: app.tab === "decisions" ? undefined : app.tab,
+      present: app.present || undefined,
     },
     scenarioText(app.session.scenario, app.session.format),
   );
+}
+
+/** The share link of what the page shows (never a link that could not be read). */
+async function shareLink(): Promise<string> {
+  return `${location.href.split("#")[0]}#s=${await sharePayload()}`;
+}
+
+let hashSeq = 0;
+async function saveHash(push = false) {
+  // A link that could not be read stays in the address bar until the user acts.
+  if (app.brokenLink !== undefined) return;
+  const seq = ++hashSeq;
+  const payload = await sharePayload();
   if (seq !== hashSeq) return;
   app.writtenHash = `#s=${payload}`;
   if (location.hash !== app.writtenHash) {
@@ -177,7 +192,7 @@ async function saveHash(push = false) {
   }
 }
 
-type FromHash = { session: Session; selected?: number; draft?: string; tab?: string } | { broken: string } | undefined;
+type FromHash = { session: Session; selected?: number; draft?: string; tab?: string; present?: boolean } | { broken: string } | undefined;
 
 async function sessionFromHash(): Promise<FromHash> {
   if (!location.hash || location.hash === "#") return undefined;
@@ -186,7 +201,7 @@ async function sessionFromHash(): Promise<FromHash> {
   return (await decodeShare(m[1]!, scenarioText)) ?? { broken: location.hash };
 }
 
-const TAB_IDS: TabId[] = ["decisions", "status", "steps", "configs", "events", "json"];
+const TAB_IDS: TabId[] = ["decisions", "status", "describe", "watch", "steps", "configs", "events", "json"];
 function tabOf(t: string | undefined): TabId | undefined {
   return TAB_IDS.find((x) => x === t);
 }
@@ -207,6 +222,22 @@ function renderBrokenLink() {
     h("label", { for: "broken-link", class: "sr-only" }, "The link that could not be read"),
     h("input", { id: "broken-link", type: "text", readonly: true, value: location.href, spellcheck: "false" }),
   );
+}
+
+/** Presentation mode on the page: a class on <body>, the toggle's pressed state. */
+function applyPresent() {
+  document.body.classList.toggle("presenting", app.present);
+  const btn = $("present");
+  btn.setAttribute("aria-pressed", app.present ? "true" : "false");
+  btn.textContent = app.present ? "Leave presentation mode" : "Presentation mode";
+}
+
+function setPresent(on: boolean) {
+  app.present = on;
+  applyPresent();
+  render();
+  announce(on ? "Presentation mode: bigger text, the gallery collapsed." : "Presentation mode off.");
+  void saveHash();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -271,7 +302,7 @@ function startOver() {
     return;
   }
   const same = text === scenarioText(app.session.scenario, app.session.format);
-  setSession({ scenario: same ? app.session.scenario : "custom", format: app.session.format, pod: text, gates: app.session.gates, actions: [] });
+  setSession({ scenario: same ? app.session.scenario : "custom", format: app.session.format, pod: text, gates: app.session.gates, actions: [], ...(app.session.before?.length ? { before: app.session.before } : {}) });
   announce("Started over with the pod in the editor.");
 }
 
@@ -318,8 +349,7 @@ async function copy(text: string, what: string) {
 function renderGallery() {
   const active = app.session.scenario;
   const sc = scenarioById(active);
-  replaceChildren(
-    $("gallery"),
+  const content = [
     h(
       "nav",
       { "aria-label": "Scenarios", class: "gallery" },
@@ -344,6 +374,11 @@ function renderGallery() {
           h("ol", { class: "try small" }, sc.tryThis.map((t) => h("li", null, t))),
         )
       : h("div", { class: "scenario-info" }, h("p", null, h("strong", null, "Your own pod."), " Pick a scenario above to start from a ready one.")),
+  ];
+  // Presentation mode folds the gallery away (a summary names the scenario shown).
+  replaceChildren(
+    $("gallery"),
+    app.present ? h("details", { class: "gallery-fold", id: "gallery-fold" }, h("summary", null, `Scenarios — ${sc?.title ?? "your own pod"}`), ...content) : content,
   );
 }
 
@@ -403,12 +438,82 @@ function renderGates() {
   );
 }
 
+/** The pull faults set before the first sync, by image. */
+function faultsBefore(): Record<string, PullFault> {
+  const out: Record<string, PullFault> = {};
+  for (const e of app.session.before ?? []) {
+    if (e.type === "pullFails") out[e.image] = e.fault;
+    else if (e.type === "pullWorks") delete out[e.image];
+  }
+  return out;
+}
+
+/**
+ * "Image pulls before the first sync": the model registry's pull faults (the module's
+ * `pullFails` event) set on the world sync #0 meets, so a typo in an image shows from
+ * the pod's first sync. Setting them starts over, like the feature gates.
+ */
+function renderBefore() {
+  const el = $("before") as HTMLDetailsElement;
+  const parsed = parsePodText(app.session.pod, app.session.format);
+  const images = parsed.ok ? [...new Set(specContainers(admitted(parsed.pod)).map((c) => c.spec.image).filter((i): i is string => !!i))] : [];
+  const faults = faultsBefore();
+  const set = Object.entries(faults);
+  const FAULTS: Array<[string, string]> = [
+    ["", "pulls work"],
+    ["registryDown", "registry down"],
+    ["notFound", "not found (a typo)"],
+  ];
+  const apply = () => {
+    const before: SimEvent[] = [];
+    images.forEach((image, i) => {
+      const v = (document.getElementById(`before-fault-${i}`) as HTMLSelectElement | null)?.value;
+      if (v === "registryDown" || v === "notFound") before.push({ type: "pullFails", image, fault: v });
+    });
+    const { before: _old, ...rest } = app.session;
+    setSession({ ...rest, actions: [], ...(before.length ? { before } : {}) });
+    announce(before.length ? `Started over: ${before.length} image(s) fail to pull from sync #0.` : "Started over: every pull works.");
+  };
+  replaceChildren(
+    el,
+    h("summary", null, "Image pulls before the first sync", set.length ? `: ${set.map(([i, f]) => `${i} ${f === "notFound" ? "not found" : "registry down"}`).join(", ")}` : " (all work)"),
+    h(
+      "p",
+      { class: "small muted" },
+      "Make pulls of an image fail from sync #0 (podplan's model registry, event ",
+      h("code", null, "pullFails"),
+      "): the kubelet then shows ErrImagePull, then ImagePullBackOff. Setting this starts over.",
+    ),
+    images.length
+      ? h(
+          "ul",
+          { class: "before-images" },
+          images.map((image, i) =>
+            h(
+              "li",
+              null,
+              h("label", { for: `before-fault-${i}` }, h("code", null, image)),
+              " ",
+              h(
+                "select",
+                { id: `before-fault-${i}`, "data-before-image": image },
+                FAULTS.map(([v, label]) => h("option", { value: v, selected: (faults[image] ?? "") === v }, label)),
+              ),
+            ),
+          ),
+        )
+      : h("p", { class: "muted small" }, "The starting pod names no image."),
+    h("button", { id: "before-apply", disabled: !images.length, onclick: apply }, "Set and start over"),
+  );
+}
+
 function render() {
   renderBrokenLink();
   renderGallery();
   renderEditorBar();
   renderEditorActions();
   renderGates();
+  renderBefore();
   const sync = current();
   replaceChildren($("timeline-body"), renderTimeline(app.syncs, app.selected, select));
   keepSelectedColumnVisible();
@@ -424,11 +529,15 @@ function render() {
       goLatest: () => select(last()),
     }),
   );
-  $("see-title").textContent = `Sync #${sync.index} at t=${seconds(sync, app.syncs[0]!)}s — ${describeAction(sync.trigger)}`;
+  const cont = continuation(sync);
+  $("see-title").textContent = cont
+    ? `Sync #${sync.index} at t=${seconds(sync, app.syncs[0]!)}s — the same kubelet sync as #${cont.of}, continued after ${cont.after}`
+    : `Sync #${sync.index} at t=${seconds(sync, app.syncs[0]!)}s — ${describeAction(sync.trigger)}`;
   replaceChildren(
     $("see-body"),
     ...renderDetails({
       sync,
+      syncs: app.syncs,
       tab: app.tab,
       configForm: app.configForm,
       setTab: (t) => {
@@ -489,7 +598,9 @@ async function main() {
     inputs: {},
     editorBase: "",
     writtenHash: "",
+    present: fromHash?.present === true,
   };
+  applyPresent();
   app.syncs = replay(engine, app.session);
   app.selected = fromHash?.selected !== undefined && fromHash.selected <= last() ? fromHash.selected : last();
   app.editorBase = current().podText;
@@ -507,7 +618,22 @@ async function main() {
   render();
   validate();
   await saveHash();
-  $("share").addEventListener("click", () => void saveHash().then(() => copy(location.href, "Share link")));
+  // "Copy share link" copies the link of the session shown. While a link that could not
+  // be read is kept in the address bar, that link is not what the page shows: copy the
+  // session's own link instead (the address bar keeps the broken one until the user acts).
+  $("share").addEventListener("click", async () => {
+    if (app.brokenLink !== undefined) await copy(await shareLink(), "Share link of the session shown (not the link that could not be read)");
+    else await saveHash().then(() => copy(location.href, "Share link"));
+  });
+  // The skip link moves focus to the runtime controls without touching the URL: a
+  // fragment navigation (#drive) would replace the session in the address bar.
+  document.querySelector<HTMLAnchorElement>("a.skip")?.addEventListener("click", (e) => {
+    e.preventDefault();
+    const target = $("drive");
+    target.focus({ preventScroll: true });
+    target.scrollIntoView({ block: "start" });
+  });
+  $("present").addEventListener("click", () => setPresent(!app.present));
   window.addEventListener("hashchange", async () => {
     if (location.hash === app.writtenHash) return;
     const shared = await sessionFromHash();
@@ -516,6 +642,8 @@ async function main() {
       render();
     } else if (shared) {
       app.tab = tabOf(shared.tab) ?? app.tab;
+      app.present = shared.present === true;
+      applyPresent();
       setSession(shared.session, shared.selected, shared.draft);
     }
   });

@@ -1,6 +1,7 @@
 // The gallery: ready pods, each with a few things to try.
 
 import { convertText, type Format } from "./podtext";
+import type { SimEvent } from "../../wasm/types/podplan";
 
 export interface Scenario {
   id: string;
@@ -11,6 +12,8 @@ export interface Scenario {
   tryThis: string[];
   /** Feature-gate overrides, if the scenario needs any. */
   gates?: Record<string, boolean>;
+  /** Runtime events before the first sync (pull faults of the model registry). */
+  before?: SimEvent[];
   yaml: string;
 }
 
@@ -157,6 +160,22 @@ export const SCENARIOS: Scenario[] = [
     image: nginx:1.27
   - name: metrics
     image: example/metrics:0.9
+`,
+  },
+  {
+    id: "typo",
+    title: "Image typo",
+    summary: "The image name has a typo the registry does not know: from the first sync the pull fails (ErrImagePull), then waits (ImagePullBackOff).",
+    tryThis: [
+      "Resync: the pull of sync #0 failed, so the container waits with ErrImagePull.",
+      "Advance to the back-off expiry: the kubelet pulls again, and fails again; the wait doubles (ImagePullBackOff).",
+      "Fix the image to nginx:1.27 and Apply: the new image pulls and the container starts.",
+    ],
+    before: [{ type: "pullFails", image: "ngnix:1.27", fault: "notFound" }],
+    yaml: `${meta("typo", "7d3c1f60-0014-4000-8000-000000000014")}spec:
+  containers:
+  - name: web
+    image: ngnix:1.27
 `,
   },
   {

@@ -36,6 +36,12 @@ export interface Session {
   /** Feature-gate overrides sent with every request. */
   gates: Record<string, boolean>;
   actions: SessionAction[];
+  /**
+   * Runtime events that happen before the first sync (the model registry's pull faults:
+   * `pullFails` / `pullWorks`), so that sync #0 already meets them, e.g. a typo in an
+   * image that the registry does not have.
+   */
+  before?: SimEvent[];
 }
 
 export interface SyncRecord {
@@ -105,8 +111,16 @@ export function runSync(engine: Engine, index: number, trigger: SessionAction | 
 /** Replays a whole session. The first sync runs on the starting pod with nothing running, at `start`. */
 export function replay(engine: Engine, session: Session, start?: number): SyncRecord[] {
   const parsed = parsePodText(session.pod, session.format);
-  const start0 = initialState(parsed.ok ? admitted(parsed.pod) : {}, start);
-  const syncs: SyncRecord[] = [runSync(engine, 0, undefined, session.pod, session.format, start0, session.gates)];
+  let start0 = initialState(parsed.ok ? admitted(parsed.pod) : {}, start);
+  // Events set before the first sync (pull faults) change the world sync #0 meets.
+  const notes: string[] = [];
+  for (const event of session.before ?? []) {
+    const done = applyEvent(engine, start0, event);
+    if (isError(done)) return [failed(0, undefined, session.pod, start0, `the runtime model refused the event: ${done.error.message}`)];
+    start0 = done.state;
+    if (done.note) notes.push(done.note);
+  }
+  const syncs: SyncRecord[] = [runSync(engine, 0, undefined, session.pod, session.format, start0, session.gates, notes)];
   for (const action of session.actions) syncs.push(next(engine, syncs[syncs.length - 1]!, action, session));
   return syncs;
 }

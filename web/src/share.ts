@@ -3,6 +3,7 @@
 // browser has no CompressionStream. Nothing is stored anywhere else.
 
 import type { Session, SessionAction } from "./session";
+import type { SimEvent } from "../../wasm/types/podplan";
 
 export interface Shared {
   session: Session;
@@ -12,6 +13,8 @@ export interface Shared {
   draft?: string;
   /** The open detail tab. */
   tab?: string;
+  /** Presentation mode (bigger text, gallery collapsed). */
+  present?: boolean;
 }
 
 /** The compact form written to the URL. Omitted fields take their defaults. */
@@ -25,6 +28,10 @@ interface Wire {
   sel?: number;
   d?: string;
   tab?: string;
+  /** Presentation mode. */
+  pm?: 1;
+  /** Runtime events before the first sync (pull faults set from sync #0). */
+  pre?: SimEvent[];
 }
 
 function toBase64Url(bytes: Uint8Array): string {
@@ -60,9 +67,15 @@ export async function encodeShare(shared: Shared, scenarioPod?: string): Promise
   if (shared.selected !== undefined) wire.sel = shared.selected;
   if (shared.draft !== undefined) wire.d = shared.draft;
   if (shared.tab !== undefined) wire.tab = shared.tab;
+  if (shared.present) wire.pm = 1;
+  if (s.before?.length) wire.pre = s.before;
   const bytes = new TextEncoder().encode(JSON.stringify(wire));
   if (typeof CompressionStream === "function") return "z" + toBase64Url(await pipe(bytes, new CompressionStream("deflate-raw")));
   return "j" + toBase64Url(bytes);
+}
+
+function isEvent(e: unknown): e is SimEvent {
+  return !!e && typeof e === "object" && typeof (e as { type?: unknown }).type === "string";
 }
 
 function isAction(a: unknown): a is SessionAction {
@@ -88,7 +101,7 @@ function isAction(a: unknown): a is SessionAction {
       return typeof o.c === "string" && Number.isInteger(o.s) && (o.s as number) >= 0;
     case "events":
       // The module checks each event's fields; here only the shape of the list.
-      return Array.isArray(o.e) && o.e.every((e) => !!e && typeof e === "object" && typeof (e as { type?: unknown }).type === "string");
+      return Array.isArray(o.e) && o.e.every(isEvent);
     default:
       return false;
   }
@@ -113,8 +126,11 @@ export async function decodeShare(payload: string, scenarioPod: (id: string, for
     if (!actions.every(isAction)) return undefined;
     const gates: Record<string, boolean> = {};
     for (const [k, v] of Object.entries(wire.g ?? {})) if (typeof v === "boolean") gates[k] = v;
+    const before = Array.isArray(wire.pre) ? wire.pre : [];
+    if (!before.every(isEvent)) return undefined;
     return {
-      session: { scenario: wire.sc, format, pod, gates, actions },
+      present: wire.pm === 1 ? true : undefined,
+      session: { scenario: wire.sc, format, pod, gates, actions, ...(before.length ? { before } : {}) },
       selected: typeof wire.sel === "number" && Number.isInteger(wire.sel) ? wire.sel : undefined,
       draft: typeof wire.d === "string" ? wire.d : undefined,
       tab: typeof wire.tab === "string" ? wire.tab : undefined,

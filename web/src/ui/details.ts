@@ -2,16 +2,20 @@
 // configs, the events, and the raw request and plan.
 
 import type { SyncRecord } from "../session";
-import type { ErrorAnswer, Plan, Pod, Step } from "../../../wasm/types/podplan";
+import type { ErrorAnswer, HeldBack, Plan, Pod, Step } from "../../../wasm/types/podplan";
 import { isError, type Engine } from "../engine";
 import { h } from "./dom";
 import { statusTab, terminalPhase, terminalWhy } from "./status";
+import { describePod, watchLog } from "../kubectl";
+import { continuation, hookReport } from "./timeline";
 
-export type TabId = "decisions" | "status" | "steps" | "configs" | "events" | "json";
+export type TabId = "decisions" | "status" | "describe" | "watch" | "steps" | "configs" | "events" | "json";
 export type ConfigForm = "crictl" | "cri";
 
 export interface DetailsContext {
   sync: SyncRecord;
+  /** Every sync of the session (the kubectl views look back over them). */
+  syncs: SyncRecord[];
   tab: TabId;
   configForm: ConfigForm;
   setTab: (t: TabId) => void;
@@ -87,20 +91,49 @@ function pre(value: unknown, label: string, copy: DetailsContext["copy"], id: st
 function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   const { sync } = ctx;
   const out: HTMLElement[] = [];
-  const terminal = terminalPhase(plan);
-  if (terminal) out.push(h("div", { class: "callout error terminal", id: "terminal-note", role: "note" }, h("strong", null, "No SyncPod: "), terminalWhy(terminal, plan)));
-  if (plan.heldBack?.length) {
+  const cont = continuation(sync);
+  if (cont)
     out.push(
       h(
         "div",
-        { class: "callout wait", role: "note" },
-        h("strong", null, "Held back by crash-loop back-off: "),
-        plan.heldBack.map((x, i) => [
+        { class: "callout continued", id: "continued-note", role: "note" },
+        h("strong", null, `The same kubelet sync as #${cont.of}, continued: `),
+        `the kubelet pulls an image and then creates and starts the container inside one sync. podplan splits the sync at the pull so that this plan can read its result (the request's `,
+        h("code", null, "pullResults"),
+        `); it is not an extra sync.`,
+      ),
+    );
+  const hooks = hookReport(sync);
+  if (hooks)
+    out.push(
+      h(
+        "div",
+        { class: "callout continued", id: "hook-note", role: "note" },
+        h("strong", null, `What the hooks of sync #${hooks.of} did: `),
+        `the kubelet runs a postStart hook inside the start and a preStop hook inside the kill, so a failed postStart's kill (and its events), or the time a preStop took, happened in sync #${hooks.of}; this plan reports them (the request's `,
+        h("code", null, "hookResults"),
+        ") and then decides as the kubelet's next sync.",
+      ),
+    );
+  const terminal = terminalPhase(plan);
+  if (terminal) out.push(h("div", { class: "callout error terminal", id: "terminal-note", role: "note" }, h("strong", null, "No SyncPod: "), terminalWhy(terminal, plan)));
+  // Two different back-offs can hold a start back: the container's crash-loop back-off
+  // (`CrashLoopBackOff`) and its image's pull back-off (`ImagePullBackOff`). The plan
+  // says which (`heldBack[].reason`, absent = crash loop); each gets its own note.
+  for (const kind of BACKOFFS) {
+    const held = (plan.heldBack ?? []).filter((x) => backoffOf(x) === kind.reason);
+    if (!held.length) continue;
+    out.push(
+      h(
+        "div",
+        { class: `callout wait held-${kind.reason}`, role: "note", "data-backoff": kind.reason },
+        h("strong", null, `Held back by ${kind.name} (`, h("code", null, kind.reason), "): "),
+        held.map((x, i) => [
           i ? "; " : "",
           h("b", null, x.container),
           ` (${x.waitSeconds} s to go${typeof x.delaySeconds === "number" && x.delaySeconds > 0 ? `; back-off delay ${x.delaySeconds} s` : ""})`,
         ]),
-        ". Advance the clock to the back-off expiry to let it start.",
+        `. ${kind.hint}`,
       ),
     );
   }
@@ -110,9 +143,8 @@ function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
     out.push(h("div", { class: "callout warning", role: "note" }, h("strong", null, "Warning: "), w.message, w.path ? h("span", { class: "muted" }, ` (${w.path})`) : null));
 
   const decisions = (plan.decisions ?? []).map((d, i) => ({ d, i }));
-  // The order the kubelet acts in: decisions carried out by a step in step order (kill
-  // before start); the others (explanations) stay after the decision they follow.
-  const ordered = [...decisions].sort((a, b) => orderKey(plan, a.i) - orderKey(plan, b.i) || a.i - b.i);
+  // The order the kubelet acts in (kill before the start it is followed by).
+  const ordered = kubeletOrder(plan).map((i) => decisions[i]!);
   if (decisions.length) {
     const marked = decisions.filter(({ d }) => d.effect && d.effect !== "effective").length;
     out.push(
@@ -168,13 +200,66 @@ function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   return out;
 }
 
-/** Sort key of decision `i`: its step, else the key of the decision before it. */
-function orderKey(plan: Plan, i: number): number {
-  for (let j = i; j >= 0; j--) {
-    const step = plan.decisions[j]?.step;
-    if (step !== undefined) return step + (j === i ? 0 : 0.5);
-  }
-  return -1;
+/** The two back-offs that hold a start back, as the plan's `heldBack[].reason` names them. */
+const BACKOFFS = [
+  { reason: "CrashLoopBackOff", name: "crash-loop back-off", hint: "The container exited: the kubelet waits before starting it again (10 s, doubling, up to 5 min). Advance the clock to the back-off expiry to let it start." },
+  { reason: "ImagePullBackOff", name: "image-pull back-off", hint: "The last pull of its image failed: the kubelet waits before pulling again (10 s, doubling, up to 5 min). Advance the clock to the back-off expiry to pull again." },
+] as const;
+
+/** Which back-off holds a start: the plan's `reason`, absent for crash-loop back-off. */
+export function backoffOf(x: HeldBack): string {
+  return x.reason || "CrashLoopBackOff";
+}
+
+/**
+ * Where each kind of decision happens in the kubelet's `SyncPod`
+ * (`pkg/kubelet/kuberuntime/kuberuntime_manager.go`): kill the pod, kill containers,
+ * create the sandbox, start ephemeral containers, start init containers, resize, start
+ * containers. Explanations (keep, do not restart, wait) have no place of their own.
+ */
+const SYNCPOD_PHASE: Record<string, number> = {
+  killPod: 0,
+  killContainer: 1,
+  resetContainer: 1,
+  createSandbox: 2,
+  startEphemeralContainer: 3,
+  startInitContainer: 4,
+  updateResources: 5,
+  startContainer: 6,
+};
+
+/**
+ * The decisions in the order the kubelet acts: a decision a step carries out sits at its
+ * step; one without a step (a start held back by a back-off, a start that a config error
+ * stopped) sits where SyncPod reaches it, after the steps of the phases before it (so a
+ * held-back restart comes after the kill it follows); an explanation stays after the
+ * decision it follows.
+ */
+export function kubeletOrder(plan: Plan): number[] {
+  const decisions = plan.decisions ?? [];
+  const stepped = decisions.flatMap((d) => (d.step !== undefined ? [{ step: d.step, phase: SYNCPOD_PHASE[d.action] ?? -1 }] : []));
+  const keys: Array<number | undefined> = decisions.map((d) => {
+    const phase = SYNCPOD_PHASE[d.action];
+    if (d.step !== undefined) return d.step;
+    if (phase === undefined) return undefined; // an explanation: placed below
+    if (!stepped.length) return phase;
+    const before = stepped.filter((x) => x.phase <= phase).map((x) => x.step);
+    const after = stepped.filter((x) => x.phase > phase).map((x) => x.step);
+    return before.length ? Math.max(...before) + 0.5 : Math.min(...after) - 0.5;
+  });
+  // An explanation goes right after the decision it explains (the one whose
+  // `supersededBy` names it, e.g. a held-back start and its `wait`), else after the
+  // decision before it.
+  const order: number[] = [];
+  const explainedBy = (i: number) => decisions.findIndex((d) => d.supersededBy === i);
+  decisions.forEach((_, i) => {
+    if (keys[i] !== undefined) return;
+    const j = explainedBy(i);
+    keys[i] = j >= 0 && keys[j] !== undefined ? keys[j] : i > 0 ? (keys[i - 1] ?? -1) : -1;
+    if (j > i) order[i] = j; // sort after j despite its lower index
+  });
+  const tie = (i: number) => (order[i] !== undefined ? order[i]! + 0.5 : i);
+  return decisions.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || tie(a) - tie(b));
 }
 
 /** A step's fields, leaving out the op and every empty value. */
@@ -262,15 +347,62 @@ function eventsTab(plan: Plan, podObj: Pod | undefined): HTMLElement[] {
           h(
             "tr",
             { class: e.type === "Warning" ? "warn" : "" },
-            h("td", null, e.type),
-            h("td", null, h("code", null, e.reason)),
+            h("td", { "data-label": "Type" }, e.type),
+            h("td", { "data-label": "Reason" }, h("code", null, e.reason)),
             // kubectl's OBJECT column: the pod, or the container as spec.containers{name}.
-            h("td", { class: "object" }, h("code", null, e.container ? `pod/${pod} ${fieldPath(podObj, e.container)}` : `pod/${pod}`)),
-            h("td", null, e.message),
+            h("td", { class: "object", "data-label": "Object" }, h("code", null, e.container ? `pod/${pod} ${fieldPath(podObj, e.container)}` : `pod/${pod}`)),
+            h("td", { "data-label": "Message" }, e.message),
           ),
         ),
       ),
     ),
+  ];
+}
+
+/** A block of terminal text with a Copy button. */
+function terminalBlock(id: string, label: string, text: string, copy: DetailsContext["copy"], body?: HTMLElement) {
+  return h(
+    "div",
+    { class: "codeblock terminal" },
+    h("div", { class: "codeblock-bar" }, h("span", { class: "small muted" }, h("code", null, label)), h("button", { id: `copy-${id}`, class: "small-btn", onclick: () => copy(text, label) }, "Copy")),
+    body ?? h("pre", { id, tabindex: "0", "aria-label": label }, h("code", null, text)),
+  );
+}
+
+/** `kubectl get pods -w` from the pod's creation until this sync: a row per status update. */
+function watchTab(ctx: DetailsContext): HTMLElement[] {
+  const { header, lines } = watchLog(ctx.syncs, ctx.sync.index);
+  const text = [header, ...lines.map((l) => l.text)].join("\n") + "\n";
+  const pre = h(
+    "pre",
+    { id: "watch-log", tabindex: "0", "aria-label": "kubectl get pods -w" },
+    h("code", null, h("span", { class: "watch-head" }, header), "\n", lines.map((l) => [h("span", { class: `watch-row${l.sync === ctx.sync.index ? " current" : ""}`, "data-sync": String(l.sync) }, l.text), "\n"])),
+  );
+  return [
+    h(
+      "p",
+      { class: "small muted" },
+      "What ",
+      h("code", null, "kubectl get pods -w"),
+      ` prints from the pod's creation up to sync #${ctx.sync.index}: a row each time the kubelet writes a different status (at the start of a sync), as kubectl's printer aligns them. A sync that leaves the status unchanged prints nothing. The rows are the engine's (the timeline's kubectl row).`,
+    ),
+    terminalBlock("watch-log", "kubectl get pods -w", text, ctx.copy, pre),
+  ];
+}
+
+/** `kubectl describe pod` at this sync: status, container states and the events so far. */
+function describeTab(ctx: DetailsContext): HTMLElement[] {
+  const text = describePod(ctx.syncs, ctx.sync.index);
+  const name = ctx.sync.pod?.metadata?.name ?? "pod";
+  return [
+    h(
+      "p",
+      { class: "small muted" },
+      "What ",
+      h("code", null, `kubectl describe pod ${name}`),
+      ` prints at sync #${ctx.sync.index}: the status the kubelet wrote at the start of this sync, and the kubelet's events so far as the API server keeps them — a repeated event is one event with a count (“x3 over 40s”: 3 times, the first 40 s ago). Fields podplan does not model (volumes, mounts, probes, tolerations, the scheduler's event) are left out.`,
+    ),
+    terminalBlock("describe-text", `kubectl describe pod ${name}`, text, ctx.copy),
   ];
 }
 
@@ -285,6 +417,8 @@ function jsonTab(ctx: DetailsContext): HTMLElement[] {
 const TABS: Array<[TabId, string]> = [
   ["decisions", "Decisions"],
   ["status", "Status"],
+  ["describe", "kubectl describe"],
+  ["watch", "kubectl get -w"],
   ["steps", "CRI steps"],
   ["configs", "Configs"],
   ["events", "Events"],
@@ -332,6 +466,15 @@ export function renderDetails(ctx: DetailsContext): HTMLElement[] {
       ),
     ),
   );
-  const body = ctx.tab === "decisions" ? decisionsTab(ctx, plan) : ctx.tab === "status" ? statusTab(plan) : ctx.tab === "steps" ? stepsTab(ctx, plan) : ctx.tab === "configs" ? configsTab(ctx, plan) : ctx.tab === "events" ? eventsTab(plan, sync.pod) : jsonTab(ctx);
+  const body =
+    ctx.tab === "decisions"
+      ? decisionsTab(ctx, plan)
+      : ctx.tab === "status"
+        ? statusTab(plan)
+        : ctx.tab === "describe"
+          ? describeTab(ctx)
+          : ctx.tab === "watch"
+            ? watchTab(ctx)
+            : ctx.tab === "steps" ? stepsTab(ctx, plan) : ctx.tab === "configs" ? configsTab(ctx, plan) : ctx.tab === "events" ? eventsTab(plan, sync.pod) : jsonTab(ctx);
   return [tabs, h("div", { id: "tabpanel", role: "tabpanel", "aria-labelledby": `tab-${ctx.tab}`, class: "tabpanel" }, body)];
 }

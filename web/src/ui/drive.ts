@@ -111,7 +111,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
           {
             id: "advance-backoff",
             disabled: expiry === undefined || !pod || !!noSync,
-            title: noSync ?? (expiry === undefined ? "No start is held back by crash-loop back-off" : undefined),
+            title: noSync ?? (expiry === undefined ? "No start is held back by a back-off (crash loop or image pull)" : undefined),
             onclick: () => expiry !== undefined && ctx.act({ t: "advance", s: expiry, why: "backoff" }),
           },
           expiry === undefined ? "Advance to back-off expiry" : `Advance to back-off expiry (+${expiry} s)`,

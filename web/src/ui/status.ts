@@ -81,7 +81,7 @@ export function statusTab(plan: Plan): HTMLElement[] {
         { class: "kubectl-row", id: "status-kubectl" },
         h("caption", { class: "small muted" }, h("code", null, "kubectl get pods")),
         h("thead", null, h("tr", null, ["NAME", "READY", "STATUS", "RESTARTS", "AGE"].map((c) => h("th", { scope: "col" }, c)))),
-        h("tbody", null, h("tr", null, [row.name, row.ready, row.status, row.restarts, row.age].map((v) => h("td", null, h("code", null, v))))),
+        h("tbody", null, h("tr", null, [row.name, row.ready, row.status, row.restarts, row.age].map((v, i) => h("td", { "data-label": ["NAME", "READY", "STATUS", "RESTARTS", "AGE"][i] }, h("code", null, v))))),
       ),
     );
   }
@@ -109,7 +109,17 @@ export function statusTab(plan: Plan): HTMLElement[] {
           h(
             "tbody",
             null,
-            conds.map((c) => h("tr", { class: c.status === "True" ? "" : "warn" }, h("td", null, h("code", null, c.type)), h("td", null, c.status), h("td", null, c.reason ?? ""), h("td", null, c.message ?? ""))),
+            // On phones the rows stack; each cell keeps its column's name (data-label).
+            conds.map((c) =>
+              h(
+                "tr",
+                { class: c.status === "True" ? "" : "warn" },
+                h("td", { "data-label": "Type" }, h("code", null, c.type)),
+                h("td", { "data-label": "Status" }, c.status),
+                h("td", { "data-label": "Reason" }, c.reason || null),
+                h("td", { "data-label": "Message" }, c.message || null),
+              ),
+            ),
           ),
         )
       : h("p", { class: "muted" }, "No conditions."),
@@ -134,12 +144,12 @@ export function statusTab(plan: Plan): HTMLElement[] {
             h(
               "tr",
               { "data-container": c.name },
-              h("td", null, h("b", null, c.name)),
-              h("td", { class: "state" }, stateText(c.state)),
-              h("td", { class: "last-state" }, c.lastState && Object.keys(c.lastState).length ? stateText(c.lastState) : "—"),
-              h("td", null, String(c.ready)),
-              h("td", null, c.started === undefined ? "—" : String(c.started)),
-              h("td", null, String(c.restartCount)),
+              h("td", { "data-label": "Name" }, h("b", null, c.name)),
+              h("td", { class: "state", "data-label": "State" }, stateText(c.state)),
+              h("td", { class: "last-state", "data-label": "Last state" }, c.lastState && Object.keys(c.lastState).length ? stateText(c.lastState) : "—"),
+              h("td", { "data-label": "Ready" }, String(c.ready)),
+              h("td", { "data-label": "Started" }, c.started === undefined ? "—" : String(c.started)),
+              h("td", { "data-label": "Restarts" }, String(c.restartCount)),
             ),
           ),
         ),

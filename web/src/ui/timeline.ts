@@ -44,11 +44,15 @@ export function containerCell(sync: SyncRecord, name: string): CellInfo {
   // reason cache this sync leaves).
   const waiting = s?.state === "running" ? undefined : waitingReason(plan, name);
   if (held) {
+    // Which back-off: the container's crash loop, or its image's pull back-off.
+    const kind = held.reason || "CrashLoopBackOff";
+    const what = kind === "ImagePullBackOff" ? "image-pull back-off" : "crash-loop back-off";
+    const exit = s && kind !== "ImagePullBackOff" ? ` (last exit code ${s.exitCode ?? 0})` : "";
     return {
       state: "waiting",
-      label: `${waiting?.reason ?? "CrashLoopBackOff"} · back-off ${held.waitSeconds}s`,
+      label: `${waiting?.reason ?? kind} · ${kind === "ImagePullBackOff" ? "pull " : ""}back-off ${held.waitSeconds}s`,
       marks,
-      title: `${name}: start held back by crash-loop back-off, ${held.waitSeconds}s to go${s ? ` (last exit code ${s.exitCode ?? 0})` : ""}${waiting?.message ? `; ${waiting.message}` : ""}`,
+      title: `${name}: start held back by ${what}, ${held.waitSeconds}s to go${exit}${waiting?.message ? `; ${waiting.message}` : ""}`,
     };
   }
   if (!s) {
@@ -120,6 +124,42 @@ function kubectlCell(sync: SyncRecord, selected: boolean) {
   );
 }
 
+/**
+ * Whether this sync is the kubelet's previous sync, continued. The kubelet pulls an image
+ * inside the sync that starts the container (`SyncPod` → `startContainer` →
+ * `EnsureImageExists`, then create and start); podplan splits that sync at the pull, and
+ * the next plan reads the pull's result (`pullResults` in its request) and creates and
+ * starts the container. That plan finishes the same kubelet sync: it is not an extra one.
+ */
+export function continuation(sync: SyncRecord): { of: number; after: string } | undefined {
+  const r = sync.request;
+  if (!r || sync.index === 0 || !(r.pullResults ?? []).length) return undefined;
+  return { of: sync.index - 1, after: "the image pull" };
+}
+
+/**
+ * Whether this plan reports what the previous sync's lifecycle hooks did (`hookResults`):
+ * the kubelet runs a postStart hook inside `startContainer` and a preStop hook inside
+ * `killContainer`, so a failed postStart's kill and its events, or the grace period a
+ * preStop used, happened in the kubelet's sync #N; this plan reports them first and then
+ * decides as the kubelet's next sync (a sync the kubelet runs anyway: the container's
+ * exit is a PLEG event), so it is not marked as a continuation.
+ */
+export function hookReport(sync: SyncRecord): { of: number } | undefined {
+  const r = sync.request;
+  return r && sync.index > 0 && (r.hookResults ?? []).length ? { of: sync.index - 1 } : undefined;
+}
+
+/** What the timeline says led to a sync: its trigger, or that it continues the previous one. */
+export function syncCause(sync: SyncRecord): string {
+  const cont = continuation(sync);
+  if (!cont) return describeAction(sync.trigger);
+  // A PLEG relist or a resync adds nothing: the continuation is what this sync is.
+  const t = sync.trigger?.t;
+  const extra = t === "pleg" || t === "sync" ? "" : ` (after: ${describeAction(sync.trigger)})`;
+  return `#${cont.of} continued${extra}`;
+}
+
 export function seconds(sync: SyncRecord, first: SyncRecord): number {
   return Math.round((sync.before.now - first.before.now) / 1000);
 }
@@ -133,21 +173,26 @@ export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: 
     h("th", { scope: "col", class: "rowhead" }, "Sync"),
     syncs.map((s) => {
       const err = isError(s.answer);
+      const cont = continuation(s);
+      const why = cont
+        ? `the same kubelet sync as #${cont.of}, continued after ${cont.after} (podplan splits one kubelet sync there; this is not an extra sync)${syncCause(s).includes("(after:") ? `; before it: ${describeAction(s.trigger)}` : ""}`
+        : `after: ${describeAction(s.trigger)}`;
       return h(
         "th",
-        { scope: "col", class: `synchead${s.index === selected ? " selected" : ""}${err ? " error" : ""}` },
+        { scope: "col", class: `synchead${s.index === selected ? " selected" : ""}${err ? " error" : ""}${cont ? " continued" : ""}`, "data-continues": cont ? String(cont.of) : undefined },
         h(
           "button",
           {
             id: `sync-${s.index}`,
             class: "syncbtn",
             "aria-current": s.index === selected ? "true" : undefined,
-            "aria-label": `Sync ${s.index} at t=${seconds(s, first)}s after: ${describeAction(s.trigger)}${err ? " (engine error)" : ""}`,
+            "aria-label": `Sync ${s.index} at t=${seconds(s, first)}s, ${why}${err ? " (engine error)" : ""}`,
+            title: cont ? `The same kubelet sync as #${cont.of}, continued after ${cont.after}: the kubelet does this inside one sync; podplan splits it so the next plan can read the result.` : undefined,
             onclick: () => onSelect(s.index),
           },
-          h("span", { class: "syncno" }, `#${s.index}`),
+          h("span", { class: "syncno" }, cont ? `#${s.index} ↳` : `#${s.index}`),
           h("span", { class: "synctime" }, `t=${seconds(s, first)}s`),
-          h("span", { class: "synctrigger" }, describeAction(s.trigger)),
+          h("span", { class: "synctrigger" }, syncCause(s)),
         ),
       );
     }),
@@ -180,7 +225,23 @@ export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: 
   ];
   return h(
     "div",
-    { class: "timeline-scroll", tabindex: "-1" },
-    h("table", { class: "timeline" }, h("caption", { class: "sr-only" }, "State of the sandbox and each container after every sync"), h("thead", null, head), h("tbody", null, body)),
+    null,
+    h(
+      "div",
+      { class: "timeline-scroll", tabindex: "-1" },
+      h("table", { class: "timeline" }, h("caption", { class: "sr-only" }, "State of the sandbox and each container after every sync"), h("thead", null, head), h("tbody", null, body)),
+    ),
+    // The key: what the marks in the cells mean.
+    h(
+      "ul",
+      { class: "timeline-key", id: "timeline-key", "aria-label": "Key to the timeline" },
+      h("li", null, h("span", { class: "mark mark-started" }, "▶"), " started"),
+      h("li", null, h("span", { class: "mark mark-killed" }, "■"), " killed / stopped"),
+      h("li", null, h("span", { class: "mark mark-created" }, "✚"), " sandbox created"),
+      h("li", null, h("span", { class: "mark mark-resized" }, "⇕"), " resized"),
+      h("li", null, h("span", { class: "mark mark-removed" }, "✖"), " removed"),
+      h("li", null, "↻ restarts"),
+      h("li", null, "↳ the same kubelet sync, continued (after an image pull)"),
+    ),
   );
 }
