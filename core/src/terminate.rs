@@ -837,4 +837,221 @@ mod tests {
         assert_eq!(s1.wait_for, vec!["a".to_string(), "b".to_string()]);
         assert_eq!(s1.kind, KillKind::Sidecar);
     }
+
+    fn sim_pod() -> crate::sim::Simulation {
+        let request = crate::api::parse_request(
+            br#"{"pod": {"metadata": {"name": "web", "namespace": "default", "uid": "u1",
+                 "creationTimestamp": "2025-01-01T00:00:00Z"},
+                 "spec": {"terminationGracePeriodSeconds": 30,
+                   "initContainers": [{"name": "proxy", "image": "envoy", "restartPolicy": "Always",
+                     "lifecycle": {"preStop": {"sleep": {"seconds": 3}}}}],
+                   "containers": [{"name": "app", "image": "nginx"}]}},
+                "apiDefaults": true}"#,
+        )
+        .unwrap();
+        let start: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
+        let mut sim = crate::sim::Simulation::new(request, start);
+        sim.run_until_stable(6).unwrap();
+        assert!(sim.all_running());
+        sim
+    }
+
+    fn ops(plan: &Plan) -> Vec<String> {
+        plan.steps.iter().map(|s| s.op.to_string()).collect()
+    }
+
+    #[test]
+    fn a_deleted_pod_stops_in_order_on_the_clock_then_is_cleaned_up() {
+        let mut sim = sim_pod();
+        let deleted_at = sim.now;
+        assert_eq!(
+            sim.event(&crate::sim::Event::StopTakes {
+                container: "app".into(),
+                seconds: 10
+            }),
+            None
+        );
+        assert_eq!(
+            sim.event(&crate::sim::Event::Delete {
+                grace_period_seconds: None
+            }),
+            None
+        );
+        sim.prepare();
+        let plan = sim.plan().unwrap();
+        assert_eq!(plan.worker_phase, WorkerPhase::Terminating);
+        assert_eq!(ops(&plan), vec!["KillPod"]);
+        let kill = &plan.steps[0];
+        let order: Vec<(&str, KillKind, u32, i64)> = kill
+            .kills
+            .iter()
+            .map(|k| {
+                (
+                    k.container.as_str(),
+                    k.kind,
+                    k.order,
+                    k.grace_period_seconds,
+                )
+            })
+            .collect();
+        assert_eq!(
+            order,
+            vec![
+                ("app", KillKind::Regular, 0, 30),
+                ("proxy", KillKind::Sidecar, 1, 30)
+            ]
+        );
+        assert_eq!(kill.grace_period_seconds, Some(30));
+        assert_eq!(kill.pre_stops.len(), 1);
+        assert_eq!(
+            plan.kubectl.as_ref().map(|r| r.status.as_str()),
+            Some("Terminating")
+        );
+        assert!(plan.actions.containers_to_start.is_empty() && plan.actions.kill_pod);
+        sim.carry_out(&plan);
+        // app takes 10 s to exit; the sidecar's preStop (3 s) runs meanwhile, then it waits
+        // for app and stops with 30 - 3 - 7 = 20 s left: the sync ends 10 s later.
+        let hook = &sim.request.hook_results[0];
+        assert_eq!(hook.stop_grace_period_seconds, Some(20));
+        assert_eq!(
+            sim.now.as_second() - deleted_at.as_second(),
+            sim.tick_seconds + 10
+        );
+        let finished = |name: &str| {
+            sim.request
+                .runtime_status
+                .as_ref()
+                .unwrap()
+                .container_statuses
+                .iter()
+                .find(|c| c.name == name)
+                .and_then(|c| c.finished_at)
+                .unwrap()
+        };
+        assert_eq!(finished("app").as_second() - deleted_at.as_second(), 10);
+        assert_eq!(finished("proxy"), finished("app"));
+        // Nothing runs: SyncTerminatedPod and the garbage collection of a deleted pod.
+        let plan = sim.sync().unwrap();
+        assert_eq!(plan.worker_phase, WorkerPhase::Terminated);
+        assert_eq!(
+            ops(&plan),
+            vec![
+                "CleanupPod",
+                "RemoveContainer",
+                "RemoveContainer",
+                "RemovePodSandbox",
+                "CleanupPod"
+            ]
+        );
+        let purposes: Vec<&str> = plan
+            .steps
+            .iter()
+            .flat_map(|s| s.paths.iter().map(|p| p.purpose.as_str()))
+            .collect();
+        assert_eq!(purposes, vec!["podCgroup", "podLogs", "podDir"]);
+        assert_eq!(plan.steps[0].paths[0].path, "/kubepods/besteffort/podu1");
+        let status = sim.request.runtime_status.as_ref().unwrap();
+        assert!(status.container_statuses.is_empty() && status.sandbox_statuses.is_empty());
+    }
+
+    #[test]
+    fn an_evicted_pod_fails_with_reason_evicted_and_keeps_its_directory() {
+        let mut sim = sim_pod();
+        assert_eq!(
+            sim.event(&crate::sim::Event::Evict {
+                message: None,
+                grace_period_seconds: None
+            }),
+            None
+        );
+        let plan = sim.sync().unwrap();
+        assert_eq!(plan.worker_phase, WorkerPhase::Terminating);
+        let status = plan.status.as_ref().unwrap();
+        assert_eq!(status.phase.as_deref(), Some("Failed"));
+        assert_eq!(status.reason.as_deref(), Some("Evicted"));
+        assert_eq!(
+            status.message.as_deref(),
+            Some("The node was low on resource: memory. ")
+        );
+        assert!(status
+            .conditions
+            .iter()
+            .flatten()
+            .any(|c| c.type_ == "DisruptionTarget"
+                && c.reason.as_deref() == Some(TERMINATION_BY_KUBELET)));
+        assert_eq!(
+            plan.kubectl.as_ref().map(|r| r.status.as_str()),
+            Some("Evicted")
+        );
+        // Hard eviction: 1 s; the sidecar's preStop gets 1 s, StopContainer the 2 s floor.
+        let kills = &plan.steps[0].kills;
+        assert!(kills
+            .iter()
+            .all(|k| k.grace_period_seconds == 1 && k.stop_grace_period_seconds == 2));
+        let plan = sim.sync().unwrap();
+        assert_eq!(plan.worker_phase, WorkerPhase::Terminated);
+        let purposes: Vec<&str> = plan
+            .steps
+            .iter()
+            .flat_map(|s| s.paths.iter().map(|p| p.purpose.as_str()))
+            .collect();
+        assert_eq!(purposes, vec!["podCgroup", "podLogs"]);
+        assert_eq!(
+            plan.status.as_ref().and_then(|s| s.reason.as_deref()),
+            Some("Evicted")
+        );
+    }
+
+    #[test]
+    fn an_oom_killed_container_reports_oomkilled_and_is_restarted() {
+        let mut sim = sim_pod();
+        assert_eq!(
+            sim.event(&crate::sim::Event::OomKill {
+                container: "app".into()
+            }),
+            None
+        );
+        let plan = sim.sync().unwrap();
+        assert_eq!(plan.worker_phase, WorkerPhase::Syncing);
+        let app = plan
+            .status
+            .as_ref()
+            .unwrap()
+            .container_statuses
+            .iter()
+            .flatten()
+            .find(|c| c.name == "app")
+            .unwrap();
+        let t = app
+            .state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref())
+            .unwrap();
+        assert_eq!((t.exit_code, t.reason.as_deref()), (137, Some("OOMKilled")));
+        assert!(ops(&plan).contains(&"StartContainer".to_string()));
+    }
+
+    #[test]
+    fn a_static_pod_waits_for_its_previous_incarnation() {
+        let mut request = crate::api::parse_request(
+            br#"{"pod": {"metadata": {"name": "etcd", "namespace": "kube-system", "uid": "new",
+                 "annotations": {"kubernetes.io/config.source": "file"}},
+                 "spec": {"containers": [{"name": "etcd", "image": "etcd"}]}},
+                 "podWorker": {"pods": {"new": {"fullname": "etcd_kube-system"},
+                                        "old": {"fullname": "etcd_kube-system", "terminationRequested": true}},
+                               "startedStaticPods": {"etcd_kube-system": "old"}}}"#,
+        )
+        .unwrap();
+        let plan = crate::plan(&request).unwrap();
+        assert_eq!(plan.worker_phase, WorkerPhase::Waiting);
+        assert!(plan.steps.is_empty() && plan.status.is_none());
+        assert_eq!(plan.decisions[0].reason, "StaticPodWaiting");
+        // The old one finished terminating: the new one starts.
+        if let Some(w) = request.pod_worker.as_mut() {
+            w.started_static_pods.clear();
+        }
+        let plan = crate::plan(&request).unwrap();
+        assert_eq!(plan.worker_phase, WorkerPhase::Syncing);
+        assert!(ops(&plan).contains(&"RunPodSandbox".to_string()));
+    }
 }
