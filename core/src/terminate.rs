@@ -4,20 +4,20 @@
 //! (`SyncTerminatedPod` and the garbage collection that follows). Rules:
 //! `docs/termination.md`.
 //!
-//! * [`worker_phase`]: which sync the request's pod gets. Termination is requested by a
+//! * [`worker_phase`] says which sync the request's pod gets. Termination is requested by a
 //!   deletion (`metadata.deletionTimestamp`), a terminal API phase (`Succeeded`/`Failed`),
 //!   a kill from the kubelet (`podWorker.kill`: eviction, preemption) or the pod's
 //!   removal from the node (`podWorker.removed`). A static pod may have to wait for a
 //!   previous incarnation of its full name ([`allow_pod_start`]).
-//! * [`effective_grace_period`]: `calculateEffectiveGracePeriod`.
-//! * [`pod_kills`]: `killContainersWithSyncResult` + `newTerminationOrdering`
+//! * [`effective_grace_period`] is `calculateEffectiveGracePeriod`.
+//! * [`pod_kills`] is `killContainersWithSyncResult` + `newTerminationOrdering`
 //!   (`pkg/kubelet/kuberuntime/kuberuntime_termination_order.go`) + `killContainer`'s grace
 //!   (`pkg/kubelet/kuberuntime/kuberuntime_container.go`): one [`ContainerKill`] per
 //!   running container, in order.
-//! * [`kill_timeline`]: when each kill's hook, wait and stop happen, given how long hooks
+//! * [`kill_timeline`] says when each kill's hook, wait and stop happen, given how long hooks
 //!   take and how long containers take to exit; the model runtime and the kubelet's
 //!   ordering tests use it.
-//! * [`plan_terminating`] / [`plan_terminated`]: the plans of the two phases.
+//! * [`plan_terminating`] and [`plan_terminated`] make the plans of the two phases.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -600,7 +600,6 @@ fn attach_status(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan, t
 /// `SyncTerminatingPod`: the pod's status, then `killPod` with the effective grace
 /// period: every running container stopped in the termination order, then every sandbox.
 /// Nothing is started.
-#[must_use]
 pub fn plan_terminating(
     request: &PlanRequest,
     gates: &FeatureGates,
@@ -664,7 +663,6 @@ pub fn plan_terminating(
 /// terminated: `ShouldPodContentBeRemoved`), its containers and sandboxes removed
 /// (`containerGC`), its log directory (`containerGC`) and pod directory
 /// (`HandlePodCleanups`, once the pod is gone from the API) deleted.
-#[must_use]
 pub fn plan_terminated(
     request: &PlanRequest,
     gates: &FeatureGates,
@@ -768,7 +766,6 @@ pub fn plan_terminated(
 
 /// The plan of a pod the worker does not start (`allowPodStart`): nothing is done; the
 /// kubelet reports no status for it.
-#[must_use]
 pub fn plan_not_started(request: &PlanRequest, phase: WorkerPhase) -> Plan {
     let mut plan = Plan {
         worker_phase: phase,
