@@ -113,7 +113,11 @@ pub enum Event {
     /// else the spec's `terminationGracePeriodSeconds`, else 30 s, the API default).
     Delete {
         /// The delete request's `gracePeriodSeconds`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            rename = "gracePeriodSeconds",
+            skip_serializing_if = "Option::is_none"
+        )]
         grace_period_seconds: Option<i64>,
     },
     /// The kubelet's eviction manager evicts the pod (`podWorker.kill`): phase `Failed`,
@@ -124,7 +128,11 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
         /// The grace period override (soft thresholds: `evictionMaxPodGracePeriod`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            rename = "gracePeriodSeconds",
+            skip_serializing_if = "Option::is_none"
+        )]
         grace_period_seconds: Option<i64>,
     },
     /// The kernel's OOM killer kills the newest running instance of a container: exit
