@@ -8,7 +8,7 @@ use crate::decision::{Ctx, SpecHashes};
 use crate::error::{ErrorEnvelope, PlanError};
 use crate::features::FeatureGates;
 use crate::limits::MAX_REQUEST_BYTES;
-use crate::plan::Plan;
+use crate::plan::{Plan, WorkerPhase};
 use crate::request::PlanRequest;
 use crate::{config, decision, steps, validate};
 
@@ -51,6 +51,22 @@ pub(crate) fn plan_to(request: &PlanRequest, stage: Stage) -> Result<Plan, PlanE
     }
     let warnings = validate::validate(request)?;
     let gates = FeatureGates::resolve(&request.feature_gates);
+    // The pod worker's phase (`pkg/kubelet/pod_workers.go`): SyncPod only for a pod it
+    // syncs; a terminating or terminated pod gets SyncTerminatingPod / SyncTerminatedPod.
+    let (phase, cause) = crate::terminate::worker_phase(request);
+    if phase != WorkerPhase::Syncing {
+        let mut plan = match (phase, cause) {
+            (WorkerPhase::Terminating, Some(cause)) => {
+                crate::terminate::plan_terminating(request, &gates, cause)
+            }
+            (WorkerPhase::Terminated, Some(cause)) => {
+                crate::terminate::plan_terminated(request, &gates, cause)
+            }
+            _ => crate::terminate::plan_not_started(request, phase),
+        };
+        plan.warnings.extend(warnings);
+        return Ok(plan);
+    }
     let mut plan = match Ctx::new(request, &gates) {
         Some(mut ctx) => {
             let hashes = SpecHashes::of_running(ctx.spec, &ctx.status);

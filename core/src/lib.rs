@@ -52,6 +52,7 @@ pub mod status;
 pub mod config;
 pub mod generators;
 pub mod steps;
+pub mod terminate;
 
 // Image pulls and lifecycle hooks as values (the plan's `PullImage` and hook steps), and
 // the kubelet's small pod helpers the hosts share (a pod's images, `format.Pod`, ...).

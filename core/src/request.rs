@@ -86,6 +86,11 @@ pub struct PlanRequest {
     /// `{"allowAll": true}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_records: Option<crate::images::PullRecordCheck>,
+    /// Extension: the pod worker's state (`pkg/kubelet/pod_workers.go`): a kill request
+    /// (eviction), removal from the node, the grace period in force, static pods of the
+    /// same full name. Absent = the worker syncs the pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_worker: Option<crate::plan::PodWorkerState>,
 }
 
 /// Prober results recorded for one container.

@@ -246,6 +246,18 @@ impl Runtime {
         // Time spent in hooks earlier in the plan delays what follows.
         let now = plus_millis(now, self.blocked_millis);
         match step.op {
+            StepOp::KillPod if !step.kills.is_empty() => self.kill_pod(step, now),
+            StepOp::RemovePodSandbox => {
+                let id = step.sandbox_id.as_deref().unwrap_or("");
+                self.status.sandbox_statuses.retain(|s| s.id != id);
+            }
+            StepOp::CleanupPod => {
+                for p in &step.paths {
+                    let dir = format!("{}/", p.path.trim_end_matches('/'));
+                    self.node_files
+                        .retain(|path, _| path != &p.path && !path.starts_with(&dir));
+                }
+            }
             StepOp::KillPod => {
                 // The containers are killed in parallel: each after its own preStop; the
                 // pod kill takes as long as the longest.
@@ -363,6 +375,73 @@ impl Runtime {
                 }
             }
         }
+    }
+
+    /// A `KillPod` with its kills, as the kubelet carries it out
+    /// ([`crate::terminate::kill_timeline`]): every kill at once, each its preStop hook,
+    /// then its wait for the containers it stops after, then `StopContainer`; a container
+    /// exits when the world says (`HookControls::exit_seconds`, at once by default), at
+    /// the latest when its stop grace period ends (SIGKILL). The sync is blocked until
+    /// the last one has exited; then every sandbox is stopped.
+    fn kill_pod(&mut self, step: &Step, now: jiff::Timestamp) {
+        let running = |id: &str, statuses: &[ContainerStatus]| {
+            statuses
+                .iter()
+                .any(|s| s.id == id && s.state == ContainerState::Running)
+        };
+        let kills: Vec<crate::plan::ContainerKill> = step
+            .kills
+            .iter()
+            .filter(|k| running(&k.container_id, &self.status.container_statuses))
+            .cloned()
+            .collect();
+        let mut hook_millis = BTreeMap::new();
+        let mut results = Vec::new();
+        for k in &kills {
+            if let Some(h) = &k.pre_stop {
+                let r = self.hooks.pre_stop(h, &k.container_id);
+                hook_millis.insert(k.container.clone(), r.elapsed_millis.unwrap_or(0));
+                results.push((k.container.clone(), r));
+            }
+        }
+        let exit_millis: BTreeMap<String, u64> = kills
+            .iter()
+            .filter_map(|k| {
+                self.hooks
+                    .exit_seconds
+                    .get(&k.container)
+                    .map(|s| (k.container.clone(), s.saturating_mul(1000)))
+            })
+            .collect();
+        let timeline = crate::terminate::kill_timeline(&kills, &hook_millis, &exit_millis);
+        let mut last = 0;
+        for (k, t) in kills.iter().zip(&timeline) {
+            if let Some((_, r)) = results.iter_mut().find(|(c, _)| *c == k.container) {
+                r.stop_grace_period_seconds = Some(t.stop_grace_period_seconds);
+            }
+            last = last.max(t.exited_at_millis);
+            if let Some(s) = self
+                .status
+                .container_statuses
+                .iter_mut()
+                .find(|s| s.id == k.container_id)
+            {
+                stop(s, plus_millis(now, t.exited_at_millis));
+            }
+        }
+        self.hook_results
+            .extend(results.into_iter().map(|(_, r)| r));
+        // Containers the kills do not name (no spec) are stopped with the sandbox.
+        for s in &mut self.status.container_statuses {
+            if s.state == ContainerState::Running {
+                stop(s, plus_millis(now, last));
+            }
+        }
+        self.blocked_millis += last;
+        for sb in &mut self.status.sandbox_statuses {
+            sb.state = SandboxState::NotReady;
+        }
+        self.status.ips.clear();
     }
 
     /// `killContainer` of one container: its preStop hook (if the kill has one), then the

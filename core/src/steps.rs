@@ -207,34 +207,23 @@ impl<'a> Builder<'a> {
             } else {
                 "no container is left to run"
             };
-            // killContainersWithSyncResult: killContainer(…, reasonUnknown, no override)
-            // for each running container, its preStop hook first.
-            let pre_stops = running
-                .iter()
-                .filter_map(|s| {
-                    hooks::kill_container(
-                        self.ctx.pod,
-                        self.container_spec(&s.name),
-                        &s.id,
-                        KillReason::Unknown,
-                        None,
-                        self.pod_ip(),
-                    )
-                    .1
-                })
-                .collect();
-            self.steps.push(Step {
-                op: StepOp::KillPod,
-                sandbox_id: self.ctx.status.sandboxes().first().map(|s| s.id.clone()),
-                containers: running.iter().map(|s| s.name.clone()).collect(),
-                pre_stops,
-                reason: Some(if a.create_sandbox { "SandboxChanged" } else { "PodDone" }.into()),
-                message: Some(format!(
-                    "stop {} running container(s) (regular first, sidecars in reverse order) and every sandbox: {why}",
-                    running.len()
-                )),
-                ..Step::default()
-            });
+            // killPodWithSyncResult: killContainer(…, reasonUnknown, no override) for each
+            // running container, in the termination order, its preStop hook first; then
+            // StopPodSandbox for every sandbox.
+            let mut step = crate::terminate::kill_pod_step(&self.ctx, None);
+            step.reason = Some(
+                if a.create_sandbox {
+                    "SandboxChanged"
+                } else {
+                    "PodDone"
+                }
+                .into(),
+            );
+            step.message = Some(format!(
+                "stop {} running container(s) (regular first, sidecars in reverse order) and every sandbox: {why}",
+                running.len()
+            ));
+            self.steps.push(step);
             for s in running {
                 self.events.push(events::killing(&s.name, ""));
             }

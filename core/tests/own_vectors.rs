@@ -5,7 +5,9 @@
 //! after the table that re-runs them). `config/`: the held-out cases of the kubelet test
 //! tables the vendored config vectors come from, and further kubelet tables for config
 //! behaviours no vendored vector covers. `hooks/`: the kubelet's lifecycle-hook and
-//! kill-grace tests (`kuberuntime_container_test.go`). Same format and comparison as the vendored
+//! kill-grace tests (`kuberuntime_container_test.go`). `termination/`: the pod worker's
+//! tests (`pod_workers_test.go`), the termination-order tests
+//! (`kuberuntime_termination_order_test.go`) and the phases' plans. Same format and comparison as the vendored
 //! vectors; every one must pass.
 
 use std::path::Path;
@@ -20,6 +22,10 @@ fn check_config(path: &Path, contents: String) -> datatest_stable::Result<()> {
 
 fn check_hooks(path: &Path, contents: String) -> datatest_stable::Result<()> {
     check(path, &contents, "hooks")
+}
+
+fn check_termination(path: &Path, contents: String) -> datatest_stable::Result<()> {
+    check(path, &contents, "termination")
 }
 
 fn check(path: &Path, contents: &str, kind: &str) -> datatest_stable::Result<()> {
@@ -45,4 +51,5 @@ datatest_stable::harness! {
     { test = check_actions, root = "tests/vectors", pattern = r"^actions/.*\.json$" },
     { test = check_config, root = "tests/vectors", pattern = r"^config/.*\.json$" },
     { test = check_hooks, root = "tests/vectors", pattern = r"^hooks/.*\.json$" },
+    { test = check_termination, root = "tests/vectors", pattern = r"^termination/.*\.json$" },
 }

@@ -77,6 +77,12 @@ export interface PlanRequest {
    * `{"allowAll": true}`.
    */
   pullRecords?: PullRecordCheck | null;
+  /**
+   * Extension: the pod worker's state (`pkg/kubelet/pod_workers.go`): a kill request
+   * (eviction), removal from the node, the grace period in force, static pods of the
+   * same full name. Absent = the worker syncs the pod.
+   */
+  podWorker?: PodWorkerState | null;
 }
 
 /** Prober results recorded for one container. */
@@ -156,6 +162,11 @@ export interface Plan {
    * starts); pass it as the next request's `reasonCache`.
    */
   reasonCache?: ReasonCache;
+  /**
+   * Extension: the pod worker's phase this plan is for (`pkg/kubelet/pod_workers.go`);
+   * absent = `syncing` (`SyncPod`).
+   */
+  workerPhase?: WorkerPhase;
 }
 
 // core/src/error.rs
@@ -278,6 +289,49 @@ export type SimEvent =
     fails?: boolean;
   }
   /**
+   * The API server marks the pod for deletion (`kubectl delete`): `deletionTimestamp`
+   * = now + the grace period, `deletionGracePeriodSeconds` = the grace period (given,
+   * else the spec's `terminationGracePeriodSeconds`, else 30 s, the API default).
+   */
+  | {
+    type: "delete";
+    /** The delete request's `gracePeriodSeconds`. */
+    gracePeriodSeconds?: number | null;
+  }
+  /**
+   * The kubelet's eviction manager evicts the pod (`podWorker.kill`): phase `Failed`,
+   * reason `Evicted`, the message, grace period `gracePeriodSeconds` (default 1 s:
+   * a hard eviction threshold, `immediateEvictionGracePeriodSeconds`).
+   */
+  | {
+    type: "evict";
+    /** The eviction message (default `The node was low on resource: memory. `). */
+    message?: string | null;
+    /** The grace period override (soft thresholds: `evictionMaxPodGracePeriod`). */
+    gracePeriodSeconds?: number | null;
+  }
+  /**
+   * The kernel's OOM killer kills the newest running instance of a container: exit
+   * code 137, reason `OOMKilled`.
+   */
+  | {
+    type: "oomKill";
+    /** Container name. */
+    container: string;
+  }
+  /**
+   * From now on a container takes `seconds` to exit after `StopContainer`'s stop
+   * signal (cut at the stop's grace period: SIGKILL). Kept in the simulation's
+   * `HookControls`.
+   */
+  | {
+    type: "stopTakes";
+    /** Container name. */
+    container: string;
+    /** Seconds. */
+    seconds: number;
+  }
+  /**
    * From now on the container's preStop hook runs `seconds` (cut at the kill's grace
    * period) and, with `fails`, then fails.
    */
@@ -304,6 +358,12 @@ export interface HookControls {
   preStopFails?: string[];
   /** How long a container's preStop hook runs, seconds (it is cut at the grace period). */
   preStopSeconds?: { [key: string]: number };
+  /**
+   * How long a container takes to exit once `StopContainer` sent its stop signal,
+   * seconds (cut at the stop's grace period, when the runtime sends SIGKILL). Absent:
+   * at once. Only the kills of a `KillPod` read it.
+   */
+  exitSeconds?: { [key: string]: number };
 }
 
 // core/src/cri/sandbox.rs
@@ -1390,6 +1450,91 @@ export interface PullRecordOracle {
   fixedAnswer?: boolean | null;
 }
 
+// core/src/plan/worker.rs
+
+/** The pod worker's phase for a pod (`podWorkerLoop`): which sync the plan is. */
+export type WorkerPhase =
+  /** `SyncPod`: set the pod up (the plan's usual content). */
+  | "syncing"
+  /** `SyncTerminatingPod`: stop what runs; nothing is started. */
+  | "terminating"
+  /** `SyncTerminatedPod` (and the cleanup that follows): nothing runs any more. */
+  | "terminated"
+  /** The worker may not start the pod yet (`allowPodStart`): nothing is done. */
+  | "waiting"
+  /**
+   * The worker will never start the pod (`allowPodStart`: terminated before it
+   * started): nothing is done.
+   */
+  | "neverStarts";
+
+/**
+ * `KillPodOptions` from another part of the kubelet (eviction, preemption, node
+ * shutdown): terminate the pod.
+ */
+export interface KillPodOptions {
+  /**
+   * `PodTerminationGracePeriodSecondsOverride`: a shorter grace period (it only ever
+   * shortens).
+   */
+  gracePeriodSecondsOverride?: number | null;
+  /**
+   * The eviction manager evicts the pod: its status becomes phase `Failed`, reason
+   * `reason` (default `Evicted`), `message`, and a `DisruptionTarget` condition
+   * (`TerminationByKubelet`).
+   */
+  evict?: boolean;
+  /** The status reason the kill sets (`PodStatusFunc`); eviction: `Evicted`. */
+  reason?: string | null;
+  /** The status message the kill sets, e.g. `The node was low on resource: memory. …`. */
+  message?: string | null;
+}
+
+/** What the pod worker knows of one pod UID (`podSyncStatus`). */
+export interface WorkerPodStatus {
+  /** `fullname`: `<name>_<namespace>`. */
+  fullname: string;
+  /** Termination was requested (`terminatingAt` set). */
+  terminationRequested?: boolean;
+  /** Termination finished (`terminatedAt` set). */
+  terminated?: boolean;
+}
+
+/**
+ * Extension `podWorker` of the request: the pod worker's state, for the phases after
+ * `SyncPod` and for static pods. Absent = a worker that syncs the pod (it is started,
+ * nothing asked it to stop).
+ */
+export interface PodWorkerState {
+  /**
+   * `podSyncStatus.gracePeriod`: the grace period the worker already terminates the
+   * pod with (0 = none yet); a new one can only be shorter.
+   */
+  gracePeriodSeconds?: number;
+  /** A kill request (`UpdatePod` with `SyncPodKill` and `KillPodOptions`). */
+  kill?: KillPodOptions | null;
+  /**
+   * The pod was removed from the node's config (`HandlePodRemoves`: deleted from the
+   * API server and gone, or a static pod's manifest removed).
+   */
+  removed?: boolean;
+  /**
+   * The worker already finished terminating the pod (`SyncTerminatingPod` returned):
+   * the next sync is `SyncTerminatedPod` even if the runtime still reports a ready
+   * sandbox. Absent: derived from the runtime (nothing runs, no sandbox is ready).
+   */
+  terminatingDone?: boolean;
+  /**
+   * `podSyncStatuses` by pod UID (only read for static pods; the pod itself needs no
+   * entry unless it has one).
+   */
+  pods?: { [key: string]: WorkerPodStatus };
+  /** `startedStaticPodsByFullname`. */
+  startedStaticPods?: { [key: string]: string };
+  /** `waitingToStartStaticPodsByFullname`, in queue order. */
+  waitingToStartStaticPods?: { [key: string]: string[] };
+}
+
 // core/src/plan/actions.rs
 
 /** The kubelet's `podActions` (contract field names). */
@@ -1607,7 +1752,17 @@ export type StepOp =
    * Not a CRI call: the directories and files the kubelet writes on the node before
    * the next `RunPodSandbox` or `CreateContainer` (`files`).
    */
-  | "WriteNodeFiles";
+  | "WriteNodeFiles"
+  /**
+   * `RemovePodSandbox` (`sandboxId`): a terminated pod's sandbox, once it holds no
+   * container (`containerGC.evictSandboxes`).
+   */
+  | "RemovePodSandbox"
+  /**
+   * Not a CRI call: what a terminated pod leaves on the node (`paths`: the pod's
+   * cgroup, log directory, pod directory), removed in order.
+   */
+  | "CleanupPod";
 
 /** One CRI operation. */
 export interface Step {
@@ -1637,6 +1792,18 @@ export interface Step {
   gracePeriodSeconds?: number;
   /** `KillPod`: the running containers it stops. */
   containers?: string[];
+  /**
+   * `KillPod`: one `killContainer` per running container, in the kubelet's termination
+   * order (regular containers first, in parallel; then sidecars in reverse spec order),
+   * each with its grace period and preStop hook. Executors carry these out as they
+   * are and compute nothing (see `super::ContainerKill`); the sandboxes
+   * (`sandboxIds`) are stopped when every kill is done.
+   */
+  kills?: ContainerKill[];
+  /** `KillPod`: every sandbox of the pod, stopped (`StopPodSandbox`) after the kills. */
+  sandboxIds?: string[];
+  /** `CleanupPod`: what is removed from the node, in order. */
+  paths?: CleanupPath[];
   /** Machine-readable reason (kill reason, removal cause). */
   reason?: string;
   /** Human message (the kill message the kubelet records). */
@@ -2067,6 +2234,83 @@ export type ContainerKind =
   | "regular"
   /** `spec.ephemeralContainers`. */
   | "ephemeral";
+
+// core/src/plan/kill.rs
+
+/**
+ * What a killed container is to the kubelet's termination order
+ * (`pkg/kubelet/kuberuntime/kuberuntime_termination_order.go`).
+ */
+export type KillKind =
+  /** `spec.containers`: stopped first, in parallel. */
+  | "regular"
+  /**
+   * A restartable init container (`restartPolicy: Always`): stopped after every
+   * regular container and after the next running sidecar in spec order.
+   */
+  | "sidecar"
+  /** A classic init container still running: stopped at once, like a regular one. */
+  | "init"
+  /** `spec.ephemeralContainers`: stopped at once. */
+  | "ephemeral";
+
+/**
+ * One `killContainer` of a `KillPod` step, in the kubelet's termination order.
+ *
+ * The executor runs every kill at once (the kubelet starts one goroutine per
+ * container): the `preStop` hook first (at most `gracePeriodSeconds`), then it waits
+ * until every container of `waitFor` has stopped (at most what is left of the grace
+ * period; no wait when nothing is left), then `StopContainer` with
+ * `max(2, gracePeriodSeconds − whole seconds of the hook − whole seconds waited)`.
+ */
+export interface ContainerKill {
+  /** The container's name. */
+  container: string;
+  /** Its runtime id (`type://id`). */
+  containerId: string;
+  /** What it is to the termination order. */
+  kind: KillKind;
+  /**
+   * The grace period `killContainer` starts with: the override (a terminating pod's
+   * effective grace period), else `setTerminationGracePeriod` (deletion grace period,
+   * spec, a failing probe's own value), before the 2 s floor. It bounds the preStop
+   * hook and the wait.
+   */
+  gracePeriodSeconds: number;
+  /**
+   * What `StopContainer` gets when no time is spent in a hook or waiting:
+   * `max(2, gracePeriodSeconds)`.
+   */
+  stopGracePeriodSeconds: number;
+  /** The `preStop` hook that runs first (absent: none, or no grace period left). */
+  preStop?: HookStep;
+  /**
+   * The stage: 0 = stops at once (regular, classic init, ephemeral containers); a
+   * sidecar's is one more than the largest of the containers it waits for.
+   */
+  order: number;
+  /**
+   * The running containers whose stop this one waits for (a sidecar: every running
+   * regular container and the next running sidecar in spec order).
+   */
+  waitFor?: string[];
+}
+
+/** What a `CleanupPod` step removes from the node. */
+export interface CleanupPath {
+  /**
+   * What it is: `podCgroup` (the pod's cgroup, `PodContainerManager.Destroy`),
+   * `podLogs` (`/var/log/pods/<ns>_<name>_<uid>`), `podDir` (`<root>/pods/<uid>`).
+   */
+  purpose: string;
+  /** The path (`podCgroup`: the cgroup's name as the cgroup driver spells it). */
+  path: string;
+  /**
+   * Who removes it in the kubelet (`SyncTerminatedPod`, `containerGC`,
+   * `HandlePodCleanups`).
+   */
+  by: string;
+}
 
 // core/src/cri/update.rs
 

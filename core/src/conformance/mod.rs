@@ -14,6 +14,7 @@ mod diff;
 pub mod hooks;
 pub mod images;
 pub mod status;
+pub mod terminate;
 
 pub use diff::json_diff;
 
@@ -27,7 +28,7 @@ pub const PENDING_FUNCTIONS: &[&str] = &[];
 pub struct Outcome {
     /// The vector's `name`.
     pub name: String,
-    /// The vector's kind: `actions`, `config`, `images`, `hooks`, `status`, `pending`, or `unknown`.
+    /// The vector's kind: `actions`, `config`, `images`, `hooks`, `termination`, `status`, `pending`, or `unknown`.
     pub kind: &'static str,
     /// Whether the engine agrees with the expectation (false when pending).
     pub passed: bool,
@@ -57,6 +58,8 @@ pub fn run_vector(vector: &serde_json::Value) -> Outcome {
     }
     let result = if function.is_some_and(|f| hooks::FUNCTIONS.contains(&f)) {
         ("hooks", hooks::check(vector))
+    } else if function.is_some_and(|f| terminate::FUNCTIONS.contains(&f)) {
+        ("termination", terminate::check(vector))
     } else if function.is_some_and(|f| images::FUNCTIONS.contains(&f)) {
         ("images", images::check(vector))
     } else if function.is_some_and(|f| status::FUNCTIONS.contains(&f)) {

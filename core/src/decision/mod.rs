@@ -434,9 +434,14 @@ mod tests {
         r.pod.metadata.deletion_timestamp = Some(
             k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(jiff::Timestamp::UNIX_EPOCH),
         );
-        let p = plan(&r);
+        // computePodActions itself never restarts a deleted pod's containers...
+        let p = super::decide(&r, &crate::features::FeatureGates::default());
         assert!(p.actions.containers_to_start.is_empty() && p.actions.kill_pod);
         assert!(messages(&p).contains("doNotRestart PodDeleting"));
+        // ...and the pod worker does not even get there: the pod is terminating.
+        let p = plan(&r);
+        assert_eq!(p.worker_phase, crate::plan::WorkerPhase::Terminating);
+        assert!(p.steps.iter().all(|s| s.op == crate::plan::StepOp::KillPod));
     }
 
     #[test]

@@ -11,10 +11,12 @@ mod decision;
 mod files;
 mod hook;
 mod image;
+mod kill;
 mod kind;
 mod report;
 mod status;
 mod step;
+mod worker;
 
 use serde::{Deserialize, Serialize};
 
@@ -33,10 +35,12 @@ pub use image::{
     Annotation, AuthConfig, ImageBackoffRecord, ImageSpec, ImagesReport, PullFault, PullResult,
     PullResultRecord, RegistryFault,
 };
+pub use kill::{CleanupPath, ContainerKill, KillKind};
 pub use kind::ContainerKind;
 pub use report::{ContainerError, Warning};
 pub use status::{KubectlRow, ReasonCache, ReasonCacheEntry, RowCondition};
 pub use step::{Step, StepOp};
+pub use worker::{KillPodOptions, PodWorkerState, WorkerPhase, WorkerPodStatus};
 
 /// What the kubelet would do on its next sync, and why.
 ///
@@ -90,4 +94,16 @@ pub struct Plan {
     /// starts); pass it as the next request's `reasonCache`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub reason_cache: ReasonCache,
+    /// Extension: the pod worker's phase this plan is for (`pkg/kubelet/pod_workers.go`);
+    /// absent = `syncing` (`SyncPod`).
+    #[serde(default, skip_serializing_if = "is_syncing")]
+    pub worker_phase: WorkerPhase,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_syncing(p: &WorkerPhase) -> bool {
+    *p == WorkerPhase::Syncing
 }

@@ -32,6 +32,12 @@ pub enum StepOp {
     /// Not a CRI call: the directories and files the kubelet writes on the node before
     /// the next `RunPodSandbox` or `CreateContainer` (`files`).
     WriteNodeFiles,
+    /// `RemovePodSandbox` (`sandboxId`): a terminated pod's sandbox, once it holds no
+    /// container (`containerGC.evictSandboxes`).
+    RemovePodSandbox,
+    /// Not a CRI call: what a terminated pod leaves on the node (`paths`: the pod's
+    /// cgroup, log directory, pod directory), removed in order.
+    CleanupPod,
 }
 
 impl StepOp {
@@ -49,6 +55,8 @@ impl StepOp {
             Self::StartContainer => "StartContainer",
             Self::PullImage => "PullImage",
             Self::WriteNodeFiles => "WriteNodeFiles",
+            Self::RemovePodSandbox => "RemovePodSandbox",
+            Self::CleanupPod => "CleanupPod",
         }
     }
 }
@@ -100,6 +108,19 @@ pub struct Step {
     /// `KillPod`: the running containers it stops.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub containers: Vec<String>,
+    /// `KillPod`: one `killContainer` per running container, in the kubelet's termination
+    /// order (regular containers first, in parallel; then sidecars in reverse spec order),
+    /// each with its grace period and preStop hook. Executors carry these out as they
+    /// are and compute nothing (see [`super::ContainerKill`]); the sandboxes
+    /// (`sandboxIds`) are stopped when every kill is done.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kills: Vec<super::kill::ContainerKill>,
+    /// `KillPod`: every sandbox of the pod, stopped (`StopPodSandbox`) after the kills.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sandbox_ids: Vec<String>,
+    /// `CleanupPod`: what is removed from the node, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<super::kill::CleanupPath>,
     /// Machine-readable reason (kill reason, removal cause).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,

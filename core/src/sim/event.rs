@@ -108,6 +108,48 @@ pub enum Event {
         #[serde(default = "yes")]
         fails: bool,
     },
+    /// The API server marks the pod for deletion (`kubectl delete`): `deletionTimestamp`
+    /// = now + the grace period, `deletionGracePeriodSeconds` = the grace period (given,
+    /// else the spec's `terminationGracePeriodSeconds`, else 30 s, the API default).
+    Delete {
+        /// The delete request's `gracePeriodSeconds`.
+        #[serde(
+            default,
+            rename = "gracePeriodSeconds",
+            skip_serializing_if = "Option::is_none"
+        )]
+        grace_period_seconds: Option<i64>,
+    },
+    /// The kubelet's eviction manager evicts the pod (`podWorker.kill`): phase `Failed`,
+    /// reason `Evicted`, the message, grace period `gracePeriodSeconds` (default 1 s:
+    /// a hard eviction threshold, `immediateEvictionGracePeriodSeconds`).
+    Evict {
+        /// The eviction message (default `The node was low on resource: memory. `).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        /// The grace period override (soft thresholds: `evictionMaxPodGracePeriod`).
+        #[serde(
+            default,
+            rename = "gracePeriodSeconds",
+            skip_serializing_if = "Option::is_none"
+        )]
+        grace_period_seconds: Option<i64>,
+    },
+    /// The kernel's OOM killer kills the newest running instance of a container: exit
+    /// code 137, reason `OOMKilled`.
+    OomKill {
+        /// Container name.
+        container: String,
+    },
+    /// From now on a container takes `seconds` to exit after `StopContainer`'s stop
+    /// signal (cut at the stop's grace period: SIGKILL). Kept in the simulation's
+    /// [`HookControls`](super::HookControls).
+    StopTakes {
+        /// Container name.
+        container: String,
+        /// Seconds.
+        seconds: u64,
+    },
     /// From now on the container's preStop hook runs `seconds` (cut at the kill's grace
     /// period) and, with `fails`, then fails.
     PreStopTakes {
@@ -179,6 +221,10 @@ pub fn apply_event_with(
             }
             None
         }
+        Event::StopTakes { container, seconds } => {
+            hooks.exit_seconds.insert(container.clone(), *seconds);
+            None
+        }
         other => apply_event(request, other),
     }
 }
@@ -243,7 +289,69 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             lose_sandbox_ip(request);
             None
         }
-        Event::PostStartFails { .. } | Event::PreStopTakes { .. } => Some(
+        Event::Delete {
+            grace_period_seconds,
+        } => {
+            if request.pod.metadata.deletion_timestamp.is_some() {
+                return Some("the pod is already being deleted".into());
+            }
+            let grace = grace_period_seconds
+                .or_else(|| {
+                    request
+                        .pod
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.termination_grace_period_seconds)
+                })
+                .unwrap_or(30)
+                .max(0);
+            let at = now
+                .checked_add(jiff::SignedDuration::from_secs(grace))
+                .unwrap_or(now);
+            request.pod.metadata.deletion_timestamp =
+                Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(at));
+            request.pod.metadata.deletion_grace_period_seconds = Some(grace);
+            None
+        }
+        Event::Evict {
+            message,
+            grace_period_seconds,
+        } => {
+            let worker = request.pod_worker.get_or_insert_with(Default::default);
+            if worker.kill.is_some() {
+                return Some("the pod is already being killed".into());
+            }
+            worker.kill = Some(crate::plan::KillPodOptions {
+                grace_period_seconds_override: Some(grace_period_seconds.unwrap_or(1)),
+                evict: true,
+                reason: Some(crate::terminate::EVICTED_REASON.into()),
+                message: Some(
+                    message
+                        .clone()
+                        .unwrap_or_else(|| "The node was low on resource: memory. ".into()),
+                ),
+            });
+            None
+        }
+        Event::OomKill { container } => {
+            if !script::exit_container(request, container, super::KILLED_EXIT_CODE, now) {
+                return Some(format!(
+                    "{container} is not running, so it cannot be OOM-killed"
+                ));
+            }
+            if let Some(s) = request.runtime_status.as_mut().and_then(|r| {
+                r.container_statuses
+                    .iter_mut()
+                    .find(|s| &s.name == container && s.finished_at == Some(now))
+            }) {
+                s.reason = "OOMKilled".into();
+            }
+            if restart_all_rule_matches(request, container, super::KILLED_EXIT_CODE) {
+                script::begin_restart_all(request);
+            }
+            None
+        }
+        Event::StopTakes { .. } | Event::PostStartFails { .. } | Event::PreStopTakes { .. } => Some(
             "hook behaviour belongs to the simulated world, not to the request: use sim::apply_event_with (or the `hooks` of simApply/simEvent)".into(),
         ),
         Event::SetImage { container, image } => {

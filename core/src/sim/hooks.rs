@@ -33,6 +33,11 @@ pub struct HookControls {
     /// How long a container's preStop hook runs, seconds (it is cut at the grace period).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pre_stop_seconds: BTreeMap<String, u64>,
+    /// How long a container takes to exit once `StopContainer` sent its stop signal,
+    /// seconds (cut at the stop's grace period, when the runtime sends SIGKILL). Absent:
+    /// at once. Only the kills of a `KillPod` read it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub exit_seconds: BTreeMap<String, u64>,
 }
 
 /// The error the model's handler reports when a control makes it fail, as the kubelet's

@@ -383,6 +383,19 @@ pub fn for_request(
     request: &crate::request::PlanRequest,
     gates: &FeatureGates,
 ) -> (PodStatus, KubectlRow) {
+    for_request_as(request, gates, false, |_| {})
+}
+
+/// [`for_request`] as the pod worker's later phases make it: `pod_is_terminal`
+/// (`SyncTerminatedPod`, and `SyncTerminatingPod` once the containers stopped) and a
+/// status function applied to the generated status before the row (`PodStatusFunc`: an
+/// eviction's phase, reason and condition).
+pub fn for_request_as(
+    request: &crate::request::PlanRequest,
+    gates: &FeatureGates,
+    pod_is_terminal: bool,
+    status_fn: impl FnOnce(&mut PodStatus),
+) -> (PodStatus, KubectlRow) {
     let view = StatusView::new(request);
     let node = request.node.as_ref();
     let node_ips = node.map_or(&[][..], |n| n.node_ips.as_slice());
@@ -398,18 +411,19 @@ pub fn for_request(
         .runtime_status
         .as_ref()
         .map_or(&[][..], |r| r.ips.as_slice());
-    let status = generate_api_pod_status(&StatusInput {
+    let mut status = generate_api_pod_status(&StatusInput {
         pod: &request.pod,
         view: &view,
         ips: runtime_ips,
         previous: request.previous_status.as_ref(),
         reason_cache: &request.reason_cache,
         probes: Probes::Real(&request.probes),
-        pod_is_terminal: false,
+        pod_is_terminal,
         node_ips,
         host_ips: &host_ips,
         gates,
     });
+    status_fn(&mut status);
     let row = row::kubectl_pod_row_parts(
         &request.pod.metadata,
         request.pod.spec.as_ref(),
@@ -418,6 +432,21 @@ pub fn for_request(
         false,
     );
     (status, row)
+}
+
+/// [`attach`] for the pod worker's later phases ([`for_request_as`]); the reason cache
+/// is the request's (nothing is started).
+pub fn attach_with(
+    request: &crate::request::PlanRequest,
+    gates: &FeatureGates,
+    plan: &mut crate::plan::Plan,
+    pod_is_terminal: bool,
+    status_fn: impl FnOnce(&mut PodStatus),
+) {
+    let (status, row) = for_request_as(request, gates, pod_is_terminal, status_fn);
+    plan.warnings.extend(check::status_warnings(request));
+    plan.kubectl = Some(row);
+    plan.status = Some(status);
 }
 
 /// Fills the plan's `status`, `kubectl` row and next `reasonCache` (the status moment is
