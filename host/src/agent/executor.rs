@@ -247,6 +247,38 @@ impl Run<'_> {
                 }
                 Flow::Next
             }
+            StepOp::RemovePodSandbox => {
+                let id = step.sandbox_id.as_deref().unwrap_or("");
+                match self.cri.remove_pod_sandbox(id) {
+                    Ok(()) => self.record(index, step, "done", String::new()),
+                    Err(e) if e.code == CriCode::NotFound => {
+                        self.record(index, step, "done", e.to_string());
+                    }
+                    Err(e) => {
+                        tracing::warn!(sandbox = id, "failed to remove sandbox: {e}");
+                        self.record(index, step, "logged", e.to_string());
+                    }
+                }
+                Flow::Next
+            }
+            StepOp::CleanupPod => {
+                // Directories are removed here; the pod cgroup is the runtime's (runc
+                // removes it with the sandbox) while the agent configures no pod cgroups.
+                let mut notes = Vec::new();
+                for p in &step.paths {
+                    if p.purpose == "podCgroup" {
+                        notes.push(format!("{}: skipped (no pod cgroup managed)", p.path));
+                        continue;
+                    }
+                    match std::fs::remove_dir_all(&p.path) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => notes.push(format!("{}: {e}", p.path)),
+                    }
+                }
+                self.record(index, step, "done", notes.join("; "));
+                Flow::Next
+            }
             StepOp::WriteNodeFiles => match write_node_files(&step.files) {
                 Ok(()) => {
                     self.record(index, step, "done", String::new());

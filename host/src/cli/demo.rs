@@ -320,13 +320,17 @@ mod tests {
                     | Event::Probe { container, .. }
                     | Event::SetImage { container, .. }
                     | Event::PostStartFails { container, .. }
-                    | Event::PreStopTakes { container, .. } => Some(container.as_str()),
+                    | Event::PreStopTakes { container, .. }
+                    | Event::OomKill { container }
+                    | Event::StopTakes { container, .. } => Some(container.as_str()),
                     Event::Advance { .. }
                     | Event::SandboxDies
                     | Event::SandboxLosesIp
                     | Event::PullFails { .. }
                     | Event::PullWorks { .. }
-                    | Event::RemoveImage { .. } => None,
+                    | Event::RemoveImage { .. }
+                    | Event::Delete { .. }
+                    | Event::Evict { .. } => None,
                 };
                 if let Some(name) = named {
                     assert!(names.contains(&name), "{}: {name}", scene.title);
