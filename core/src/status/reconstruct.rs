@@ -471,6 +471,16 @@ pub fn reconstruct(pod: &Pod, now: jiff::Timestamp) -> Reconstruction {
     b.out.request.node = Some(node.node);
     b.out.assumptions.extend(node.assumptions);
     b.out.reported_config_errors = node.reported;
+    if let Some(created) = pod.metadata.creation_timestamp.as_ref().map(|t| t.0) {
+        if now < created {
+            b.out.warnings.push(Warning {
+                path: "now".to_string(),
+                message: format!(
+                    "the time of the sync ({now}) is before the pod was created ({created}): waits and ages are computed from a time the pod had not reached"
+                ),
+            });
+        }
+    }
     if !defaulted.is_empty() {
         b.out.assumptions.push(format!(
             "the document lacks fields every served pod has; the API server's defaults were applied to them: {}",

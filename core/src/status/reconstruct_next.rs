@@ -510,3 +510,73 @@ pub fn input_warnings(doc: &serde_json::Value) -> Vec<Warning> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(v: serde_json::Value) -> Pod {
+        serde_json::from_value(v).unwrap_or_default()
+    }
+
+    fn running(name: &str) -> serde_json::Value {
+        serde_json::json!({"name": name, "image": "x", "imageID": "", "ready": true,
+            "restartCount": 0, "state": {"running": {}}})
+    }
+
+    #[test]
+    fn sidecars_stop_after_the_regular_containers_last_declared_first() {
+        let p = pod(serde_json::json!({
+            "metadata": {"name": "p", "deletionTimestamp": "2026-01-01T00:00:30Z",
+                         "deletionGracePeriodSeconds": 30},
+            "spec": {"nodeName": "n",
+                "initContainers": [
+                    {"name": "a", "image": "x", "restartPolicy": "Always"},
+                    {"name": "setup", "image": "x"},
+                    {"name": "b", "image": "x", "restartPolicy": "Always"}],
+                "containers": [{"name": "app", "image": "x"}, {"name": "done", "image": "x"}]},
+            "status": {"phase": "Running",
+                "initContainerStatuses": [running("a"), running("b")],
+                "containerStatuses": [running("app")]}}));
+        let now = "2026-01-01T00:00:10Z".parse().unwrap_or_default();
+        let next = next(&p, now).unwrap_or_default();
+        assert_eq!(next.stage, Stage::Deleting);
+        let t = next.termination.unwrap_or_default();
+        assert_eq!(t.grace_remaining_seconds, Some(20));
+        let order: Vec<&str> = t.stops.iter().map(|s| s.container.as_str()).collect();
+        assert_eq!(order, ["app", "b", "a"]);
+        assert_eq!(t.stops[2].after, ["app", "b"]);
+    }
+
+    #[test]
+    fn a_served_pod_without_a_node_is_unscheduled_and_a_manifest_is_not() {
+        let now = jiff::Timestamp::UNIX_EPOCH;
+        let unscheduled = pod(serde_json::json!({"metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c", "image": "x"}]},
+            "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled",
+                "status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available"}]}}));
+        let n = next(&unscheduled, now).unwrap_or_default();
+        assert_eq!(n.stage, Stage::Unscheduled);
+        assert_eq!(
+            n.summary,
+            "not on a node; the scheduler says: 0/3 nodes are available"
+        );
+        let manifest = pod(serde_json::json!({"metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c", "image": "x"}]}}));
+        assert!(next(&manifest, now).is_none());
+    }
+
+    #[test]
+    fn missing_served_fields_are_named() {
+        let w = input_warnings(&serde_json::json!({"metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c"}]},
+            "status": {"phase": "Running", "containerStatuses": [{"name": "c", "state": {"running": {}}}]}}));
+        let paths: Vec<&str> = w.iter().map(|w| w.path.as_str()).collect();
+        assert!(paths.contains(&"pod.spec.containers[0].image"), "{paths:?}");
+        assert!(
+            paths.contains(&"pod.status.containerStatuses[0].containerID"),
+            "{paths:?}"
+        );
+        assert!(paths.contains(&"pod.metadata.uid"), "{paths:?}");
+    }
+}
