@@ -277,7 +277,7 @@ pub fn node(pod: &Pod, host_ips: Vec<String>) -> NodeGuess {
         ..NodeContext::default()
     };
     guess.assumptions.push(format!(
-        "node {}: a cluster node as kubeadm sets one up (clusterDNS {CLUSTER_DNS}, clusterDomain {CLUSTER_DOMAIN}); every other node and kubelet fact (memory, cgroups, volumes, devices) takes the stock kubelet's default",
+        "node {}: a cluster node as kubeadm sets one up (clusterDNS {CLUSTER_DNS}, clusterDomain {CLUSTER_DOMAIN}); the pod's volumes (ServiceAccount token, projected ConfigMaps and Secrets included) are taken as mounted; every other node and kubelet fact (memory, cgroups, devices) takes the stock kubelet's default",
         node.name.as_deref().unwrap_or("(none)")
     ));
     for ((kind, name), r) in references(&all) {
