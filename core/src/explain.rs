@@ -304,6 +304,141 @@ pub fn to_text(plan: &Plan) -> String {
     out
 }
 
+/// The kubelet's next sync in one line: what it does and when (for `podplan explain`'s
+/// one-line-per-pod listing and the head of its answer). `reported` are the start errors
+/// the pod's own status shows (container, message): an error the plan repeats is then
+/// the kubelet's, quoted as the status has it; `readiness_failing` the running containers
+/// whose readiness probe fails.
+#[must_use]
+pub fn next_summary(
+    plan: &Plan,
+    pod: &k8s_openapi::api::core::v1::Pod,
+    reported: &[(String, String)],
+    readiness_failing: &[String],
+) -> String {
+    let a = &plan.actions;
+    let spec = pod.spec.as_ref();
+    let init_name = |i: &usize| {
+        spec.and_then(|s| s.init_containers.as_ref())
+            .and_then(|l| l.get(*i))
+            .map(|c| c.name.clone())
+    };
+    let regular_name = |i: &usize| {
+        spec.and_then(|s| s.containers.get(*i))
+            .map(|c| c.name.clone())
+    };
+    let ephemeral_name = |i: &usize| {
+        spec.and_then(|s| s.ephemeral_containers.as_ref())
+            .and_then(|l| l.get(*i))
+            .map(|c| c.name.clone())
+    };
+    let starts: Vec<String> = a
+        .init_containers_to_start
+        .iter()
+        .filter_map(init_name)
+        .chain(a.containers_to_start.iter().filter_map(regular_name))
+        .chain(
+            a.ephemeral_containers_to_start
+                .iter()
+                .filter_map(ephemeral_name),
+        )
+        .collect();
+    let held: Vec<&str> = plan
+        .held_back
+        .iter()
+        .map(|h| h.container.as_str())
+        .collect();
+    let failed: Vec<&str> = plan.errors.iter().map(|e| e.container.as_str()).collect();
+    let mut parts = Vec::new();
+    match (a.kill_pod, a.create_sandbox) {
+        (true, true) if !a.sandbox_id.is_empty() => {
+            parts.push("kills the pod and re-creates its sandbox".to_string());
+        }
+        (_, true) => parts.push("creates the pod sandbox".to_string()),
+        (true, false) => parts.push("kills the pod; no new sandbox".to_string()),
+        (false, false) => {}
+    }
+    for k in a.containers_to_kill.values() {
+        let why = if k.message.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", k.message)
+        };
+        if starts.contains(&k.name) {
+            parts.push(format!("restarts {}{why}", k.name));
+        } else {
+            parts.push(format!("stops {}{why}", k.name));
+        }
+    }
+    let now: Vec<&str> = starts
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !held.contains(n) && !failed.contains(n))
+        .filter(|n| !a.containers_to_kill.values().any(|k| k.name == *n))
+        .collect();
+    if !now.is_empty() {
+        parts.push(format!("starts {} now", now.join(", ")));
+    }
+    for h in &plan.held_back {
+        let until = h.until.map_or(String::new(), |t| format!(", at {t}"));
+        match h.reason.as_deref() {
+            Some(r) => parts.push(format!(
+                "{} waits {}s for its image ({r}{until})",
+                h.container, h.wait_seconds
+            )),
+            None => parts.push(format!(
+                "{} restarts in {}s (crash-loop back-off{until})",
+                h.container, h.wait_seconds
+            )),
+        }
+    }
+    for e in &plan.errors {
+        if held.contains(&e.container.as_str()) {
+            continue;
+        }
+        match reported.iter().find(|(c, _)| *c == e.container) {
+            Some((_, m)) => parts.push(format!(
+                "{} cannot start: the kubelet reported {}: {m} (the pod's status); retried on every sync",
+                e.container, e.reason
+            )),
+            None => parts.push(format!(
+                "{} cannot start: {}: {}",
+                e.container, e.reason, e.message
+            )),
+        }
+    }
+    if !readiness_failing.is_empty() {
+        parts.push(format!(
+            "{} kept running, not ready: readiness is failing; the kubelet never restarts for readiness",
+            readiness_failing.join(", ")
+        ));
+    }
+    if parts.is_empty() {
+        "nothing to do: every container is kept as it is".to_string()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// Rewords the plan's "kept" decisions for containers whose readiness probe is failing:
+/// the kubelet never restarts a container for readiness (only liveness and startup
+/// failures kill it), so "no failed probe" would mislead.
+pub fn word_readiness(plan: &mut Plan, failing: &[String]) {
+    for d in &mut plan.decisions {
+        if d.action != crate::plan::Action::KeepContainer {
+            continue;
+        }
+        let Some(c) = d.container.as_deref() else {
+            continue;
+        };
+        if failing.iter().any(|f| f == c) {
+            d.message = format!(
+                "container {c} is running with the current definition; its readiness is failing (ready: false), and the kubelet never restarts for readiness: it is kept, and stays out of Service endpoints until the probe succeeds"
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

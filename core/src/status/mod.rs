@@ -12,6 +12,8 @@ pub mod ips;
 pub mod phase;
 pub mod reconstruct;
 pub mod reconstruct_images;
+pub mod reconstruct_next;
+pub mod reconstruct_node;
 pub mod row;
 pub mod text;
 

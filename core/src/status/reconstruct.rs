@@ -7,12 +7,18 @@
 //! the spec unless the reported image differs from the spec's; the newest instance of a
 //! container is the one the status describes, plus its last termination as an older
 //! exited instance; waiting reasons other than the kubelet's defaults are the reason
-//! cache; probe results are what `ready`/`started` say; crash-loop back-off doubled
-//! without expiry since the first restart.
+//! cache; probe results are what `ready`/`started` say (a running container with a
+//! readiness probe and `ready: false` has a failing readiness result, the prober's initial
+//! value); crash-loop back-off doubled since the first restart, with the kubelet's expiry.
+//!
+//! The pod gets the API server's defaults first (idempotent: a served pod already has
+//! them), so a document that lacks a defaulted field (`enableServiceLinks` on pods from
+//! before 1.13, trimmed pastes) does not hit an error the kubelet never sees. The node is
+//! a plausible cluster node ([`super::reconstruct_node`]).
 
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, PodStatus};
 
-use crate::backoff::{backoff_key, BackoffPolicy};
+use crate::backoff::{backoff_key, Backoff, BackoffPolicy};
 use crate::hash::container_hash;
 use crate::plan::BackoffRecord;
 use crate::plan::ReasonCacheEntry;
@@ -41,6 +47,12 @@ pub struct Reconstruction {
     /// Image-pull back-off still to wait, per container waiting in `ErrImagePull` /
     /// `ImagePullBackOff`: (name, seconds, until).
     pub image_backoff_remaining: Vec<(String, i64, jiff::Timestamp)>,
+    /// Fields the document lacked that the API server's defaults filled (JSON paths).
+    pub defaulted: Vec<String>,
+    /// Running containers with a readiness probe whose status says `ready: false`.
+    pub readiness_failing: Vec<String>,
+    /// Config errors the pod's status shows the kubelet reported: (container, message).
+    pub reported_config_errors: Vec<(String, String)>,
 }
 
 /// Image references compared as the runtime reports them: `nginx` ≡
@@ -119,6 +131,15 @@ impl Builder<'_> {
             });
             if s.ready {
                 self.probe(&id, |p| p.readiness = Some(ProbeResult::Success));
+            } else if c.readiness_probe.is_some() {
+                // The prober's initial readiness result is Failure
+                // (`pkg/kubelet/prober/worker.go`), and `ready: false` says it still is.
+                self.probe(&id, |p| p.readiness = Some(ProbeResult::Failure));
+                self.out.readiness_failing.push(c.name.clone());
+                self.out.assumptions.push(format!(
+                    "{kind} {}: running with ready: false: its readiness probe is failing (the kubelet never restarts a container for readiness)",
+                    c.name
+                ));
             }
             if c.startup_probe.is_some() {
                 let result = if s.started == Some(true) {
@@ -236,31 +257,57 @@ impl Builder<'_> {
             c.image.as_deref().unwrap_or(""),
             c.resources.as_ref(),
         );
-        self.out.request.backoff.push(BackoffRecord {
-            key,
+        let record = BackoffRecord {
+            key: key.clone(),
             container: c.name.clone(),
             delay_seconds: delay,
             last_update: started.unwrap_or(finished),
+        };
+        // The remaining wait comes from the very table the plan reads
+        // (`IsInBackOffSince`), so the two never disagree: an expired record (the
+        // container ran more than 600 s) holds nothing back.
+        let held = Backoff::new(self.policy, self.now, std::slice::from_ref(&record))
+            .in_backoff_since(&key, finished);
+        self.out.request.backoff.push(record);
+        let expired = started
+            .is_some_and(|s| finished.as_second() - s.as_second() > crate::backoff::EXPIRY_SECONDS);
+        let until = held.unwrap_or_else(|| {
+            if expired {
+                finished
+            } else {
+                finished
+                    .checked_add(jiff::SignedDuration::from_secs(
+                        i64::try_from(delay).unwrap_or(i64::MAX),
+                    ))
+                    .unwrap_or(finished)
+            }
         });
-        let until = finished
-            .checked_add(jiff::SignedDuration::from_secs(
-                i64::try_from(delay).unwrap_or(i64::MAX),
-            ))
-            .unwrap_or(finished);
-        let remaining = (until.as_second() - self.now.as_second()).max(0);
+        let remaining = held.map_or(0, |u| (u.as_second() - self.now.as_second()).max(0));
         self.out
             .backoff_remaining
             .push((c.name.clone(), remaining, until));
-        self.out.assumptions.push(format!(
-            "{kind} {}: restartCount {restarts} read as {restarts} back-off doublings since the first restart (none expired): delay {delay}s from finishedAt {finished}",
-            c.name
-        ));
+        if expired {
+            self.out.assumptions.push(format!(
+                "{kind} {}: its last instance ran more than {}s (started {}, finished {finished}): the kubelet's back-off record has expired, so nothing holds the restart back and the next delay starts again from {}s",
+                c.name,
+                crate::backoff::EXPIRY_SECONDS,
+                started.map_or(String::new(), |s| s.to_string()),
+                self.policy.initial_seconds
+            ));
+        } else {
+            self.out.assumptions.push(format!(
+                "{kind} {}: restartCount {restarts} read as {restarts} back-off doublings since the first restart (none expired): delay {delay}s from finishedAt {finished}",
+                c.name
+            ));
+        }
     }
 }
 
 /// Reconstructs the request of the pod's next sync at `now`.
 #[must_use]
 pub fn reconstruct(pod: &Pod, now: jiff::Timestamp) -> Reconstruction {
+    let (defaulted_pod, defaulted) = with_api_defaults(pod);
+    let pod = &defaulted_pod;
     let empty = PodStatus::default();
     let status = pod.status.as_ref().unwrap_or(&empty);
     let mut b = Builder {
@@ -271,6 +318,16 @@ pub fn reconstruct(pod: &Pod, now: jiff::Timestamp) -> Reconstruction {
         containers: Vec::new(),
     };
     b.out.warnings = super::check::check_status("pod.status", pod.spec.as_ref(), status);
+    if pod.status.is_none() {
+        b.out.warnings.insert(
+            0,
+            Warning {
+                path: "pod.status".to_string(),
+                message: "no status: this is a manifest, not a pod from the API server; explaining it as a new pod".to_string(),
+            },
+        );
+    }
+
     let spec = pod.spec.clone().unwrap_or_default();
     let host_network = spec.host_network.unwrap_or(false);
     let pod_ip = status
@@ -410,12 +467,71 @@ pub fn reconstruct(pod: &Pod, now: jiff::Timestamp) -> Reconstruction {
     b.out.request.image_backoff = guess.image_backoff;
     b.out.image_backoff_remaining = guess.remaining;
     b.out.assumptions.extend(guess.assumptions);
-    if !host_ips.is_empty() {
-        b.out.request.node = Some(crate::config::NodeContext {
-            host_ips,
-            name: spec.node_name.clone(),
-            ..crate::config::NodeContext::default()
-        });
+    let node = super::reconstruct_node::node(pod, host_ips);
+    b.out.request.node = Some(node.node);
+    b.out.assumptions.extend(node.assumptions);
+    b.out.reported_config_errors = node.reported;
+    if let Some(created) = pod.metadata.creation_timestamp.as_ref().map(|t| t.0) {
+        if now < created {
+            b.out.warnings.push(Warning {
+                path: "now".to_string(),
+                message: format!(
+                    "the time of the sync ({now}) is before the pod was created ({created}): waits and ages are computed from a time the pod had not reached"
+                ),
+            });
+        }
     }
+    if !defaulted.is_empty() {
+        b.out.assumptions.push(format!(
+            "the document lacks fields every served pod has; the API server's defaults were applied to them: {}",
+            defaulted.join(", ")
+        ));
+    }
+    b.out.defaulted = defaulted;
     b.out
+}
+
+/// `pod` with the API server's defaults (1.37 default gates) and the JSON paths of the
+/// fields they filled (at most 12 named).
+#[must_use]
+pub fn with_api_defaults(pod: &Pod) -> (Pod, Vec<String>) {
+    let mut out = pod.clone();
+    crate::defaults::apply_api_defaults_with(&mut out, &crate::features::FeatureGates::default());
+    let mut paths = Vec::new();
+    if let (Ok(before), Ok(after)) = (serde_json::to_value(pod), serde_json::to_value(&out)) {
+        added_paths(&before, &after, "pod", &mut paths);
+    }
+    if paths.len() > 12 {
+        let more = paths.len() - 12;
+        paths.truncate(12);
+        paths.push(format!("and {more} more"));
+    }
+    (out, paths)
+}
+
+/// Paths present in `after` but not in `before`.
+fn added_paths(
+    before: &serde_json::Value,
+    after: &serde_json::Value,
+    path: &str,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    match (before, after) {
+        (Value::Object(b), Value::Object(a)) => {
+            for (k, av) in a {
+                let p = format!("{path}.{k}");
+                match b.get(k) {
+                    None | Some(Value::Null) => out.push(p),
+                    Some(bv) => added_paths(bv, av, &p, out),
+                }
+            }
+        }
+        (Value::Array(b), Value::Array(a)) => {
+            for (i, (bv, av)) in b.iter().zip(a).enumerate() {
+                added_paths(bv, av, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
 }

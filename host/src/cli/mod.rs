@@ -85,8 +85,9 @@ pub enum Command {
     Conformance(conformance::ConformanceArgs),
     /// Walk an example pod through a scripted lifecycle, printing each sync's plan.
     Demo(demo::DemoArgs),
-    /// Explain a real pod (`kubectl get pod NAME -o yaml`): the runtime state the kubelet
-    /// saw, reconstructed from its status, and what the kubelet will do on its next sync.
+    /// Explain real pods (`kubectl get pod NAME -o yaml`, `kubectl get pods -o json`, the
+    /// kubelet's /pods): the runtime state the kubelet saw, reconstructed from each
+    /// status, and what happens next (the kubelet's next sync, the scheduler, termination).
     Explain(explain::ExplainArgs),
     /// Show podplan's version, the plan contract version and the Kubernetes target.
     Version(version::VersionArgs),

@@ -6,6 +6,9 @@
 //! - [`admission`]: `podplan admit` on recorded reviews and `podplan lint` on manifests.
 //! - [`cli`]: the `podplan` binary as people and scripts run it.
 //! - [`explain`]: `podplan explain` on recorded pods (`tests/data/explain/`).
+//! - [`explain_pasted`]: `podplan explain` on pods as people paste them
+//!   (`test_data/explain/`): kind-less pods, lists, multi-document files, manifests,
+//!   unscheduled, terminal and terminating pods, objects podplan cannot see.
 //! - [`wapc_policy`]: the Kubewarden policy module through the waPC host.
 //! - [`wasm_cli`]: the CLI's wasm hooks (`plan --engine wasm`, `serve-module`).
 //! - [`wasm_host`]: the embedded module under wasmtime against the native core; hostile
@@ -31,6 +34,8 @@ mod cli;
 mod explain;
 #[cfg(test)]
 mod realworld;
+#[cfg(test)]
+mod explain_pasted;
 #[cfg(test)]
 mod runtime_sim;
 #[cfg(test)]
