@@ -256,6 +256,29 @@ impl Reports {
     }
 }
 
+/// The workers' tokio runtime. Dropped without waiting: a worker blocked in a slow call
+/// (a hook, a stop) must not hold up the agent's exit.
+struct WorkerRuntime(Option<tokio::runtime::Runtime>);
+
+impl std::ops::Deref for WorkerRuntime {
+    type Target = tokio::runtime::Runtime;
+
+    #[expect(clippy::expect_used, reason = "the runtime is taken only in drop")]
+    fn deref(&self) -> &Self::Target {
+        self.0
+            .as_ref()
+            .expect("the workers' runtime lives as long as the agent")
+    }
+}
+
+impl Drop for WorkerRuntime {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
 /// Makes a CRI client for a worker: each worker has its own, so that the calls of
 /// different pods run at once.
 pub type CriFactory = Arc<dyn Fn() -> Box<dyn CriRuntime> + Send + Sync>;
@@ -264,7 +287,7 @@ pub type CriFactory = Arc<dyn Fn() -> Box<dyn CriRuntime> + Send + Sync>;
 pub struct Agent {
     // Declared first, dropped first: the workers (and their CRI clients) end before the
     // relisting client below.
-    rt: tokio::runtime::Runtime,
+    rt: WorkerRuntime,
     workers: BTreeMap<String, WorkerHandle>,
     probe_manager: Option<super::prober::ProbeManager>,
     shared: Arc<Shared>,
@@ -324,7 +347,7 @@ impl Agent {
             Err(e) => panic!("cannot start a tokio runtime: {e}"),
         };
         Self {
-            rt,
+            rt: WorkerRuntime(Some(rt)),
             workers: BTreeMap::new(),
             probe_manager: None,
             shared: Arc::new(Shared {
