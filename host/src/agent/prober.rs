@@ -199,16 +199,6 @@ fn run_probe(
     probe: &Probe,
     pod_ip: Option<&str>,
 ) -> Option<ProbeResult> {
-    Some(run_probe_inner(cri, id, c, probe, pod_ip)?)
-}
-
-fn run_probe_inner(
-    cri: &mut dyn CriRuntime,
-    id: &str,
-    c: &Container,
-    probe: &Probe,
-    pod_ip: Option<&str>,
-) -> Option<ProbeResult> {
     let timeout =
         Duration::from_secs(u64::try_from(probe.timeout_seconds.unwrap_or(1).max(1)).unwrap_or(1));
     if let Some(exec) = &probe.exec {

@@ -1655,7 +1655,7 @@ fn run_until(
     let mut step = 0u32;
     loop {
         let now = h.clock.now();
-        if step % 10 == 0 {
+        if step.is_multiple_of(10) {
             let set = h.source.load(now);
             let _ = h.agent.tick(&set, now);
         }
