@@ -370,7 +370,15 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
             }
             reported_problems.clone_from(&manifests.problems);
         }
-        let errors = match agent.tick(&manifests, now) {
+        let relist_started = Instant::now();
+        let ticked = agent.tick(&manifests, now);
+        if relist_started.elapsed() > Duration::from_secs(2) {
+            tracing::warn!(
+                "relisting the runtime took {:.1}s",
+                relist_started.elapsed().as_secs_f64()
+            );
+        }
+        let errors = match ticked {
             Ok(()) => {
                 if let Some(since) = unreachable_since.take() {
                     eprintln!(
