@@ -670,7 +670,15 @@ async fn worker_loop(
         }
         let joined = tokio::task::spawn_blocking(move || {
             let mut round = Round::default();
+            let started = std::time::Instant::now();
             let done = worker.handle(work, &mut round);
+            if started.elapsed() > std::time::Duration::from_secs(2) {
+                tracing::info!(
+                    uid = %worker.uid,
+                    "the pod's update took {:.1}s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
             (worker, round, done)
         })
         .await;
