@@ -110,6 +110,8 @@ fn config(dir: &Path) -> AgentConfig {
         sync_frequency_seconds: 60,
         dry_run: false,
         docker_config: DockerConfigSearch::default(),
+        node_ip: None,
+        cgroup_root: None,
     }
 }
 
@@ -131,7 +133,7 @@ fn sim(clock: &Clock) -> SimRuntime {
 }
 
 /// What [`Frozen`] answers once frozen: the last answers of the live runtime.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Answers {
     runtime_name: String,
     relist: Vec<RuntimeStatus>,
@@ -142,6 +144,8 @@ struct Answers {
 /// to the read-only calls, until it is frozen: from then on `Version`, the relist and
 /// `ImageStatus` are answered from memory at once, `ExecSync` succeeds at once, and any
 /// call that would change something fails and is counted (a steady sync makes none).
+/// Each pod worker has its own clone, remembering what it was answered.
+#[derive(Clone)]
 struct Frozen {
     live: GrpcRuntime,
     frozen: Arc<AtomicBool>,
@@ -329,7 +333,7 @@ fn steady(planner: Planner) -> Steady {
         mutations: Arc::clone(&mutations),
         answers: Answers::default(),
     };
-    let mut agent = Agent::new(config(dir.path()), planner, Box::new(cri));
+    let mut agent = Agent::new(config(dir.path()), planner, cri);
     let manifests = ManifestSource::new(&manifest_dir, NODE).load(t0());
     assert!(manifests.problems.is_empty(), "{:?}", manifests.problems);
     // Rounds a second apart on the live runtime until a forced sync finds nothing to do
@@ -444,7 +448,7 @@ fn to_running(dir: &Path) -> Duration {
     let clock = Clock::virtual_at(t0());
     let sim = sim(&clock);
     let cri = GrpcRuntime::in_process(&sim, Duration::from_secs(5)).unwrap();
-    let mut agent = Agent::new(config(dir), Planner::Native, Box::new(cri));
+    let mut agent = Agent::new(config(dir), Planner::Native, cri);
     let mut source = ManifestSource::new(dir.join("manifests"), NODE);
     let start = Instant::now();
     let manifests = source.load(clock.now());

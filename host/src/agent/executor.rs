@@ -137,6 +137,21 @@ pub fn execute(cri: &mut dyn CriRuntime, request: &PlanRequest, plan: &mut Plan)
         run.exec.aborted = Some(msg);
         return run.exec;
     }
+    // The volume manager mounts the pod's volumes before `SyncPod` starts containers.
+    if plan.steps.iter().any(|s| s.op == StepOp::CreateContainer) {
+        let root_dir = request
+            .node
+            .as_ref()
+            .and_then(|n| n.kubelet.root_dir.clone())
+            .unwrap_or_else(|| podplan_core::config::node::DEFAULT_ROOT_DIR.to_string());
+        if let Err(e) = super::volumes::set_up_empty_dirs(&request.pod, &root_dir) {
+            let msg = format!("Unable to attach or mount volumes: {e}");
+            let first = plan.steps.first().cloned().unwrap_or_default();
+            run.fail(0, &first, "", "FailedMount", msg.clone());
+            run.exec.aborted = Some(msg);
+            return run.exec;
+        }
+    }
     let mut index = 0;
     while let Some(step) = plan.steps.get(index).cloned() {
         match run.step(index, &step, plan) {
@@ -392,19 +407,26 @@ impl Run<'_> {
             .filter(|c| c.state == ContainerState::Running)
             .filter(|c| names.is_empty() || names.contains(c.name.as_str()))
             .collect();
-        let pod = defaulted_pod(self.request);
+        let pod_ip = status.ips.first().cloned();
+        let kills = pod_kills(
+            Some(&self.request.pod),
+            running,
+            Some(&step.pre_stops),
+            self.cri,
+            pod_ip.as_deref(),
+        );
         let mut errors = Vec::new();
-        for c in kill_order(&pod, running) {
-            let pre_stop = step
-                .pre_stops
-                .iter()
-                .find(|h| h.container_id.as_deref() == Some(c.id.as_str()));
-            let grace = self.before_stop(&c.id, pre_stop, container_grace(&pod, &c.name));
-            if let Err(e) = self.cri.stop_container(bare_id(&c.id), grace) {
+        for kill in kills {
+            let grace = self.before_stop(
+                &kill.container_id,
+                kill.pre_stop.as_ref(),
+                kill.grace_period_seconds,
+            );
+            if let Err(e) = self.cri.stop_container(bare_id(&kill.container_id), grace) {
                 if e.code != CriCode::NotFound {
                     errors.push((
                         "KillContainerError",
-                        format!("failed to kill container {}: {e}", c.id),
+                        format!("failed to kill container {}: {e}", kill.container_id),
                     ));
                 }
             }
@@ -673,35 +695,117 @@ impl Run<'_> {
     }
 }
 
-/// The pod as the kubelet holds it: with the API server's default grace period (30 s)
-/// when the request asks for the API defaults and the pod has none.
-#[must_use]
-pub fn defaulted_pod(request: &PlanRequest) -> k8s_openapi::api::core::v1::Pod {
-    let mut pod = request.pod.clone();
-    if request.api_defaults {
-        if let Some(spec) = pod.spec.as_mut() {
-            spec.termination_grace_period_seconds.get_or_insert(30);
-        }
-    }
-    pod
+/// One container of a pod kill, as `killContainersWithSyncResult` hands it to
+/// `killContainer`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodKill {
+    /// The container's name.
+    pub container: String,
+    /// Its `<runtime>://id`.
+    pub container_id: String,
+    /// What `StopContainer` gets when no preStop hook runs (at least 2 s).
+    pub grace_period_seconds: i64,
+    /// The preStop hook to run first (its `timeoutSeconds` is the grace period).
+    pub pre_stop: Option<HookStep>,
 }
 
-/// The grace period of killing container `name` of `pod` (`setTerminationGracePeriod`).
-#[must_use]
-pub fn container_grace(pod: &k8s_openapi::api::core::v1::Pod, name: &str) -> i64 {
-    let spec = pod.spec.as_ref().and_then(|s| {
-        s.containers
-            .iter()
-            .chain(s.init_containers.iter().flatten())
-            .find(|c| c.name == name)
-    });
-    let grace = podplan_core::hooks::termination_grace_period(
-        pod,
-        spec,
-        podplan_core::plan::KillReason::None,
-        None,
-    );
-    podplan_core::hooks::kill_grace(grace, false, 0).stop_grace_period_seconds
+/// The kills of a pod's `running` containers, in the kubelet's order, with the grace
+/// period and preStop hook of each: the ONE place the agent decides them (a `KillPod`
+/// step and the removal of a pod whose manifest is gone). Until the core's `KillPod`
+/// step carries them itself, they come from:
+///
+/// * order: [`kill_order`] (regular containers, then sidecars in reverse spec order);
+/// * grace (`setTerminationGracePeriod`): the step's preStop `timeoutSeconds` (the
+///   engine's, on the API-defaulted pod); else the pod's deletion or termination grace
+///   period; else what the container's annotations say
+///   (`io.kubernetes.pod.terminationGracePeriod`, written from the API-defaulted pod
+///   when the container was created); else the kubelet's minimum, 2 s;
+/// * preStop: the step's (`step_pre_stops`); without a step, the pod's container spec
+///   (`podplan_core::hooks::pre_stop_step`); without a pod (the agent restarted after
+///   the manifest was removed), rebuilt from the container's annotations, as
+///   `restoreSpecsFromContainerLabels` (`pkg/kubelet/kuberuntime/labels.go`) does.
+pub fn pod_kills(
+    pod: Option<&k8s_openapi::api::core::v1::Pod>,
+    running: Vec<&podplan_core::runtime::ContainerStatus>,
+    step_pre_stops: Option<&[HookStep]>,
+    cri: &mut dyn CriRuntime,
+    pod_ip: Option<&str>,
+) -> Vec<PodKill> {
+    use podplan_core::config::labels::{
+        CONTAINER_PRESTOP_HANDLER, POD_DELETION_GRACE_PERIOD, POD_TERMINATION_GRACE_PERIOD,
+    };
+    let empty = k8s_openapi::api::core::v1::Pod::default();
+    let ordered = kill_order(pod.unwrap_or(&empty), running);
+    let mut kills = Vec::new();
+    for c in ordered {
+        let spec = pod.and_then(|p| p.spec.as_ref()).and_then(|s| {
+            s.containers
+                .iter()
+                .chain(s.init_containers.iter().flatten())
+                .find(|x| x.name == c.name)
+        });
+        let from_pod = pod.and_then(|p| {
+            p.metadata.deletion_grace_period_seconds.or_else(|| {
+                p.spec
+                    .as_ref()
+                    .and_then(|s| s.termination_grace_period_seconds)
+            })
+        });
+        let step_hook = step_pre_stops.and_then(|hooks| {
+            hooks
+                .iter()
+                .find(|h| h.container_id.as_deref() == Some(c.id.as_str()))
+        });
+        // The annotations are read only when the pod cannot tell.
+        let needs_annotations = step_hook.is_none() && (from_pod.is_none() || pod.is_none());
+        let annotations = if needs_annotations {
+            cri.container_annotations(bare_id(&c.id))
+                .unwrap_or_else(|e| {
+                    tracing::debug!(container = %c.id, "cannot read the container's annotations: {e}");
+                    BTreeMap::new()
+                })
+        } else {
+            BTreeMap::new()
+        };
+        let annotated = |key: &str| annotations.get(key).and_then(|v| v.parse::<i64>().ok());
+        let grace = step_hook
+            .and_then(|h| h.timeout_seconds)
+            .or(from_pod)
+            .or_else(|| annotated(POD_DELETION_GRACE_PERIOD))
+            .or_else(|| annotated(POD_TERMINATION_GRACE_PERIOD))
+            .unwrap_or(podplan_core::hooks::MINIMUM_GRACE_PERIOD_SECONDS);
+        let pre_stop = match (step_pre_stops, spec) {
+            (Some(_), _) => step_hook.cloned(),
+            (None, Some(spec)) => podplan_core::hooks::pre_stop_step(spec, pod_ip, grace),
+            (None, None) => {
+                let handler = annotations
+                    .get(CONTAINER_PRESTOP_HANDLER)
+                    .and_then(|text| serde_json::from_str(text).ok());
+                handler.and_then(|pre_stop| {
+                    let restored = k8s_openapi::api::core::v1::Container {
+                        name: c.name.clone(),
+                        lifecycle: Some(k8s_openapi::api::core::v1::Lifecycle {
+                            pre_stop: Some(pre_stop),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    };
+                    podplan_core::hooks::pre_stop_step(&restored, pod_ip, grace)
+                })
+            }
+        }
+        .map(|mut hook| {
+            hook.container_id.get_or_insert_with(|| c.id.clone());
+            hook
+        });
+        kills.push(PodKill {
+            container: c.name.clone(),
+            container_id: c.id.clone(),
+            grace_period_seconds: grace.max(podplan_core::hooks::MINIMUM_GRACE_PERIOD_SECONDS),
+            pre_stop,
+        });
+    }
+    kills
 }
 
 /// `killContainersWithSyncResult`'s order: regular containers first, then sidecars
@@ -723,6 +827,28 @@ pub fn kill_order<'a>(
         Some(i) => (1, usize::MAX - i),
     });
     running
+}
+
+/// Whether a plan's event reports something that happened: an event about a step
+/// (`Created`, `Started`, `Killing`, `Pulling`) only once that step was carried out,
+/// as the kubelet records it after the call succeeded; any other event at once.
+#[must_use]
+pub fn event_happened(event: &podplan_core::plan::Event, steps: &[StepRecord]) -> bool {
+    let ops: &[StepOp] = match event.reason.as_str() {
+        "Created" => &[StepOp::CreateContainer],
+        "Started" => &[StepOp::StartContainer],
+        "Killing" => &[StepOp::KillContainer, StepOp::KillPod],
+        "Pulling" => &[StepOp::PullImage],
+        _ => return true,
+    };
+    steps.iter().any(|r| {
+        ops.contains(&r.op)
+            && r.outcome != "skipped"
+            && (r.op == StepOp::KillPod
+                || r.op == StepOp::PullImage && r.container.is_none()
+                || r.container == event.container)
+            && (r.outcome == "done" || matches!(r.op, StepOp::PullImage))
+    })
 }
 
 /// Completes `request`'s plan from the new sandbox's status (`complete_json`).

@@ -28,9 +28,11 @@ use super::runtime::{CriCode, CriError, CriRuntime, ExecResult, ImageInfo};
 /// gives pulls no deadline; a hung runtime must not hold the agent forever).
 const PULL_TIMEOUT_FACTOR: u32 = 10;
 
-/// CRI calls over a tonic channel.
+/// CRI calls over a tonic channel. Clones share the channel and the tokio runtime, so
+/// that each pod worker has its own handle and calls of different pods run at once.
+#[derive(Clone)]
 pub struct GrpcRuntime {
-    rt: tokio::runtime::Runtime,
+    rt: std::sync::Arc<tokio::runtime::Runtime>,
     client: RuntimeClient,
     images: ImageClient,
     timeout: Duration,
@@ -77,6 +79,41 @@ fn image_error(call: &'static str, status: &tonic::Status) -> CriError {
     CriError::new(call, code(status), message)
 }
 
+/// The CRI client's runtime: two threads drive every call of every pod worker.
+fn client_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("podplan-cri")
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the tokio runtime: {e}"))
+}
+
+/// How long the client waits for a request: its `grpc-timeout`, else `fallback`.
+fn deadline<T>(request: &tonic::Request<T>, fallback: Duration) -> Duration {
+    request
+        .metadata()
+        .get("grpc-timeout")
+        .and_then(|v| v.to_str().ok())
+        .and_then(grpc_timeout)
+        .unwrap_or(fallback)
+}
+
+/// A `grpc-timeout` header value (`<digits><unit>`, units H M S m u n).
+fn grpc_timeout(text: &str) -> Option<Duration> {
+    let (digits, unit) = text.split_at(text.len().checked_sub(1)?);
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(n.saturating_mul(3600)),
+        "M" => Duration::from_secs(n.saturating_mul(60)),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return None,
+    })
+}
+
 fn timed<T>(timeout: Duration, message: T) -> tonic::Request<T> {
     let mut request = tonic::Request::new(message);
     request.set_timeout(timeout);
@@ -91,10 +128,7 @@ impl GrpcRuntime {
     ///
     /// Not a unix endpoint, or the tokio runtime cannot start.
     pub fn connect(endpoint: &str, timeout: Duration) -> Result<Self, String> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start the tokio runtime: {e}"))?;
+        let rt = client_runtime()?;
         let channel = {
             let _guard = rt.enter();
             podplan_cri::client::connect_lazy(endpoint).map_err(|e| e.to_string())?
@@ -117,10 +151,7 @@ impl GrpcRuntime {
         sim: &crate::runtime_sim::SimRuntime,
         timeout: Duration,
     ) -> Result<Self, String> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start the tokio runtime: {e}"))?;
+        let rt = client_runtime()?;
         let channel = {
             let _guard = rt.enter();
             sim.in_process()
@@ -142,7 +173,7 @@ impl GrpcRuntime {
         timeout: Duration,
     ) -> Self {
         Self {
-            rt,
+            rt: std::sync::Arc::new(rt),
             client,
             images,
             timeout,
@@ -165,7 +196,8 @@ impl GrpcRuntime {
     where
         Fut: Future<Output = Result<tonic::Response<Ans>, tonic::Status>>,
     {
-        self.block_on(rpc(self.client.clone(), request))
+        let wait = deadline(&request, self.timeout);
+        self.block_on(wait, rpc(self.client.clone(), request))
             .map_err(|s| error(call, &s))
     }
 
@@ -180,16 +212,30 @@ impl GrpcRuntime {
     where
         Fut: Future<Output = Result<tonic::Response<Ans>, tonic::Status>>,
     {
-        self.block_on(rpc(self.images.clone(), request))
+        let wait = deadline(&request, self.timeout);
+        self.block_on(wait, rpc(self.images.clone(), request))
             .map_err(|s| image_error(call, &s))
     }
 
-    /// Waits for one call's answer on the agent's tokio runtime.
+    /// Waits for one call's answer on the client's tokio runtime, at most `wait`: the
+    /// client stops waiting then even when the runtime does not honour the deadline
+    /// (containerd's `ExecSync` waits for the command's output to close).
     fn block_on<Ans>(
         &self,
+        wait: Duration,
         call: impl Future<Output = Result<tonic::Response<Ans>, tonic::Status>>,
     ) -> Result<Ans, tonic::Status> {
-        self.rt.block_on(call).map(tonic::Response::into_inner)
+        self.rt
+            .block_on(async move {
+                match tokio::time::timeout(wait, call).await {
+                    Ok(answer) => answer,
+                    Err(_) => Err(tonic::Status::deadline_exceeded(format!(
+                        "no answer within {}s",
+                        wait.as_secs_f64()
+                    ))),
+                }
+            })
+            .map(tonic::Response::into_inner)
     }
 }
 
@@ -463,9 +509,35 @@ impl CriRuntime for GrpcRuntime {
         cmd: &[String],
         timeout: Duration,
     ) -> Result<ExecResult, CriError> {
+        // The kubelet's CRI client: the command's timeout plus the request timeout.
+        let wait = self.timeout + timeout;
+        self.exec_sync_within(container_id, cmd, timeout, wait)
+    }
+
+    fn container_annotations(
+        &mut self,
+        container_id: &str,
+    ) -> Result<BTreeMap<String, String>, CriError> {
+        let request = self.request(pb::ContainerStatusRequest {
+            container_id: container_id.to_string(),
+            verbose: false,
+        });
+        let answer = self.runtime_call("ContainerStatus", request, |mut c, r| async move {
+            c.container_status(r).await
+        })?;
+        Ok(answer.status.map(|s| s.annotations).unwrap_or_default())
+    }
+
+    fn exec_sync_within(
+        &mut self,
+        container_id: &str,
+        cmd: &[String],
+        timeout: Duration,
+        wait: Duration,
+    ) -> Result<ExecResult, CriError> {
         let seconds = i64::try_from(timeout.as_secs()).unwrap_or(i64::MAX);
         let mut request = tonic::Request::new(requests::exec_sync(container_id, cmd, seconds));
-        request.set_timeout(self.timeout + timeout);
+        request.set_timeout(wait.max(Duration::from_millis(1)));
         self.runtime_call("ExecSync", request, |mut c, r| async move {
             c.exec_sync(r).await
         })

@@ -62,7 +62,12 @@ fn run(
     };
     let (error, output) = match handler {
         HookHandler::Exec { command } => {
-            match cri.exec_sync(bare_id(container_id), command, limit.unwrap_or_default()) {
+            let answer = match limit {
+                // `executePreStopHook` stops waiting when the grace period is over.
+                Some(limit) => cri.exec_sync_within(bare_id(container_id), command, limit, limit),
+                None => cri.exec_sync(bare_id(container_id), command, Duration::ZERO),
+            };
+            match answer {
                 Ok(r) => {
                     let mut output = r.stdout.clone();
                     output.extend_from_slice(&r.stderr);

@@ -112,6 +112,8 @@ pub struct ManifestSource {
     dir: PathBuf,
     node: String,
     first_seen: HashMap<String, jiff::Timestamp>,
+    /// Where the first-seen times are kept across restarts (AGE does not reset).
+    first_seen_file: Option<PathBuf>,
 }
 
 impl ManifestSource {
@@ -122,6 +124,50 @@ impl ManifestSource {
             dir: dir.into(),
             node: node.into(),
             first_seen: HashMap::new(),
+            first_seen_file: None,
+        }
+    }
+
+    /// Keeps the pods' first-seen times (`kubernetes.io/config.seen`, the creation time
+    /// AGE counts from) in `file` (a JSON object UID → time), read now: an agent that
+    /// restarts keeps its pods' age, as the mirror pods would keep theirs.
+    #[must_use]
+    pub fn with_first_seen_file(mut self, file: PathBuf) -> Self {
+        if let Ok(bytes) = std::fs::read(&file) {
+            if let Ok(map) = serde_json::from_slice::<HashMap<String, jiff::Timestamp>>(&bytes) {
+                self.first_seen = map;
+            }
+        }
+        self.first_seen_file = Some(file);
+        self
+    }
+
+    /// Writes the first-seen times of `set`'s pods when they differ from the file's.
+    fn save_first_seen(&mut self, set: &ManifestSet) {
+        let Some(file) = &self.first_seen_file else {
+            return;
+        };
+        let keep: std::collections::BTreeMap<&str, jiff::Timestamp> = set
+            .pods
+            .iter()
+            .filter_map(|p| Some((p.uid(), *self.first_seen.get(p.uid())?)))
+            .collect();
+        let Ok(bytes) = serde_json::to_vec_pretty(&keep) else {
+            return;
+        };
+        if std::fs::read(file).ok().as_deref() == Some(bytes.as_slice()) {
+            return;
+        }
+        let write = || -> std::io::Result<()> {
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let tmp = file.with_extension("tmp");
+            std::fs::write(&tmp, &bytes)?;
+            std::fs::rename(&tmp, file)
+        };
+        if let Err(e) = write() {
+            tracing::warn!(file = %file.display(), "cannot keep the pods' first-seen times: {e}");
         }
     }
 
@@ -200,6 +246,7 @@ impl ManifestSource {
                 Err(p) => set.problems.push(p),
             }
         }
+        self.save_first_seen(&set);
         set
     }
 }

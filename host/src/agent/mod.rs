@@ -11,7 +11,10 @@
 //! - [`prober`]: startup, liveness and readiness probes.
 //! - [`sync`]: the relist and sync loop ([`sync::Agent`]).
 //! - [`status`]: the `status.json` file.
+//! - [`volumes`]: emptyDir volumes, and a removed pod's directories.
+//! - [`cgroups`]: a removed pod's cgroup.
 
+pub mod cgroups;
 pub mod credentials;
 pub mod executor;
 pub mod grpc;
@@ -22,6 +25,7 @@ pub mod prober;
 pub mod runtime;
 pub mod status;
 pub mod sync;
+pub mod volumes;
 
 pub use executor::{execute, Execution};
 pub use manifest::{ManifestSet, ManifestSource, StaticPod};

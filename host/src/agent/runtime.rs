@@ -6,6 +6,7 @@
 //! (as the kubelet's `kubecontainer.ContainerID`); the calls take the bare CRI id
 //! ([`bare_id`]).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use podplan_core::cri::{
@@ -212,6 +213,39 @@ pub trait CriRuntime: Send {
         cmd: &[String],
         timeout: Duration,
     ) -> Result<ExecResult, CriError>;
+
+    /// [`CriRuntime::exec_sync`], the caller waiting at most `wait` for the answer (a
+    /// preStop hook is waited for until the grace period is over, then the stop goes on,
+    /// as `killContainer` does; the command may go on in the runtime).
+    ///
+    /// # Errors
+    ///
+    /// The runtime's answer, or `DeadlineExceeded` when it did not answer in time.
+    fn exec_sync_within(
+        &mut self,
+        container_id: &str,
+        cmd: &[String],
+        timeout: Duration,
+        wait: Duration,
+    ) -> Result<ExecResult, CriError> {
+        let _ = wait;
+        self.exec_sync(container_id, cmd, timeout)
+    }
+
+    /// The annotations of a container (`ContainerStatus`): what the kubelet wrote when it
+    /// created it (`io.kubernetes.container.preStopHandler`, the grace period, ...), read
+    /// back for a container whose pod is no longer known (`restoreSpecsFromContainerLabels`).
+    ///
+    /// # Errors
+    ///
+    /// The runtime's answer.
+    fn container_annotations(
+        &mut self,
+        container_id: &str,
+    ) -> Result<BTreeMap<String, String>, CriError> {
+        let _ = container_id;
+        Ok(BTreeMap::new())
+    }
 }
 
 /// The bare CRI id of a `<runtime>://<id>` container id (or of a bare id).

@@ -1,17 +1,28 @@
-//! The sync loop: relist the runtime (as the kubelet's PLEG, every second), then sync each
-//! static pod whose inputs changed (its runtime status, its manifest, its probe results),
-//! whose back-off ended, whose last sync failed, or whose `--sync-frequency` is up.
+//! The agent: a relist every second (as the kubelet's PLEG), and one worker per pod
+//! (`pkg/kubelet/pod_workers.go`): each pod syncs, stops and is cleaned up on a tokio
+//! task of its own, so a slow stop, hook or probe of one pod never delays another.
 //!
-//! A sync builds a [`PlanRequest`] (the pod, its runtime status, probe results, feature
-//! gates, the node context with the directories, cgroup driver and host DNS, `now`, the
-//! back-off records, previous status and reason cache of the last plan, the node's images
-//! of the pod as `ImageStatus` reports them, the image-pull back-off of the last plan, and
-//! the pull and hook results of the last execution, once), asks the [`Planner`] and
-//! carries the plan out ([`execute`]). A plan that pulled images is followed at once by
-//! another sync of that pod (the kubelet pulls and starts in one sync; podplan re-plans
-//! after the pull). A module failure (`HostError`) skips that pod's sync. Pods whose manifest is gone are killed, then removed. Container
-//! GC keeps the newest exited instance of each container. Sandboxes without the agent's
-//! label are warned about once and left alone.
+//! * [`Agent::round`]: one relist, then every pod's update handed to its worker, waiting
+//!   for all of them (`--once`, and tests on a virtual clock).
+//! * [`Agent::tick`]: the same without waiting (the run loop): a worker still busy with
+//!   its last update gets the newest one when it is done (updates coalesce, as
+//!   `UpdatePod` keeps only the pending one).
+//!
+//! A worker's sync builds a [`PlanRequest`] (the pod, its runtime status, probe results,
+//! feature gates, the node context, `now`, the back-off records, previous status and
+//! reason cache of the last plan, the node's images of the pod, the image-pull back-off
+//! of the last plan, and the pull and hook results of the last execution, once), asks the
+//! [`Planner`] and carries the plan out ([`execute`]); a plan that pulled images is
+//! followed at once by another sync. A pod whose manifest is gone is terminated by its
+//! worker ([`pod_kills`]), then its directories and cgroup are removed and the worker
+//! ends. A static pod whose full name belongs to a pod still terminating does not start
+//! until that one is gone (`allowStaticPodStart`). Container GC keeps the newest exited
+//! instance of each container. Sandboxes without the agent's label are warned about once
+//! and left alone.
+//!
+//! Probes run in the pod's worker before each sync in [`Agent::round`]; with
+//! [`Agent::start_probe_workers`] they run on workers of their own (one per container
+//! probe, `prober_manager.go`) and the syncs read their last results.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,10 +38,12 @@ use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxState};
 use podplan_core::{Plan, PlanRequest};
 use serde::Serialize;
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use super::credentials::{DockerConfigSearch, NodeKeyring};
-use super::executor::{execute, Execution, SyncFailure};
-use super::manifest::{ManifestProblem, ManifestSet, StaticPod, AGENT_LABEL};
-use super::prober::Prober;
+use super::executor::{event_happened, execute, pod_kills, Execution, SyncFailure};
+use super::manifest::{full_name, ManifestProblem, ManifestSet, StaticPod, AGENT_LABEL};
+use super::prober::{ProbeTable, Prober};
 use super::runtime::{bare_id, CriCode, CriRuntime};
 use crate::wasm::Planner;
 
@@ -59,6 +72,17 @@ pub struct AgentConfig {
     /// Where the node's docker config (pull credentials) is looked for
     /// ([`DockerConfigSearch::kubelet`] for the kubelet's search).
     pub docker_config: DockerConfigSearch,
+    /// `--node-ip`: the node's address (`status.hostIP`, the `status.hostIP` downward
+    /// API, hostNetwork pods' IP).
+    pub node_ip: Option<String>,
+    /// The cgroup filesystem (`/sys/fs/cgroup`) whose pod cgroups the agent removes
+    /// with their pods; `None`: cgroups are not touched (the simulated runtime).
+    pub cgroup_root: Option<std::path::PathBuf>,
+}
+
+/// Locks a mutex, a poisoned one too (a panicking worker must not stop the others).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// What the agent keeps in memory about one pod between syncs (there is no database:
@@ -77,6 +101,65 @@ struct PodMemory {
     next_due: Option<jiff::Timestamp>,
     failed: bool,
     report: Option<PodReport>,
+}
+
+/// What a pod worker is asked to do.
+#[derive(Debug, Clone)]
+enum Work {
+    /// Sync the pod to its manifest.
+    Sync {
+        pod: Box<StaticPod>,
+        status: Option<RuntimeStatus>,
+        now: jiff::Timestamp,
+        force: bool,
+    },
+    /// The manifest is gone: stop and remove the pod, then clean up.
+    Terminate { status: RuntimeStatus },
+}
+
+/// One update for a worker, and who waits for it.
+struct Update {
+    work: Work,
+    ack: Option<tokio::sync::oneshot::Sender<Round>>,
+}
+
+/// A pod worker's task and its mailbox.
+struct WorkerHandle {
+    tx: tokio::sync::mpsc::UnboundedSender<Update>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// What the agent and its workers share.
+struct Shared {
+    config: AgentConfig,
+    planner: Planner,
+    keyring: Mutex<NodeKeyring>,
+    /// The last report of every pod, by UID (what `status.json` shows).
+    reports: Mutex<BTreeMap<String, PodReport>>,
+    /// Pods being terminated: UID → `namespace/name` (until their worker is done).
+    terminating: Mutex<BTreeMap<String, String>>,
+    /// The probe workers' results, when they run on their own.
+    probes: Option<Arc<Mutex<ProbeTable>>>,
+}
+
+impl Shared {
+    fn node_context(&self) -> NodeContext {
+        let ips: Vec<String> = self.config.node_ip.iter().cloned().collect();
+        NodeContext {
+            name: Some(self.config.node_name.clone()),
+            host_ips: ips.clone(),
+            node_ips: ips,
+            cgroup_driver: Some(self.config.cgroup_driver),
+            cgroup_version: self.config.cgroup_version,
+            host_dns: self.config.host_dns.clone(),
+            kubelet: KubeletSettings {
+                root_dir: Some(self.config.root_dir.clone()),
+                pod_logs_dir: Some(self.config.pod_logs_dir.clone()),
+                ..KubeletSettings::default()
+            },
+            ..NodeContext::default()
+        }
+    }
 }
 
 /// The last sync of one pod, as `status.json` reports it.
@@ -108,6 +191,12 @@ pub struct PodReport {
     /// The engine's or the module's error, when there was no plan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why the pod does not start yet (a static pod of the same name still terminating).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
+    /// The pod's creation time (AGE counts from it).
+    #[serde(skip)]
+    pub created: Option<jiff::Timestamp>,
 }
 
 /// What one round did.
@@ -119,27 +208,6 @@ pub struct Round {
     pub removed: Vec<String>,
     /// Errors of the round (a failed pod sync, a module failure, a failed removal).
     pub errors: Vec<String>,
-}
-
-/// The agent: planner, runtime, and memory of the pods.
-pub struct Agent {
-    config: AgentConfig,
-    planner: Planner,
-    cri: Box<dyn CriRuntime>,
-    pods: BTreeMap<String, PodMemory>,
-    prober: Prober,
-    warned_foreign: BTreeSet<String>,
-    keyring: NodeKeyring,
-    /// Problems of the last manifest read.
-    pub manifest_problems: Vec<ManifestProblem>,
-}
-
-impl std::fmt::Debug for Agent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Agent")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
 }
 
 fn fingerprint(parts: &[&dyn erased::Fingerprint]) -> u64 {
@@ -163,62 +231,212 @@ mod erased {
     }
 }
 
-impl Agent {
-    /// An agent planning with `planner` over `cri`.
+/// The pods' reports, shared with the workers that write them.
+#[derive(Clone)]
+pub struct Reports(Arc<Shared>);
+
+impl std::fmt::Debug for Reports {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reports").finish_non_exhaustive()
+    }
+}
+
+impl Reports {
+    /// Every pod's last report, AGE as it is at `now`.
     #[must_use]
-    pub fn new(config: AgentConfig, planner: Planner, cri: Box<dyn CriRuntime>) -> Self {
+    pub fn at(&self, now: jiff::Timestamp) -> Vec<PodReport> {
+        let mut reports: Vec<PodReport> = lock(&self.0.reports).values().cloned().collect();
+        for r in &mut reports {
+            if let (Some(created), Some(row)) = (r.created, r.kubectl.as_mut()) {
+                let nanos = now.as_nanosecond() - created.as_nanosecond();
+                row.age = podplan_core::status::duration::human_duration(nanos);
+            }
+        }
+        reports
+    }
+}
+
+/// The workers' tokio runtime. Dropped without waiting: a worker blocked in a slow call
+/// (a hook, a stop) must not hold up the agent's exit.
+struct WorkerRuntime(Option<tokio::runtime::Runtime>);
+
+impl std::ops::Deref for WorkerRuntime {
+    type Target = tokio::runtime::Runtime;
+
+    #[expect(clippy::expect_used, reason = "the runtime is taken only in drop")]
+    fn deref(&self) -> &Self::Target {
+        self.0
+            .as_ref()
+            .expect("the workers' runtime lives as long as the agent")
+    }
+}
+
+impl Drop for WorkerRuntime {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// Makes a CRI client for a worker: each worker has its own, so that the calls of
+/// different pods run at once.
+pub type CriFactory = Arc<dyn Fn() -> Box<dyn CriRuntime> + Send + Sync>;
+
+/// The agent: the relist, the pod workers and what they share.
+pub struct Agent {
+    // Declared first, dropped first: the workers (and their CRI clients) end before the
+    // relisting client below.
+    rt: WorkerRuntime,
+    workers: BTreeMap<String, WorkerHandle>,
+    probe_manager: Option<super::prober::ProbeManager>,
+    shared: Arc<Shared>,
+    factory: CriFactory,
+    cri: Box<dyn CriRuntime>,
+    warned_foreign: BTreeSet<String>,
+    warned_waiting: BTreeSet<String>,
+    /// Problems of the last manifest read.
+    pub manifest_problems: Vec<ManifestProblem>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("config", &self.shared.config)
+            .field("workers", &self.workers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Agent {
+    /// An agent planning with `planner` over clones of `cri` (one per pod worker, one
+    /// for the relist).
+    ///
+    /// # Panics
+    ///
+    /// Never: a tokio runtime that cannot start falls back to a current-thread one.
+    #[must_use]
+    pub fn new<R>(config: AgentConfig, planner: Planner, cri: R) -> Self
+    where
+        R: CriRuntime + Clone + Sync + 'static,
+    {
+        let template = cri.clone();
+        let factory: CriFactory = Arc::new(move || Box::new(template.clone()));
+        Self::with_factory(config, planner, factory)
+    }
+
+    /// An agent whose CRI clients come from `factory`.
+    #[must_use]
+    pub fn with_factory(config: AgentConfig, planner: Planner, factory: CriFactory) -> Self {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("podplan-pod-worker")
+            .enable_all()
+            .build()
+            .or_else(|_| {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+            });
+        let rt = match rt {
+            Ok(rt) => rt,
+            #[expect(
+                clippy::panic,
+                reason = "no tokio runtime at all: the agent cannot run anything"
+            )]
+            Err(e) => panic!("cannot start a tokio runtime: {e}"),
+        };
         Self {
-            keyring: NodeKeyring::new(config.docker_config.clone()),
-            config,
-            planner,
-            cri,
-            pods: BTreeMap::new(),
-            prober: Prober::default(),
+            rt: WorkerRuntime(Some(rt)),
+            workers: BTreeMap::new(),
+            probe_manager: None,
+            shared: Arc::new(Shared {
+                keyring: Mutex::new(NodeKeyring::new(config.docker_config.clone())),
+                config,
+                planner,
+                reports: Mutex::new(BTreeMap::new()),
+                terminating: Mutex::new(BTreeMap::new()),
+                probes: None,
+            }),
+            cri: factory(),
+            factory,
             warned_foreign: BTreeSet::new(),
+            warned_waiting: BTreeSet::new(),
             manifest_problems: Vec::new(),
         }
+    }
+
+    /// Runs probes on workers of their own from now on (one per container probe, each
+    /// on its period, on `clock`): syncs read their last results, and a changed result
+    /// syncs the pod at once. Call before the first round.
+    pub fn start_probe_workers(&mut self, clock: crate::runtime_sim::Clock) {
+        if self.probe_manager.is_some() || self.shared.config.dry_run {
+            return;
+        }
+        let table = Arc::new(Mutex::new(ProbeTable::default()));
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.probes = Some(Arc::clone(&table));
+        } else {
+            tracing::warn!("probe workers must be started before the first round");
+            return;
+        }
+        self.probe_manager = Some(super::prober::ProbeManager::new(
+            table,
+            Arc::clone(&self.factory),
+            clock,
+            self.rt.handle().clone(),
+        ));
     }
 
     /// The planner.
     #[must_use]
     pub fn planner(&self) -> &Planner {
-        &self.planner
+        &self.shared.planner
     }
 
     /// The settings.
     #[must_use]
     pub fn config(&self) -> &AgentConfig {
-        &self.config
+        &self.shared.config
     }
 
     /// The last report of every known pod.
     #[must_use]
     pub fn reports(&self) -> Vec<PodReport> {
-        self.pods
+        lock(&self.shared.reports).values().cloned().collect()
+    }
+
+    /// [`Agent::reports`] with AGE as it is at `now` (`status.json` is written every
+    /// second; the rows come from each pod's last sync).
+    #[must_use]
+    pub fn reports_at(&self, now: jiff::Timestamp) -> Vec<PodReport> {
+        self.reports_handle().at(now)
+    }
+
+    /// The reports, readable from another thread (the status writer) while the agent
+    /// and its workers go on.
+    #[must_use]
+    pub fn reports_handle(&self) -> Reports {
+        Reports(Arc::clone(&self.shared))
+    }
+
+    /// Pod workers alive (busy or waiting for an update).
+    #[must_use]
+    pub fn workers(&self) -> usize {
+        self.workers
             .values()
-            .filter_map(|m| m.report.clone())
-            .collect()
+            .filter(|w| !w.task.is_finished())
+            .count()
     }
 
     /// The node context of every request.
     #[must_use]
     pub fn node_context(&self) -> NodeContext {
-        NodeContext {
-            name: Some(self.config.node_name.clone()),
-            cgroup_driver: Some(self.config.cgroup_driver),
-            cgroup_version: self.config.cgroup_version,
-            host_dns: self.config.host_dns.clone(),
-            kubelet: KubeletSettings {
-                root_dir: Some(self.config.root_dir.clone()),
-                pod_logs_dir: Some(self.config.pod_logs_dir.clone()),
-                ..KubeletSettings::default()
-            },
-            ..NodeContext::default()
-        }
+        self.shared.node_context()
     }
 
-    /// One round at `now`: relist, sync what is due (`force`: every pod), remove pods
-    /// whose manifest is gone, collect garbage.
+    /// One round at `now`: relist, hand every pod's update to its worker (`force`: sync
+    /// every pod), and wait until every worker has carried it out.
     ///
     /// # Errors
     ///
@@ -229,59 +447,296 @@ impl Agent {
         now: jiff::Timestamp,
         force: bool,
     ) -> Result<Round, super::runtime::CriError> {
+        let waits = self.dispatch(manifests, now, force, true)?;
+        let mut round = Round::default();
+        let outcomes = self.rt.block_on(async move {
+            let mut outcomes = Vec::new();
+            for rx in waits {
+                // A worker that ended without answering (its pod is gone) did nothing more.
+                outcomes.push(rx.await.unwrap_or_default());
+            }
+            outcomes
+        });
+        for o in outcomes {
+            round.synced.extend(o.synced);
+            round.removed.extend(o.removed);
+            round.errors.extend(o.errors);
+        }
+        Ok(round)
+    }
+
+    /// [`Agent::round`] without waiting: each worker carries out its update when it is
+    /// free, so a slow pod delays nobody but itself (the run loop, every second).
+    ///
+    /// # Errors
+    ///
+    /// The runtime could not be listed.
+    pub fn tick(
+        &mut self,
+        manifests: &ManifestSet,
+        now: jiff::Timestamp,
+    ) -> Result<(), super::runtime::CriError> {
+        self.dispatch(manifests, now, false, false).map(drop)
+    }
+
+    /// The relist and the updates: what [`Agent::round`] and [`Agent::tick`] share.
+    fn dispatch(
+        &mut self,
+        manifests: &ManifestSet,
+        now: jiff::Timestamp,
+        force: bool,
+        wait: bool,
+    ) -> Result<Vec<tokio::sync::oneshot::Receiver<Round>>, super::runtime::CriError> {
         self.manifest_problems.clone_from(&manifests.problems);
         let listed = self.cri.relist()?;
+        let node_name = self.shared.config.node_name.clone();
         let mut ours: BTreeMap<String, RuntimeStatus> = BTreeMap::new();
         let wanted: BTreeSet<&str> = manifests.pods.iter().map(StaticPod::uid).collect();
         for status in listed {
-            let labelled = status.sandbox_statuses.iter().any(|s| {
-                s.labels.get(AGENT_LABEL).map(String::as_str)
-                    == Some(self.config.node_name.as_str())
-            });
+            let labelled = status
+                .sandbox_statuses
+                .iter()
+                .any(|s| s.labels.get(AGENT_LABEL).map(String::as_str) == Some(node_name.as_str()));
             let orphan_of_ours = status.sandbox_statuses.is_empty()
-                && (wanted.contains(status.id.as_str()) || self.pods.contains_key(&status.id));
+                && (wanted.contains(status.id.as_str()) || self.workers.contains_key(&status.id));
             if labelled || orphan_of_ours {
                 ours.insert(status.id.clone(), status);
             } else if self.warned_foreign.insert(status.id.clone()) {
                 tracing::warn!(
                     pod = %format!("{}/{}", status.namespace, status.name),
                     uid = %status.id,
-                    "the runtime has a pod without the label {AGENT_LABEL}={}; it is left alone",
-                    self.config.node_name
+                    "the runtime has a pod without the label {AGENT_LABEL}={node_name}; it is left alone",
                 );
             }
         }
-        let listed: BTreeSet<String> = ours.keys().cloned().collect();
-        let mut round = Round::default();
-        let mut live_ids = BTreeSet::new();
-        for status in ours.values() {
-            live_ids.extend(status.container_statuses.iter().map(|c| c.id.clone()));
+        // Workers whose pod is gone have ended.
+        self.workers.retain(|_, w| !w.task.is_finished());
+        if let Some(probes) = &mut self.probe_manager {
+            probes.sync(manifests, &ours);
         }
-        self.prober.retain(&live_ids);
-        for sp in &manifests.pods {
-            let status = ours.get(sp.uid()).cloned();
-            self.sync_pod(sp, status, now, force, &mut round);
-        }
-        if !self.config.dry_run {
-            let gone: Vec<String> = ours
-                .keys()
+        let mut waits = Vec::new();
+        let dry_run = self.shared.config.dry_run;
+        // The pods to terminate: listed, ours, without a manifest; and those whose worker
+        // is still at it.
+        let gone: Vec<String> = if dry_run {
+            Vec::new()
+        } else {
+            ours.keys()
                 .filter(|uid| !wanted.contains(uid.as_str()))
                 .cloned()
-                .collect();
-            for uid in gone {
-                if let Some(status) = ours.remove(&uid) {
-                    self.remove_pod(&uid, &status, &mut round);
+                .collect()
+        };
+        {
+            let mut terminating = lock(&self.shared.terminating);
+            for uid in &gone {
+                if let Some(status) = ours.get(uid) {
+                    terminating
+                        .entry(uid.clone())
+                        .or_insert_with(|| format!("{}/{}", status.namespace, status.name));
                 }
             }
-            for status in ours.values() {
-                self.collect_garbage(status);
+        }
+        let terminating = lock(&self.shared.terminating).clone();
+        for sp in &manifests.pods {
+            let uid = sp.uid().to_string();
+            // `allowStaticPodStart`: not while a pod of the same full name (or this UID's
+            // last incarnation) is still terminating.
+            let blocker = terminating
+                .iter()
+                .find(|(u, n)| **u == uid || **n == sp.full_name())
+                .map(|(u, _)| u.clone());
+            if let Some(blocker) = blocker {
+                let why = format!(
+                    "the static pod {} (uid {blocker}) is still terminating; this one starts when it is gone",
+                    sp.full_name()
+                );
+                if self.warned_waiting.insert(uid.clone()) {
+                    tracing::info!(pod = %sp.full_name(), uid, "{why}");
+                }
+                let mut reports = lock(&self.shared.reports);
+                let report = reports.entry(uid.clone()).or_insert_with(|| PodReport {
+                    uid: uid.clone(),
+                    pod: sp.full_name(),
+                    file: Some(sp.file.display().to_string()),
+                    ..PodReport::default()
+                });
+                report.waiting = Some(why);
+                continue;
+            }
+            self.warned_waiting.remove(&uid);
+            let work = Work::Sync {
+                pod: Box::new(sp.clone()),
+                status: ours.get(&uid).cloned(),
+                now,
+                force,
+            };
+            waits.extend(self.send(&uid, work, wait));
+        }
+        for uid in gone {
+            if let Some(status) = ours.remove(&uid) {
+                waits.extend(self.send(&uid, Work::Terminate { status }, wait));
             }
         }
-        // Pods still in the runtime are remembered (a removal that failed is retried with
-        // the pod's grace period); the others are forgotten.
-        self.pods
-            .retain(|uid, _| wanted.contains(uid.as_str()) || listed.contains(uid));
-        Ok(round)
+        // A worker whose pod has neither a manifest nor anything in the runtime cleans up
+        // after it and ends.
+        if !dry_run {
+            let idle: Vec<String> = self
+                .workers
+                .keys()
+                .filter(|uid| !wanted.contains(uid.as_str()) && !ours.contains_key(*uid))
+                .filter(|uid| !terminating.contains_key(*uid))
+                .cloned()
+                .collect();
+            for uid in idle {
+                lock(&self.shared.terminating).insert(uid.clone(), String::new());
+                let status = RuntimeStatus {
+                    id: uid.clone(),
+                    ..RuntimeStatus::default()
+                };
+                waits.extend(self.send(&uid, Work::Terminate { status }, wait));
+            }
+        }
+        // Reports of pods that are gone everywhere are dropped.
+        let workers: BTreeSet<String> = self.workers.keys().cloned().collect();
+        lock(&self.shared.reports)
+            .retain(|uid, _| wanted.contains(uid.as_str()) || workers.contains(uid));
+        Ok(waits)
+    }
+
+    /// Hands `work` to the worker of `uid` (started if it has none).
+    fn send(
+        &mut self,
+        uid: &str,
+        work: Work,
+        wait: bool,
+    ) -> Option<tokio::sync::oneshot::Receiver<Round>> {
+        let (ack, rx) = if wait {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
+        };
+        let live = self.workers.get(uid).is_some_and(|w| !w.task.is_finished());
+        if !live {
+            let (tx, mailbox) = tokio::sync::mpsc::unbounded_channel();
+            let worker = PodWorker {
+                uid: uid.to_string(),
+                shared: Arc::clone(&self.shared),
+                cri: (self.factory)(),
+                memory: PodMemory::default(),
+                prober: Prober::default(),
+            };
+            let task = self.rt.spawn(worker_loop(worker, mailbox));
+            self.workers
+                .insert(uid.to_string(), WorkerHandle { tx, task });
+        }
+        let sent = self
+            .workers
+            .get(uid)
+            .map(|w| w.tx.send(Update { work, ack }).is_ok());
+        if sent != Some(true) {
+            tracing::warn!(
+                uid,
+                "the pod's worker has ended; the update waits for the next round"
+            );
+            return None;
+        }
+        rx
+    }
+}
+
+/// A pod worker's loop: one update at a time, the newest of those waiting (older ones
+/// are answered with its outcome); the work itself runs on a blocking thread (the CRI
+/// client, hooks and the planner block). The worker ends once its pod is removed.
+async fn worker_loop(
+    mut worker: PodWorker,
+    mut mailbox: tokio::sync::mpsc::UnboundedReceiver<Update>,
+) {
+    while let Some(first) = mailbox.recv().await {
+        let mut acks = Vec::new();
+        let mut latest = first;
+        let mut force = false;
+        while let Ok(next) = mailbox.try_recv() {
+            acks.extend(latest.ack.take());
+            if let Work::Sync { force: f, .. } = &latest.work {
+                force |= *f;
+            }
+            latest = next;
+        }
+        acks.extend(latest.ack.take());
+        let mut work = latest.work;
+        if let Work::Sync { force: f, .. } = &mut work {
+            *f |= force;
+        }
+        let joined = tokio::task::spawn_blocking(move || {
+            let mut round = Round::default();
+            let started = std::time::Instant::now();
+            let done = worker.handle(work, &mut round);
+            if started.elapsed() > std::time::Duration::from_secs(2) {
+                tracing::info!(
+                    uid = %worker.uid,
+                    "the pod's update took {:.1}s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            (worker, round, done)
+        })
+        .await;
+        let Ok((back, round, done)) = joined else {
+            tracing::error!("a pod worker failed; its pod is picked up again next round");
+            return;
+        };
+        worker = back;
+        for ack in acks {
+            let _ = ack.send(round.clone());
+        }
+        if done {
+            return;
+        }
+    }
+}
+
+/// One pod's worker: its memory between syncs and its own CRI client.
+struct PodWorker {
+    uid: String,
+    shared: Arc<Shared>,
+    cri: Box<dyn CriRuntime>,
+    memory: PodMemory,
+    prober: Prober,
+}
+
+impl PodWorker {
+    /// Carries out one update; `true` when the pod is gone and the worker ends.
+    fn handle(&mut self, work: Work, round: &mut Round) -> bool {
+        match work {
+            Work::Sync {
+                pod,
+                status,
+                now,
+                force,
+            } => {
+                self.sync_pod(&pod, status.clone(), now, force, round);
+                if let (Some(status), false) = (status, self.shared.config.dry_run) {
+                    self.collect_garbage(&status);
+                }
+                false
+            }
+            Work::Terminate { status } => {
+                let done = self.remove_pod(&status, round);
+                if done {
+                    lock(&self.shared.terminating).remove(&self.uid);
+                    lock(&self.shared.reports).remove(&self.uid);
+                }
+                done
+            }
+        }
+    }
+
+    /// Publishes the worker's last report.
+    fn publish(&self) {
+        if let Some(report) = &self.memory.report {
+            lock(&self.shared.reports).insert(self.uid.clone(), report.clone());
+        }
     }
 
     /// Syncs one pod if it is due; a sync that pulled images is followed at once by
@@ -330,12 +785,15 @@ impl Agent {
     ) -> Option<(Plan, bool)> {
         let uid = sp.uid().to_string();
         let probes: BTreeMap<String, ProbeResults> = match &status {
-            Some(s) if !self.config.dry_run => {
-                self.prober.probe_pod(self.cri.as_mut(), &sp.pod, s, now)
-            }
+            Some(s) if !self.shared.config.dry_run => match &self.shared.probes {
+                // Probe workers of their own (the agent's run loop): their last results.
+                Some(table) => lock(table).results(&sp.pod, s),
+                // Deterministic rounds: the due probes run now, before the sync.
+                None => self.prober.probe_pod(self.cri.as_mut(), &sp.pod, s, now),
+            },
             _ => BTreeMap::new(),
         };
-        let memory = self.pods.entry(uid.clone()).or_default();
+        let memory = &mut self.memory;
         let print = fingerprint(&[&sp.pod, &status, &probes]);
         let due = force
             || memory.failed
@@ -345,15 +803,15 @@ impl Agent {
             return None;
         }
         memory.pod = Some(sp.pod.clone());
-        let node = self.node_context();
+        let node = self.shared.node_context();
         let images = super::images::report(self.cri.as_mut(), &sp.pod);
-        let node_credentials = self.keyring.get(now).clone();
-        let memory = self.pods.entry(uid.clone()).or_default();
+        let node_credentials = lock(&self.shared.keyring).get(now).clone();
+        let memory = &mut self.memory;
         let request = PlanRequest {
             pod: sp.pod.clone(),
             runtime_status: status,
             probes,
-            feature_gates: self.config.feature_gates.clone(),
+            feature_gates: self.shared.config.feature_gates.clone(),
             node: Some(node),
             now: Some(now),
             api_defaults: true,
@@ -374,10 +832,11 @@ impl Agent {
             pod: sp.full_name(),
             file: Some(sp.file.display().to_string()),
             synced_at: Some(now),
+            created: sp.pod.metadata.creation_timestamp.as_ref().map(|t| t.0),
             ..PodReport::default()
         };
-        let answer = self.planner.plan(&request);
-        let memory = self.pods.entry(uid.clone()).or_default();
+        let answer = self.shared.planner.plan(&request);
+        let memory = &mut self.memory;
         memory.last_sync = Some(now);
         let mut plan = match answer {
             Ok(Ok(plan)) => plan,
@@ -388,6 +847,7 @@ impl Agent {
                 memory.report = Some(report);
                 memory.failed = true;
                 round.errors.push(msg);
+                self.publish();
                 return None;
             }
             Err(e) => {
@@ -400,6 +860,7 @@ impl Agent {
                 memory.report = Some(report);
                 memory.failed = true;
                 round.errors.push(msg);
+                self.publish();
                 return None;
             }
         };
@@ -414,10 +875,16 @@ impl Agent {
             })
             .collect();
         let planned = plan.clone();
-        let execution = if self.config.dry_run {
+        let execution = if self.shared.config.dry_run {
             Execution::default()
         } else {
-            for event in &plan.events {
+            let execution = execute(self.cri.as_mut(), &request, &mut plan);
+            // Events are recorded once what they report has happened.
+            for event in planned
+                .events
+                .iter()
+                .filter(|e| event_happened(e, &execution.steps))
+            {
                 tracing::info!(
                     pod = %sp.full_name(),
                     container = event.container.as_deref().unwrap_or(""),
@@ -426,9 +893,9 @@ impl Agent {
                     event.message
                 );
             }
-            execute(self.cri.as_mut(), &request, &mut plan)
+            execution
         };
-        let memory = self.pods.entry(uid).or_default();
+        let memory = &mut self.memory;
         memory.backoff.clone_from(&plan.backoff);
         memory.image_backoff.clone_from(&plan.image_backoff);
         let pulled = !execution.pull_results.is_empty();
@@ -463,7 +930,7 @@ impl Agent {
         // The next sync: when a held-back start's back-off ends, else at --sync-frequency.
         let resync = now
             .checked_add(jiff::SignedDuration::from_secs(
-                self.config.sync_frequency_seconds.max(1),
+                self.shared.config.sync_frequency_seconds.max(1),
             ))
             .ok();
         let backoff_end = plan.held_back.iter().filter_map(|h| h.until).min();
@@ -473,7 +940,7 @@ impl Agent {
         };
         // A sync that changed something is followed by a relist-driven one anyway; a
         // sync with steps is due again at once so that starts after a kill happen.
-        if !plan.steps.is_empty() && !self.config.dry_run {
+        if !plan.steps.is_empty() && !self.shared.config.dry_run {
             memory.next_due = Some(now);
         }
         report.steps = execution.steps;
@@ -489,66 +956,53 @@ impl Agent {
             }
             _ => memory.report = Some(report),
         }
+        if let Some(r) = memory.report.as_mut() {
+            r.created = sp.pod.metadata.creation_timestamp.as_ref().map(|t| t.0);
+        }
+        self.publish();
         Some((planned, pulled))
     }
 
-    /// A pod whose manifest is gone: stop its containers (the pod's grace period when
-    /// the agent still knows the pod, else the kubelet's minimum; a known container's
-    /// preStop hook first, `podplan_core::hooks::kill_container`), stop its sandboxes,
-    /// then remove them all.
-    fn remove_pod(&mut self, uid: &str, status: &RuntimeStatus, round: &mut Round) {
-        let pod = self
-            .pods
-            .get(uid)
-            .and_then(|m| m.pod.clone())
-            .map(|pod| {
-                super::executor::defaulted_pod(&PlanRequest {
-                    pod,
-                    api_defaults: true,
-                    ..PlanRequest::default()
-                })
-            })
-            .unwrap_or_default();
-        let name = format!("{}/{}", status.namespace, status.name);
+    /// A pod whose manifest is gone: stop its running containers as [`pod_kills`] says
+    /// (their preStop hooks first: from the pod the worker knows, else rebuilt from the
+    /// containers' annotations), stop its sandboxes, remove them all, then its
+    /// directories and cgroup. `true` when the pod is gone.
+    fn remove_pod(&mut self, status: &RuntimeStatus, round: &mut Round) -> bool {
+        let uid = self.uid.clone();
+        let pod = self.memory.pod.clone();
+        let name = if status.name.is_empty() {
+            pod.as_ref().map(full_name).unwrap_or_default()
+        } else {
+            format!("{}/{}", status.namespace, status.name)
+        };
         let mut errors = Vec::new();
-        let running = status
+        let running: Vec<&podplan_core::runtime::ContainerStatus> = status
             .container_statuses
             .iter()
             .filter(|c| c.state == ContainerState::Running)
             .collect();
         let pod_ip = status.ips.first().map(String::as_str);
-        for c in super::executor::kill_order(&pod, running) {
-            // An unknown pod (after a restart) gets the kubelet's minimum.
-            let mut grace = super::executor::container_grace(&pod, &c.name);
-            // `killContainer`: the container's preStop hook first, as the engine describes
-            // it; `StopContainer` gets what is left of the grace period.
-            let spec = pod.spec.as_ref().and_then(|s| {
-                s.containers
-                    .iter()
-                    .chain(s.init_containers.iter().flatten())
-                    .find(|x| x.name == c.name)
-            });
-            let (_, pre_stop) = podplan_core::hooks::kill_container(
-                &pod,
-                spec,
-                &c.id,
-                podplan_core::plan::KillReason::None,
-                None,
-                pod_ip,
-            );
-            if let Some(hook) = pre_stop {
-                let result = super::hooks::pre_stop(self.cri.as_mut(), &hook, &c.id);
+        let kills = pod_kills(pod.as_ref(), running, None, self.cri.as_mut(), pod_ip);
+        for kill in kills {
+            let mut grace = kill.grace_period_seconds;
+            if let Some(hook) = &kill.pre_stop {
+                let result = super::hooks::pre_stop(self.cri.as_mut(), hook, &kill.container_id);
                 if result.failed() {
-                    let message = super::hooks::failure_message(&hook, &pod, &result);
-                    tracing::warn!(pod = %name, container = %c.name, reason = "FailedPreStopHook", "PreStopHook failed: {message}");
+                    let message = super::hooks::failure_message(
+                        hook,
+                        &pod.clone().unwrap_or_default(),
+                        &result,
+                    );
+                    tracing::warn!(pod = %name, container = %kill.container, reason = "FailedPreStopHook", "PreStopHook failed: {message}");
                 }
                 grace = result.stop_grace_period_seconds.unwrap_or(grace);
             }
-            tracing::info!(pod = %name, container = %c.name, grace, "Killing: the manifest is gone");
-            if let Err(e) = self.cri.stop_container(bare_id(&c.id), grace) {
-                if e.code != CriCode::NotFound {
-                    errors.push(format!("KillContainerError: {e}"));
+            match self.cri.stop_container(bare_id(&kill.container_id), grace) {
+                Ok(()) => {
+                    tracing::info!(pod = %name, container = %kill.container, grace, reason = "Killing", "Stopped container {}: the manifest is gone", kill.container);
                 }
+                Err(e) if e.code == CriCode::NotFound => {}
+                Err(e) => errors.push(format!("KillContainerError: {e}")),
             }
         }
         if errors.is_empty() {
@@ -577,14 +1031,38 @@ impl Agent {
             }
         }
         if errors.is_empty() {
+            // Housekeeping: the pod's directories and cgroup go with it.
+            let config = &self.shared.config;
+            let (namespace, pod_name) = match name.split_once('/') {
+                Some((ns, n)) => (ns.to_string(), n.to_string()),
+                None => (String::new(), name.clone()),
+            };
+            let dirs = [
+                super::volumes::pod_dir(&config.root_dir, &uid),
+                super::volumes::pod_logs_dir(&config.pod_logs_dir, &namespace, &pod_name, &uid),
+            ];
+            if let Err(e) = super::volumes::clean_up(&dirs) {
+                errors.push(format!("cleaning up the pod's directories: {e}"));
+            }
+            if let Some(root) = &config.cgroup_root {
+                if let Err(e) = super::cgroups::remove_pod_cgroup(root, config.cgroup_driver, &uid)
+                {
+                    errors.push(format!("removing the pod's cgroup: {e}"));
+                }
+            }
+        }
+        if errors.is_empty() {
             tracing::info!(pod = %name, uid, "removed: its manifest is gone");
-            round.removed.push(name);
-            self.pods.remove(uid);
+            if !name.is_empty() {
+                round.removed.push(name);
+            }
+            true
         } else {
             for e in errors {
                 tracing::warn!(pod = %name, "removing the pod failed; retried next round: {e}");
                 round.errors.push(format!("{name}: {e}"));
             }
+            false
         }
     }
 

@@ -15,7 +15,7 @@ use podplan_core::config::node::{CgroupDriver, CgroupVersion};
 use podplan_host::agent::credentials::DockerConfigSearch;
 use podplan_host::agent::grpc::GrpcRuntime;
 use podplan_host::agent::status::{self, AgentStatus};
-use podplan_host::agent::{Agent, AgentConfig, CriCode, CriRuntime, ManifestSource};
+use podplan_host::agent::{Agent, AgentConfig, CriCode, ManifestSource};
 use podplan_host::runtime_sim::{Clock, ImagesScript, Scenario, SimOptions, SimRuntime};
 use podplan_host::wasm::{
     slot_for_file, EngineSettings, HostEngine, ModuleCache, ModuleWatcher, Planner, SlotConfig,
@@ -115,6 +115,10 @@ pub struct RunArgs {
     /// Plan, but change nothing (no CRI call but the listing, no file written).
     #[arg(long)]
     pub dry_run: bool,
+    /// The node's IP address: the pods' `status.hostIP` (and `hostIPs`), what the
+    /// `status.hostIP` downward API gives, and hostNetwork pods' IP.
+    #[arg(long, value_name = "IP")]
+    pub node_ip: Option<std::net::IpAddr>,
 }
 
 /// A Go-style duration: `500ms`, `20s`, `1m`, `1m30s`, `2h`.
@@ -281,6 +285,9 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
         sync_frequency_seconds: i64::try_from(args.sync_frequency.as_secs()).unwrap_or(60),
         dry_run: args.dry_run,
         docker_config: DockerConfigSearch::kubelet(&absolute(&root_dir)),
+        node_ip: args.node_ip.map(|ip| ip.to_string()),
+        // Pod cgroups are removed with their pods on a real node only.
+        cgroup_root: (!sim).then(|| PathBuf::from("/sys/fs/cgroup")),
     };
     // The planner, and the module watcher feeding its slot.
     let (planner, _watcher) = match &args.watch_module {
@@ -306,7 +313,7 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
         }
         None => (args.engine.planner()?, None),
     };
-    let cri: Box<dyn CriRuntime> = if sim {
+    let cri: GrpcRuntime = if sim {
         eprintln!(
             "podplan agent: no --container-runtime-endpoint given: using the in-process simulated runtime (sim); nothing runs for real; pod and log directories under {} and {}",
             root_dir.display(),
@@ -317,20 +324,39 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
             args.runtime_request_timeout,
         )?
     } else {
-        Box::new(
-            GrpcRuntime::connect(&endpoint, args.runtime_request_timeout)
-                .map_err(CliError::Usage)?,
-        )
+        GrpcRuntime::connect(&endpoint, args.runtime_request_timeout).map_err(CliError::Usage)?
     };
     let mut agent = Agent::new(config, planner, cri);
     let mut source = ManifestSource::new(dir, node.clone());
+    if !args.dry_run {
+        source = source.with_first_seen_file(root_dir.join("podplan-agent/first-seen.json"));
+    }
     let mut manifests = source.load(jiff::Timestamp::now());
+    if args.once {
+        return run_once(&mut agent, &manifests, &endpoint, &root_dir, args.dry_run);
+    }
+    // The run loop: probes on workers of their own, pods on theirs; this thread relists
+    // every second and hands out the updates, a writer thread writes status.json every
+    // second whatever the pods are doing.
+    agent.start_probe_workers(Clock::Wall);
+    let shared = Arc::new(std::sync::Mutex::new(LoopState::default()));
+    if !args.dry_run {
+        spawn_status_writer(StatusWriter {
+            root_dir: root_dir.clone(),
+            node: node.clone(),
+            endpoint: endpoint.clone(),
+            planner: agent.planner().clone(),
+            reports: agent.reports_handle(),
+            state: Arc::clone(&shared),
+            dry_run: args.dry_run,
+        });
+    }
     let mut last_load = Instant::now();
     let mut stamp = dir_stamp(dir);
     let mut reported_problems = Vec::new();
-    let mut rounds: u64 = 0;
-    let mut retry = Duration::from_secs(1);
+    let mut unreachable_since: Option<Instant> = None;
     loop {
+        let started = Instant::now();
         let now = jiff::Timestamp::now();
         let current = dir_stamp(dir);
         if current != stamp || last_load.elapsed() >= args.file_check_frequency {
@@ -344,81 +370,189 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
             }
             reported_problems.clone_from(&manifests.problems);
         }
-        let round = agent.round(&manifests, now, args.once);
-        rounds += 1;
-        let mut errors = Vec::new();
-        let mut pause = Duration::from_secs(1);
-        match &round {
-            Ok(r) => {
-                retry = Duration::from_secs(1);
-                errors.clone_from(&r.errors);
+        let relist_started = Instant::now();
+        let ticked = agent.tick(&manifests, now);
+        if relist_started.elapsed() > Duration::from_secs(2) {
+            tracing::warn!(
+                "relisting the runtime took {:.1}s",
+                relist_started.elapsed().as_secs_f64()
+            );
+        }
+        let errors = match ticked {
+            Ok(()) => {
+                if let Some(since) = unreachable_since.take() {
+                    eprintln!(
+                        "podplan agent: the runtime at {endpoint} answers again after {:.1}s",
+                        since.elapsed().as_secs_f64()
+                    );
+                }
+                Vec::new()
             }
             Err(e) => {
                 let msg = if matches!(e.code, CriCode::Unavailable | CriCode::DeadlineExceeded) {
-                    podplan_host::agent::executor::unreachable(&endpoint, e)
+                    podplan_host::agent::executor::unreachable(&endpoint, &e)
                 } else {
                     format!("listing the runtime at {endpoint} failed: {e}")
                 };
-                eprintln!("podplan agent: {msg}; retrying in {}s", retry.as_secs());
-                errors.push(msg);
-                pause = retry;
-                retry = (retry * 2).min(Duration::from_secs(30));
-            }
-        }
-        if !args.dry_run || !args.once {
-            let report = AgentStatus {
-                written_at: Some(jiff::Timestamp::now()),
-                pid: std::process::id(),
-                node: node.clone(),
-                endpoint: endpoint.clone(),
-                engine: match agent.planner() {
-                    Planner::Native => serde_json::json!("native"),
-                    Planner::Wasm(slot) => serde_json::to_value(slot.status()).unwrap_or_default(),
-                },
-                rounds,
-                dry_run: args.dry_run,
-                pods: agent
-                    .reports()
-                    .iter()
-                    .filter_map(|r| serde_json::to_value(r).ok())
-                    .collect(),
-                manifest_problems: manifests
-                    .problems
-                    .iter()
-                    .filter_map(|p| serde_json::to_value(p).ok())
-                    .collect(),
-                errors,
-            };
-            if !args.dry_run {
-                if let Err(e) = status::write(&root_dir, &report) {
-                    tracing::warn!("cannot write the status file: {e}");
+                // The kubelet's PLEG relists every second whatever happened: so does
+                // the agent, and a restarted runtime is seen within a second.
+                if unreachable_since.is_none() {
+                    eprintln!("podplan agent: {msg}; relisting every second");
+                    unreachable_since = Some(Instant::now());
                 }
+                vec![msg]
             }
+        };
+        {
+            let mut state = shared
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            state.rounds += 1;
+            state.errors = errors;
+            state.manifest_problems = manifests
+                .problems
+                .iter()
+                .filter_map(|p| serde_json::to_value(p).ok())
+                .collect();
         }
-        if args.once {
-            let round = round.map_err(|e| {
-                CliError::Usage(podplan_host::agent::executor::unreachable(&endpoint, &e))
-            })?;
-            let mut out = std::io::stdout().lock();
-            for (sp, plan) in &round.synced {
-                let line = serde_json::json!({
-                    "pod": sp.full_name(),
-                    "uid": sp.uid(),
-                    "file": sp.file.display().to_string(),
-                    "plan": plan,
-                });
-                writeln!(out, "{line}")?;
-            }
-            return Ok(
-                if round.errors.is_empty() && manifests.problems.is_empty() {
-                    Status::Success
-                } else {
-                    Status::Failures
-                },
-            );
-        }
-        std::thread::sleep(pause);
+        std::thread::sleep(Duration::from_secs(1).saturating_sub(started.elapsed()));
     }
+}
+
+/// What the run loop tells the status writer.
+#[derive(Debug, Default)]
+struct LoopState {
+    rounds: u64,
+    errors: Vec<String>,
+    manifest_problems: Vec<serde_json::Value>,
+}
+
+/// The status writer's inputs.
+struct StatusWriter {
+    root_dir: PathBuf,
+    node: String,
+    endpoint: String,
+    planner: Planner,
+    reports: podplan_host::agent::sync::Reports,
+    state: Arc<std::sync::Mutex<LoopState>>,
+    dry_run: bool,
+}
+
+/// Writes `status.json` every second on a thread of its own: never stale because a pod
+/// (or the runtime) is slow; the pods' rows are their workers' last reports.
+fn spawn_status_writer(w: StatusWriter) {
+    let spawned = std::thread::Builder::new()
+        .name("podplan-status".into())
+        .spawn(move || loop {
+            let now = jiff::Timestamp::now();
+            let (rounds, errors, manifest_problems) = {
+                let s = w
+                    .state
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                (s.rounds, s.errors.clone(), s.manifest_problems.clone())
+            };
+            let mut pod_errors: Vec<String> = Vec::new();
+            let pods: Vec<serde_json::Value> = w
+                .reports
+                .at(now)
+                .iter()
+                .inspect(|r| {
+                    pod_errors.extend(
+                        r.failures
+                            .iter()
+                            .map(|f| format!("{}: {}: {}", r.pod, f.reason, f.message)),
+                    );
+                    pod_errors.extend(r.error.clone());
+                })
+                .filter_map(|r| serde_json::to_value(r).ok())
+                .collect();
+            let report = AgentStatus {
+                written_at: Some(now),
+                pid: std::process::id(),
+                node: w.node.clone(),
+                endpoint: w.endpoint.clone(),
+                engine: engine_status(&w.planner),
+                rounds,
+                dry_run: w.dry_run,
+                pods,
+                manifest_problems,
+                errors: errors.into_iter().chain(pod_errors).collect(),
+            };
+            if let Err(e) = status::write(&w.root_dir, &report) {
+                tracing::warn!("cannot write the status file: {e}");
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        });
+    if let Err(e) = spawned {
+        eprintln!("podplan agent: cannot start the status writer: {e}");
+    }
+}
+
+fn engine_status(planner: &Planner) -> serde_json::Value {
+    match planner {
+        Planner::Native => serde_json::json!("native"),
+        Planner::Wasm(slot) => serde_json::to_value(slot.status()).unwrap_or_default(),
+    }
+}
+
+/// `--once`: one round (every pod synced), the plans on stdout.
+fn run_once(
+    agent: &mut Agent,
+    manifests: &podplan_host::agent::ManifestSet,
+    endpoint: &str,
+    root_dir: &Path,
+    dry_run: bool,
+) -> Result<Status, CliError> {
+    for p in &manifests.problems {
+        eprintln!("podplan agent: bad manifest skipped: {p}");
+    }
+    let now = jiff::Timestamp::now();
+    let round = agent.round(manifests, now, true);
+    if !dry_run {
+        let report = AgentStatus {
+            written_at: Some(jiff::Timestamp::now()),
+            pid: std::process::id(),
+            node: agent.config().node_name.clone(),
+            endpoint: endpoint.to_string(),
+            engine: engine_status(agent.planner()),
+            rounds: 1,
+            dry_run,
+            pods: agent
+                .reports_at(now)
+                .iter()
+                .filter_map(|r| serde_json::to_value(r).ok())
+                .collect(),
+            manifest_problems: manifests
+                .problems
+                .iter()
+                .filter_map(|p| serde_json::to_value(p).ok())
+                .collect(),
+            errors: round.as_ref().map(|r| r.errors.clone()).unwrap_or_default(),
+        };
+        if let Err(e) = status::write(root_dir, &report) {
+            tracing::warn!("cannot write the status file: {e}");
+        }
+    }
+    let round = round
+        .map_err(|e| CliError::Usage(podplan_host::agent::executor::unreachable(endpoint, &e)))?;
+    let mut out = std::io::stdout().lock();
+    for (sp, plan) in &round.synced {
+        let line = serde_json::json!({
+            "pod": sp.full_name(),
+            "uid": sp.uid(),
+            "file": sp.file.display().to_string(),
+            "plan": plan,
+        });
+        writeln!(out, "{line}")?;
+    }
+    Ok(
+        if round.errors.is_empty() && manifests.problems.is_empty() {
+            Status::Success
+        } else {
+            Status::Failures
+        },
+    )
 }
 
 /// Names, sizes and modification times of the directory's entries: a change triggers a
@@ -444,7 +578,7 @@ fn dir_stamp(dir: &Path) -> Vec<(std::ffi::OsString, u64, Option<std::time::Syst
 fn sim_runtime(
     manifests: &podplan_host::agent::ManifestSet,
     timeout: Duration,
-) -> Result<Box<dyn CriRuntime>, CliError> {
+) -> Result<GrpcRuntime, CliError> {
     let mut images: Vec<String> = manifests
         .pods
         .iter()
@@ -479,9 +613,7 @@ fn sim_runtime(
         },
         Clock::Wall,
     );
-    Ok(Box::new(
-        GrpcRuntime::in_process(&sim, timeout).map_err(CliError::Usage)?,
-    ))
+    GrpcRuntime::in_process(&sim, timeout).map_err(CliError::Usage)
 }
 
 /// The host's cgroup hierarchy, as the kubelet detects it (`libcontainer/cgroups.IsCgroup2UnifiedMode`

@@ -43,6 +43,33 @@ impl Clock {
         }
     }
 
+    /// Waits until the clock reads `until` or later: a real sleep on the wall clock; on a
+    /// virtual clock, polls (every millisecond of real time) until whoever drives it has
+    /// moved it there.
+    pub async fn sleep_until(&self, until: jiff::Timestamp) {
+        loop {
+            let now = self.now();
+            if now >= until {
+                return;
+            }
+            let wait = match self {
+                Self::Wall => {
+                    let left = until.duration_since(now);
+                    Duration::try_from(left).unwrap_or(Duration::from_millis(1))
+                }
+                Self::Virtual(_) => Duration::from_millis(1),
+            };
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// [`Clock::sleep_until`] `by` from now.
+    pub async fn sleep(&self, by: Duration) {
+        let span = jiff::SignedDuration::try_from(by).unwrap_or(jiff::SignedDuration::MAX);
+        let now = self.now();
+        self.sleep_until(now.checked_add(span).unwrap_or(now)).await;
+    }
+
     /// Sets a virtual clock to `to` if that is later (a clock never goes back).
     pub fn set(&self, to: jiff::Timestamp) {
         if let Self::Virtual(t) = self {

@@ -45,6 +45,25 @@ pub use podplan_core::sim::cri::{
     ContainerScript, ExecScript, ExitScript, Fault, ImagesScript, SandboxScript, Scenario,
 };
 
+/// The pod annotation prefix that makes one container slow, as some real ones are:
+/// `runtime-sim.podplan.io/slow.<container>: '{"ignoreSigterm": true, "execSeconds": 16}'`
+/// ([`SlowScript`]). Time passes on the runtime's [`Clock`]: on a virtual clock the call
+/// waits until the clock has been moved far enough.
+pub const SLOW_ANNOTATION_PREFIX: &str = "runtime-sim.podplan.io/slow.";
+
+/// How a container is slow to answer (the model answers every call at once).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SlowScript {
+    /// The container ignores SIGTERM: `StopContainer` returns only when the request's
+    /// grace period (`timeout`) has passed, then the container is killed.
+    #[serde(default)]
+    pub ignore_sigterm: bool,
+    /// `ExecSync` in the container answers this many seconds after the call.
+    #[serde(default)]
+    pub exec_seconds: u64,
+}
+
 /// How the simulated runtime is set up.
 #[derive(Debug, Clone)]
 pub struct SimOptions {
@@ -113,6 +132,40 @@ impl SimRuntime {
     /// with `code`.
     pub fn fail_next(&self, rpc: &str, code: CriCode, count: u32) {
         self.with_node(|node| node.fail_next(rpc, code, count, ""));
+    }
+
+    /// The [`SlowScript`] of a container (by its bare id), from its pod's annotations.
+    fn slow_script(&self, container_id: &str) -> SlowScript {
+        let node = self.node.lock().unwrap_or_else(PoisonError::into_inner);
+        let Ok(view) = node.container(container_id) else {
+            return SlowScript::default();
+        };
+        let name = view
+            .record
+            .config
+            .metadata
+            .as_ref()
+            .map(|m| m.name.clone())
+            .unwrap_or_default();
+        let Ok(sandbox) = node.sandbox(&view.record.sandbox_id) else {
+            return SlowScript::default();
+        };
+        sandbox
+            .record
+            .config
+            .annotations
+            .get(&format!("{SLOW_ANNOTATION_PREFIX}{name}"))
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or_default()
+    }
+
+    /// Waits `seconds` on the runtime's clock (no lock held: other calls go on).
+    async fn take(&self, seconds: u64) {
+        if seconds > 0 {
+            self.clock
+                .sleep(std::time::Duration::from_secs(seconds))
+                .await;
+        }
     }
 
     /// One RPC: the scripted faults, then `f` on the node at the clock's `now`.

@@ -163,7 +163,12 @@ impl RuntimeService for SimRuntime {
         &self,
         request: Request<pb::StopContainerRequest>,
     ) -> Result<Response<pb::StopContainerResponse>, Status> {
-        let id = request.into_inner().container_id;
+        let request = request.into_inner();
+        let id = request.container_id;
+        // A container that ignores SIGTERM is killed when the grace period is over.
+        if self.slow_script(&id).ignore_sigterm {
+            self.take(u64::try_from(request.timeout).unwrap_or(0)).await;
+        }
         self.call("StopContainer", |node, now| node.stop_container(&id, now))?;
         Ok(Response::new(pb::StopContainerResponse {}))
     }
@@ -244,6 +249,7 @@ impl RuntimeService for SimRuntime {
         request: Request<pb::ExecSyncRequest>,
     ) -> Result<Response<pb::ExecSyncResponse>, Status> {
         let id = request.into_inner().container_id;
+        self.take(self.slow_script(&id).exec_seconds).await;
         let result = self.call("ExecSync", |node, now| node.exec_sync(&id, now))?;
         Ok(Response::new(pb::ExecSyncResponse {
             stdout: result.stdout.into_bytes(),
