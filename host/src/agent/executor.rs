@@ -408,13 +408,29 @@ impl Run<'_> {
             .filter(|c| names.is_empty() || names.contains(c.name.as_str()))
             .collect();
         let pod_ip = status.ips.first().cloned();
-        let kills = pod_kills(
-            Some(&self.request.pod),
-            running,
-            Some(&step.pre_stops),
-            self.cri,
-            pod_ip.as_deref(),
-        );
+        // The engine's kills (order, grace, preStop) are carried out as they are; a plan
+        // from an older module without them falls back to the agent's own reading.
+        let kills = if step.kills.is_empty() {
+            pod_kills(
+                Some(&self.request.pod),
+                running,
+                Some(&step.pre_stops),
+                self.cri,
+                pod_ip.as_deref(),
+            )
+        } else {
+            let mut planned = step.kills.clone();
+            planned.sort_by_key(|k| k.order);
+            planned
+                .into_iter()
+                .map(|k| PodKill {
+                    container: k.container,
+                    container_id: k.container_id,
+                    grace_period_seconds: k.stop_grace_period_seconds,
+                    pre_stop: k.pre_stop,
+                })
+                .collect()
+        };
         let mut errors = Vec::new();
         for kill in kills {
             let grace = self.before_stop(
@@ -431,16 +447,24 @@ impl Run<'_> {
                 }
             }
         }
-        // The kubelet stops the sandboxes only once every container is stopped.
-        if errors.is_empty() {
-            for sb in &status.sandbox_statuses {
-                if let Err(e) = self.cri.stop_pod_sandbox(&sb.id) {
-                    if e.code != CriCode::NotFound {
-                        errors.push((
-                            "KillPodSandboxError",
-                            format!("failed to stop sandbox {}: {e}", sb.id),
-                        ));
-                    }
+        // `killPodWithSyncResult` stops the sandboxes after the containers, also when a
+        // container's kill failed.
+        let sandboxes: Vec<String> = if step.sandbox_ids.is_empty() {
+            status
+                .sandbox_statuses
+                .iter()
+                .map(|sb| sb.id.clone())
+                .collect()
+        } else {
+            step.sandbox_ids.clone()
+        };
+        for id in &sandboxes {
+            if let Err(e) = self.cri.stop_pod_sandbox(id) {
+                if e.code != CriCode::NotFound {
+                    errors.push((
+                        "KillPodSandboxError",
+                        format!("failed to stop sandbox {id}: {e}"),
+                    ));
                 }
             }
         }

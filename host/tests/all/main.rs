@@ -33,9 +33,9 @@ mod cli;
 #[cfg(test)]
 mod explain;
 #[cfg(test)]
-mod realworld;
-#[cfg(test)]
 mod explain_pasted;
+#[cfg(test)]
+mod realworld;
 #[cfg(test)]
 mod runtime_sim;
 #[cfg(test)]
