@@ -80,7 +80,7 @@ pub enum Command {
     Admit(admit::AdmitArgs),
     /// Serve HTTPS admission reviews (POST /validate; /healthz, /readyz) with the lint's
     /// verdict, as `podplan admit` answers them; the certificate is reloaded when it changes.
-    Webhook(webhook::WebhookArgs),
+    Webhook(Box<webhook::WebhookArgs>),
     /// Run conformance vectors and report per suite; exit 1 on any failure.
     Conformance(conformance::ConformanceArgs),
     /// Walk an example pod through a scripted lifecycle, printing each sync's plan.
