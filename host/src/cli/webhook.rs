@@ -32,8 +32,9 @@ body not received within --body-read-timeout (the connection is closed), 429 mor
 A review not judged within --review-timeout is answered allowed with the warning
 \"podplan did not finish in 4s: not checked\" (counted in podplan_webhook_deadline_exceeded_total).
 
-Bounds: --threads async workers, --lint-workers judges at once, --max-in-flight reviews
-held (memory: at most max-in-flight x max-body-bytes of bodies), --max-connections open
+Bounds: --threads async workers, --lint-workers judges at once sharing --judge-memory-bytes
+(a judge takes up to ~128x its review), --max-in-flight reviews held (at most max-in-flight x
+max-body-bytes of bodies), --max-connections open
 connections, each closed after --max-requests-per-connection requests or when idle for
 --header-read-timeout.
 
@@ -146,6 +147,10 @@ pub struct WebhookArgs {
     /// Reviews read or judged at once; more wait up to a second, then get 429.
     #[arg(long, default_value_t = 16, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub max_in_flight: u16,
+    /// The memory the judges may take at once (each up to ~128 times its review).
+    #[arg(long, default_value_t = podplan_host::webhook::DEFAULT_JUDGE_MEMORY_BYTES as u64, value_name = "BYTES",
+          value_parser = clap::value_parser!(u64).range(1024..))]
+    pub judge_memory_bytes: u64,
     /// The largest review body (at most 8 MiB, the core's limit).
     #[arg(long, default_value_t = podplan_host::webhook::DEFAULT_MAX_BODY_BYTES as u64, value_name = "BYTES",
           value_parser = clap::value_parser!(u64).range(1..=podplan_core::limits::MAX_REQUEST_BYTES as u64))]
@@ -251,6 +256,7 @@ fn config(args: &WebhookArgs) -> Config {
     config.max_body_bytes = usize::try_from(args.max_body_bytes).unwrap_or(usize::MAX);
     config.max_in_flight = usize::from(args.max_in_flight);
     config.lint_workers = usize::from(args.lint_workers);
+    config.judge_memory_bytes = usize::try_from(args.judge_memory_bytes).unwrap_or(usize::MAX);
     config.review_timeout = args.review_timeout;
     config.header_read_timeout = args.header_read_timeout;
     config.body_read_timeout = args.body_read_timeout;

@@ -136,9 +136,15 @@ impl Judge {
     }
 }
 
-/// The default body limit: 4 MiB. The API server refuses request bodies over 3 MiB and
-/// etcd objects over 1.5 MiB, so an UPDATE's review (object and oldObject) fits.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
+/// The default body limit: 1 MiB. A judge takes up to ~128 times its review at its peak
+/// (see [`Config::judge_memory_bytes`]), so with the default budget one review of this
+/// size is judged at a time within the Deployment's 256 Mi. Larger reviews (objects near
+/// etcd's 1.5 MiB) are refused `413`, which the webhook's `failurePolicy: Ignore` lets
+/// through unchecked; raise both limits together for them.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1 << 20;
+
+/// The default memory budget of the judges: 160 MiB.
+pub const DEFAULT_JUDGE_MEMORY_BYTES: usize = 160 << 20;
 
 /// The server's settings.
 #[derive(Debug, Clone)]
@@ -171,6 +177,9 @@ pub struct Config {
     pub queue_wait: Duration,
     /// Judges (lint or policy calls) running at once on the blocking pool.
     pub lint_workers: usize,
+    /// The memory the judges may take at once: each takes up to ~128 times its review's
+    /// size (measured), at most all of it, so large reviews wait for each other.
+    pub judge_memory_bytes: usize,
     /// A review not judged this long after its headers arrived is answered allowed with a
     /// warning (below the API server's 10 s default webhook timeout).
     pub review_timeout: Duration,
@@ -188,7 +197,8 @@ pub struct Config {
 
 impl Config {
     /// Defaults for a certificate and key: 10 s reloads, a 5 s drain in a 15 s shutdown
-    /// grace, 4 MiB bodies, 16 reviews in flight (1 s queue), 2 lint workers, a 4 s review
+    /// grace, 1 MiB bodies, 16 reviews in flight (1 s queue), 2 lint workers sharing
+    /// 160 MiB, a 4 s review
     /// deadline, 10 s for headers (and idle connections), 5 s for bodies, 256 connections,
     /// 1000 requests per connection.
     #[must_use]
@@ -206,6 +216,7 @@ impl Config {
             max_in_flight: 16,
             queue_wait: Duration::from_secs(1),
             lint_workers: 2,
+            judge_memory_bytes: DEFAULT_JUDGE_MEMORY_BYTES,
             review_timeout: Duration::from_secs(4),
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(5),
@@ -286,6 +297,9 @@ impl Server {
                 return Err(WebhookError::Limit(name));
             }
         }
+        let judge_memory_kib = u32::try_from(config.judge_memory_bytes / 1024)
+            .unwrap_or(u32::MAX)
+            .max(1);
         let certs = Arc::new(tls::CertReloader::load(
             config.cert_file.clone(),
             config.key_file.clone(),
@@ -310,6 +324,10 @@ impl Server {
             },
             in_flight: Arc::new(Semaphore::new(config.max_in_flight)),
             workers: Arc::new(Semaphore::new(config.lint_workers)),
+            judge_memory: Arc::new(Semaphore::new(
+                usize::try_from(judge_memory_kib).unwrap_or(usize::MAX),
+            )),
+            judge_memory_kib,
             metrics: metrics::Metrics::new(),
             draining: false.into(),
             certs: Arc::clone(&certs),

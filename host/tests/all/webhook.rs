@@ -272,10 +272,11 @@ fn bad_requests_get_400_413_415_404_405_with_messages() {
         );
         assert_eq!(get(&mut client, "/readyz").await.0, StatusCode::OK);
 
-        // Over the core's 8 MiB limit: the server reads past the limit (discarding), so the
-        // client can finish sending and read the 413, then closes the connection.
+        // Over the body limit (1 MiB by default): the server reads past the limit
+        // (discarding), so the client can finish sending and read the 413, then closes the
+        // connection.
         let (mut big, _) = connect(server.addr, &tls).await;
-        let over = vec![b' '; podplan_core::limits::MAX_REQUEST_BYTES + 1];
+        let over = vec![b' '; podplan_host::webhook::DEFAULT_MAX_BODY_BYTES + 1];
         let (status, body) = post(&mut big, "/validate", Some("application/json"), over).await;
         assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
         assert!(String::from_utf8_lossy(&body).contains("limit"));
@@ -507,6 +508,63 @@ fn the_manifests_parse_and_the_deployment_passes_the_lint() {
             .as_deref(),
         Some("/readyz")
     );
+    // Hardened and sized as docs/admission.md says; the image is scripts/webhook-image's.
+    let security = container.security_context.as_ref().unwrap();
+    assert_eq!(security.read_only_root_filesystem, Some(true));
+    assert_eq!(security.allow_privilege_escalation, Some(false));
+    assert_eq!(security.run_as_non_root, Some(true));
+    assert_eq!(security.run_as_user, Some(65532));
+    assert_eq!(
+        security.capabilities.as_ref().unwrap().drop,
+        Some(vec!["ALL".to_string()])
+    );
+    assert_eq!(
+        security.seccomp_profile.as_ref().unwrap().type_,
+        "RuntimeDefault"
+    );
+    let limits = container
+        .resources
+        .as_ref()
+        .unwrap()
+        .limits
+        .as_ref()
+        .unwrap();
+    assert_eq!(limits["memory"].0, "256Mi");
+    assert_eq!(
+        container
+            .liveness_probe
+            .as_ref()
+            .unwrap()
+            .http_get
+            .as_ref()
+            .unwrap()
+            .path
+            .as_deref(),
+        Some("/healthz")
+    );
+    assert_eq!(spec.replicas, Some(2));
+    let pod_spec = spec.template.spec.as_ref().unwrap();
+    assert!(pod_spec
+        .affinity
+        .as_ref()
+        .unwrap()
+        .pod_anti_affinity
+        .is_some());
+    let script = std::fs::read_to_string(dir.join("../../scripts/webhook-image")).unwrap();
+    let image = container.image.as_deref().unwrap();
+    assert!(script.contains(&format!("name=${{1:-{image}}}")), "{image}");
+    let grace = pod_spec.termination_grace_period_seconds.unwrap();
+    assert!(
+        args.iter().any(|a| a == "--shutdown-grace=15s") && grace > 15,
+        "{grace}"
+    );
+    let pdb: k8s_openapi::api::policy::v1::PodDisruptionBudget =
+        serde_yaml_ng::from_str(&read("poddisruptionbudget.yaml")).unwrap();
+    assert_eq!(
+        pdb.spec.unwrap().min_available,
+        Some(k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(1))
+    );
+
     let object: Value = serde_yaml_ng::from_str(&text).unwrap();
     let findings =
         podplan_core::lint::lint_object(&object, &LintSettings::default(), true).unwrap();
