@@ -80,7 +80,7 @@ pub enum Command {
     Admit(admit::AdmitArgs),
     /// Serve HTTPS admission reviews (POST /validate; /healthz, /readyz) with the lint's
     /// verdict, as `podplan admit` answers them; the certificate is reloaded when it changes.
-    Webhook(webhook::WebhookArgs),
+    Webhook(Box<webhook::WebhookArgs>),
     /// Run conformance vectors and report per suite; exit 1 on any failure.
     Conformance(conformance::ConformanceArgs),
     /// Walk an example pod through a scripted lifecycle, printing each sync's plan.
@@ -114,9 +114,17 @@ pub fn main() -> ExitCode {
         // Help and --version exit 0, usage errors 2 (clap's own codes).
         Err(err) => err.exit(),
     };
-    // The agent reports warnings (bad manifests, failed calls) without -v.
-    let floor = u8::from(matches!(cli.command, Command::Agent(_)));
-    init_logging(cli.verbose, floor);
+    // The agent reports warnings (bad manifests, failed calls) without -v; the webhook,
+    // a server, logs its start, limits, reloads and shutdown (info) without -v.
+    let (floor, json) = match &cli.command {
+        Command::Agent(_) => (Some(tracing::Level::WARN), false),
+        Command::Webhook(args) => (
+            Some(tracing::Level::INFO),
+            args.log_format == webhook::LogFormat::Json,
+        ),
+        _ => (None, false),
+    };
+    init_logging(cli.verbose, floor, json);
     tracing::debug!(?cli, "parsed the command line");
     exit::exit_code(run(&cli.command))
 }
@@ -143,20 +151,35 @@ fn run(command: &Command) -> Result<Status, CliError> {
     }
 }
 
-/// Logs go to stderr, and only when asked for with `-v`.
-fn init_logging(verbose: u8, floor: u8) {
-    let level = match verbose {
-        0 if floor > 0 => tracing::Level::WARN,
-        0 => return,
-        1 => tracing::Level::INFO,
-        2 => tracing::Level::DEBUG,
-        _ => tracing::Level::TRACE,
+/// Logs go to stderr, when asked for with `-v` or when the command has a `floor`; as
+/// text, or as one JSON object per line (`json`).
+fn init_logging(verbose: u8, floor: Option<tracing::Level>, json: bool) {
+    let asked = match verbose {
+        0 => None,
+        1 => Some(tracing::Level::INFO),
+        2 => Some(tracing::Level::DEBUG),
+        _ => Some(tracing::Level::TRACE),
     };
-    tracing_subscriber::fmt()
+    // More verbose levels compare greater (TRACE > DEBUG > INFO > WARN).
+    let level = match (asked, floor) {
+        (None, None) => return,
+        (Some(a), Some(f)) => a.max(f),
+        (Some(l), None) | (None, Some(l)) => l,
+    };
+    // A webhook at -v logs every review (debug): one more step than the floor.
+    let level = match (floor, verbose) {
+        (Some(tracing::Level::INFO), 1) => tracing::Level::DEBUG,
+        _ => level,
+    };
+    let builder = tracing_subscriber::fmt()
         .with_max_level(level)
         .with_writer(std::io::stderr)
-        .with_target(false)
-        .init();
+        .with_target(false);
+    if json {
+        builder.json().with_current_span(false).init();
+    } else {
+        builder.init();
+    }
 }
 
 #[cfg(test)]

@@ -3,37 +3,58 @@
 //! ([`crate::admission`]): the native lint, or a Kubewarden policy module through the
 //! waPC host.
 //!
-//! - Endpoints: `POST /validate` (the review), `GET /healthz` and `GET /readyz` (`ok`).
+//! - Endpoints: `POST /validate` (the review), `GET /healthz` (liveness), `GET /readyz`
+//!   (readiness: `503` while draining), `GET /metrics` (Prometheus, [`metrics`]); the last
+//!   three also on the optional plain-HTTP [`Config::metrics_addr`].
 //! - Errors: a review that cannot be read is answered `400` with a refusal review that
 //!   names the problem, a content type other than `application/json` `415`, a body over
-//!   the core's limit ([`MAX_REQUEST_BYTES`]) `413`, a method other than POST `405`, an
-//!   unknown path `404`, a failing policy module `500`. A review that is judged (allowed or
-//!   denied) is `200`.
+//!   [`Config::max_body_bytes`] `413`, a body not received within
+//!   [`Config::body_read_timeout`] `408`, more than [`Config::max_in_flight`] reviews at
+//!   once (after [`Config::queue_wait`]) `429`, a method other than POST `405`, an unknown
+//!   path `404`, without a client certificate when [`Config::client_ca_file`] is set `403`,
+//!   a failing policy module `500`. A review that is judged (allowed or denied) is `200`;
+//!   one whose judge overruns [`Config::review_timeout`] is answered allowed with a
+//!   warning that says it was not checked.
+//! - Bounds: the tokio workers are the caller's (the CLI's `--threads`); judges run on
+//!   the blocking pool, at most [`Config::lint_workers`] at once; the memory a review can
+//!   hold is bounded by `max_in_flight × max_body_bytes` plus the workers' parse;
+//!   connections by [`Config::max_connections`], their requests by
+//!   [`Config::max_requests_per_connection`], their idle and header time by
+//!   [`Config::header_read_timeout`] (hyper's timer runs while a connection waits for its
+//!   next request's head).
 //! - TLS: rustls on the `ring` provider, certificate and key from PEM files, re-read
 //!   while serving ([`tls`]): a rotated certificate is served to new connections
 //!   without a restart.
-//! - Shutdown: [`Server::run`] stops accepting when its `shutdown` future resolves and
-//!   lets open connections finish their requests (up to [`Config::shutdown_grace`]).
+//! - Shutdown: when [`Server::run`]'s `shutdown` future resolves, readiness turns false
+//!   and every answer closes its connection, while new connections are still accepted for
+//!   [`Config::drain_period`] (the endpoints controller takes the pod out of the Service);
+//!   then the listeners close, open connections finish their requests, and `run` returns
+//!   at the latest [`Config::shutdown_grace`] after the signal (what is still in flight
+//!   then is dropped and logged).
 //!
 //! Built on tokio, hyper 1 and tokio-rustls; no command line here (`src/cli/webhook.rs`).
 
 mod handler;
+pub mod metrics;
 pub mod tls;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use podplan_core::limits::MAX_REQUEST_BYTES;
 use podplan_core::lint::LintSettings;
 use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_rustls::TlsAcceptor;
 
 use crate::admission::{check_policy_settings, review, review_with_policy, Answer, PolicyError};
@@ -115,6 +136,16 @@ impl Judge {
     }
 }
 
+/// The default body limit: 1 MiB. A judge takes up to ~128 times its review at its peak
+/// (see [`Config::judge_memory_bytes`]), so with the default budget one review of this
+/// size is judged at a time within the Deployment's 256 Mi. Larger reviews (objects near
+/// etcd's 1.5 MiB) are refused `413`, which the webhook's `failurePolicy: Ignore` lets
+/// through unchecked; raise both limits together for them.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1 << 20;
+
+/// The default memory budget of the judges: 160 MiB.
+pub const DEFAULT_JUDGE_MEMORY_BYTES: usize = 160 << 20;
+
 /// The server's settings.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -124,26 +155,73 @@ pub struct Config {
     pub cert_file: PathBuf,
     /// The PEM private key (PKCS#8, PKCS#1 or SEC1).
     pub key_file: PathBuf,
+    /// PEM CA certificates: when set, `POST /validate` needs a client certificate they
+    /// verify (the API server's `--admission-control-config-file` kubeconfig); the probes
+    /// and `/metrics` do not.
+    pub client_ca_file: Option<PathBuf>,
+    /// A plain-HTTP address for `/metrics`, `/healthz` and `/readyz` (no reviews).
+    pub metrics_addr: Option<SocketAddr>,
     /// How often the two files are re-read for a rotated certificate.
     pub reload_interval: Duration,
-    /// How long open connections may take to finish after shutdown begins.
+    /// How long after the shutdown signal new connections are still accepted (readiness
+    /// is false from the signal on, so the endpoints controller takes the pod out).
+    pub drain_period: Duration,
+    /// The bound on shutdown, from the signal: what is in flight then is dropped.
     pub shutdown_grace: Duration,
     /// The largest review body accepted (at most the core's [`MAX_REQUEST_BYTES`]).
     pub max_body_bytes: usize,
+    /// Reviews read or judged at once; past it a review waits [`Self::queue_wait`] for a
+    /// place, then gets `429`.
+    pub max_in_flight: usize,
+    /// How long a review waits for a place among the in-flight ones.
+    pub queue_wait: Duration,
+    /// Judges (lint or policy calls) running at once on the blocking pool.
+    pub lint_workers: usize,
+    /// The memory the judges may take at once: each takes up to ~128 times its review's
+    /// size (measured), at most all of it, so large reviews wait for each other.
+    pub judge_memory_bytes: usize,
+    /// A review not judged this long after its headers arrived is answered allowed with a
+    /// warning (below the API server's 10 s default webhook timeout).
+    pub review_timeout: Duration,
+    /// The TLS handshake and a request's headers must arrive within this; it also closes
+    /// a keep-alive connection idle this long.
+    pub header_read_timeout: Duration,
+    /// A review's body must arrive within this (after its headers); else `408` and the
+    /// connection is closed.
+    pub body_read_timeout: Duration,
+    /// Open connections at most; more wait in the listen backlog.
+    pub max_connections: usize,
+    /// Requests served on one connection before it is closed (`Connection: close`).
+    pub max_requests_per_connection: u32,
 }
 
 impl Config {
-    /// Defaults for a certificate and key: 10 s reloads, 10 s shutdown grace, the
-    /// core's body limit.
+    /// Defaults for a certificate and key: 10 s reloads, a 5 s drain in a 15 s shutdown
+    /// grace, 1 MiB bodies, 16 reviews in flight (1 s queue), 2 lint workers sharing
+    /// 160 MiB, a 4 s review
+    /// deadline, 10 s for headers (and idle connections), 5 s for bodies, 256 connections,
+    /// 1000 requests per connection.
     #[must_use]
     pub fn new(addr: SocketAddr, cert_file: PathBuf, key_file: PathBuf) -> Self {
         Self {
             addr,
             cert_file,
             key_file,
+            client_ca_file: None,
+            metrics_addr: None,
             reload_interval: Duration::from_secs(10),
-            shutdown_grace: Duration::from_secs(10),
-            max_body_bytes: MAX_REQUEST_BYTES,
+            drain_period: Duration::from_secs(5),
+            shutdown_grace: Duration::from_secs(15),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_in_flight: 16,
+            queue_wait: Duration::from_secs(1),
+            lint_workers: 2,
+            judge_memory_bytes: DEFAULT_JUDGE_MEMORY_BYTES,
+            review_timeout: Duration::from_secs(4),
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(5),
+            max_connections: 256,
+            max_requests_per_connection: 1000,
         }
     }
 }
@@ -162,11 +240,15 @@ pub enum WebhookError {
         /// The OS error.
         message: String,
     },
+    /// A limit is zero.
+    #[error("{0} must be at least 1")]
+    Limit(&'static str),
 }
 
 /// A bound webhook, ready to [`run`](Server::run).
 pub struct Server {
     listener: TcpListener,
+    metrics_listener: Option<TcpListener>,
     acceptor: TlsAcceptor,
     certs: Arc<tls::CertReloader>,
     state: Arc<handler::State>,
@@ -182,31 +264,78 @@ impl std::fmt::Debug for Server {
     }
 }
 
+async fn bind(addr: SocketAddr) -> Result<TcpListener, WebhookError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|e| WebhookError::Bind {
+            addr,
+            message: e.to_string(),
+        })
+}
+
 impl Server {
-    /// Loads the certificate and binds the address (inside a tokio runtime).
+    /// Loads the certificate (and client CA) and binds the addresses (inside a tokio
+    /// runtime).
     ///
     /// # Errors
     ///
-    /// [`WebhookError::Tls`] when the certificate or key cannot be loaded,
-    /// [`WebhookError::Bind`] when the address cannot be bound.
+    /// [`WebhookError::Tls`] when the certificate, key or client CA cannot be loaded,
+    /// [`WebhookError::Bind`] when an address cannot be bound, [`WebhookError::Limit`]
+    /// for a zero limit.
     pub async fn bind(config: Config, judge: Judge) -> Result<Self, WebhookError> {
+        for (value, name) in [
+            (config.max_in_flight, "the in-flight limit"),
+            (config.lint_workers, "the lint workers"),
+            (config.max_connections, "the connection limit"),
+            (config.max_body_bytes, "the body limit"),
+            (
+                usize::try_from(config.max_requests_per_connection).unwrap_or(usize::MAX),
+                "the requests per connection",
+            ),
+        ] {
+            if value == 0 {
+                return Err(WebhookError::Limit(name));
+            }
+        }
+        let judge_memory_kib = u32::try_from(config.judge_memory_bytes / 1024)
+            .unwrap_or(u32::MAX)
+            .max(1);
         let certs = Arc::new(tls::CertReloader::load(
             config.cert_file.clone(),
             config.key_file.clone(),
         )?);
-        let acceptor = TlsAcceptor::from(tls::server_config(Arc::clone(&certs))?);
-        let listener = TcpListener::bind(config.addr)
-            .await
-            .map_err(|e| WebhookError::Bind {
-                addr: config.addr,
-                message: e.to_string(),
-            })?;
+        let acceptor = TlsAcceptor::from(tls::server_config(
+            Arc::clone(&certs),
+            config.client_ca_file.as_deref(),
+        )?);
+        let listener = bind(config.addr).await?;
+        let metrics_listener = match config.metrics_addr {
+            Some(addr) => Some(bind(addr).await?),
+            None => None,
+        };
         let state = Arc::new(handler::State {
-            judge,
-            max_body_bytes: config.max_body_bytes.min(MAX_REQUEST_BYTES),
+            judge: Arc::new(judge),
+            limits: handler::Limits {
+                max_body_bytes: config.max_body_bytes.min(MAX_REQUEST_BYTES),
+                queue_wait: config.queue_wait,
+                review_timeout: config.review_timeout,
+                body_read_timeout: config.body_read_timeout,
+                max_requests_per_connection: config.max_requests_per_connection,
+            },
+            in_flight: Arc::new(Semaphore::new(config.max_in_flight)),
+            workers: Arc::new(Semaphore::new(config.lint_workers)),
+            judge_memory: Arc::new(Semaphore::new(
+                usize::try_from(judge_memory_kib).unwrap_or(usize::MAX),
+            )),
+            judge_memory_kib,
+            metrics: metrics::Metrics::new(),
+            draining: false.into(),
+            certs: Arc::clone(&certs),
+            client_auth: config.client_ca_file.is_some(),
         });
         Ok(Self {
             listener,
+            metrics_listener,
             acceptor,
             certs,
             state,
@@ -223,74 +352,192 @@ impl Server {
         self.listener.local_addr()
     }
 
-    /// Serves until `shutdown` resolves, then stops accepting and waits (up to the
-    /// grace period) for open connections to finish.
+    /// The plain-HTTP metrics address actually bound, when one was asked for.
+    #[must_use]
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+    }
+
+    /// Serves until `shutdown` resolves, drains for [`Config::drain_period`], then stops
+    /// accepting and waits for open connections to finish, returning at the latest
+    /// [`Config::shutdown_grace`] after `shutdown` resolved.
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
         let Self {
             listener,
+            metrics_listener,
             acceptor,
             certs,
             state,
             config,
         } = self;
-        let reload = tokio::spawn(tls::watch(Arc::clone(&certs), config.reload_interval));
+        let reload = {
+            let state = Arc::clone(&state);
+            tokio::spawn(tls::watch(
+                Arc::clone(&certs),
+                config.reload_interval,
+                move |ok| state.metrics.reload(ok),
+            ))
+        };
         let graceful = GracefulShutdown::new();
+        let slots = Arc::new(Semaphore::new(config.max_connections));
+        tracing::info!(
+            addr = ?listener.local_addr().ok(),
+            metrics_addr = ?metrics_listener.as_ref().and_then(|l| l.local_addr().ok()),
+            max_in_flight = config.max_in_flight,
+            max_body_bytes = config.max_body_bytes,
+            lint_workers = config.lint_workers,
+            review_timeout = ?config.review_timeout,
+            "webhook serving"
+        );
+        let mut accepting = Box::pin(accept_all(
+            listener,
+            metrics_listener,
+            acceptor,
+            Arc::clone(&state),
+            &config,
+            &graceful,
+            slots,
+        ));
         tokio::pin!(shutdown);
-        tracing::info!(addr = ?listener.local_addr().ok(), "webhook serving");
-        loop {
-            tokio::select! {
-                accepted = listener.accept() => {
-                    let (tcp, peer) = match accepted {
-                        Ok(a) => a,
-                        Err(e) => {
-                            tracing::warn!(error = %e, "accept failed");
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                            continue;
-                        }
-                    };
-                    let acceptor = acceptor.clone();
-                    let state = Arc::clone(&state);
-                    let watcher = graceful.watcher();
-                    tokio::spawn(async move {
-                        let tls = match tokio::time::timeout(
-                            Duration::from_secs(10),
-                            acceptor.accept(tcp),
-                        )
-                        .await
-                        {
-                            Ok(Ok(s)) => s,
-                            Ok(Err(e)) => {
-                                tracing::debug!(%peer, error = %e, "TLS handshake failed");
-                                return;
-                            }
-                            Err(_) => {
-                                tracing::debug!(%peer, "TLS handshake timed out");
-                                return;
-                            }
-                        };
-                        let service = service_fn(move |req| {
-                            handler::handle(req, Arc::clone(&state))
-                        });
-                        let conn = http1::Builder::new()
-                            .timer(TokioTimer::new())
-                            .header_read_timeout(Duration::from_secs(10))
-                            .serve_connection(TokioIo::new(tls), service);
-                        if let Err(e) = watcher.watch(conn).await {
-                            tracing::debug!(%peer, error = %e, "connection ended with an error");
-                        }
-                    });
-                }
-                () = &mut shutdown => break,
-            }
+        tokio::select! {
+            () = &mut accepting => {}
+            () = &mut shutdown => {}
         }
-        drop(listener);
+        let signalled = Instant::now();
+        state.draining.store(true, Ordering::Relaxed);
+        state.metrics.set_draining();
+        let drain = config.drain_period.min(config.shutdown_grace);
+        tracing::info!(drain_period = ?drain, grace = ?config.shutdown_grace, "draining: readiness false, still serving");
+        tokio::select! {
+            () = &mut accepting => {}
+            () = tokio::time::sleep(drain) => {}
+        }
+        drop(accepting); // the listeners close
         reload.abort();
-        tracing::info!("shutting down: no new connections; waiting for open ones");
+        let open = graceful.count();
+        tracing::info!(
+            connections = open,
+            in_flight = state.metrics.in_flight.get(),
+            "no new connections; finishing the open ones"
+        );
+        let rest = config.shutdown_grace.saturating_sub(signalled.elapsed());
         tokio::select! {
             () = graceful.shutdown() => tracing::info!("all connections closed"),
-            () = tokio::time::sleep(config.shutdown_grace) => {
-                tracing::warn!(grace = ?config.shutdown_grace, "connections still open after the grace period");
+            () = tokio::time::sleep(rest) => {
+                tracing::warn!(
+                    grace = ?config.shutdown_grace,
+                    connections = state.metrics.connections.get(),
+                    in_flight = state.metrics.in_flight.get(),
+                    "shutdown grace passed: dropping what is still in flight"
+                );
             }
         }
     }
+}
+
+/// Accepts on both listeners until dropped.
+async fn accept_all(
+    listener: TcpListener,
+    metrics_listener: Option<TcpListener>,
+    acceptor: TlsAcceptor,
+    state: Arc<handler::State>,
+    config: &Config,
+    graceful: &GracefulShutdown,
+    slots: Arc<Semaphore>,
+) {
+    let tls = async {
+        loop {
+            let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
+                return;
+            };
+            let (tcp, peer) = match listener.accept().await {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let acceptor = acceptor.clone();
+            let state = Arc::clone(&state);
+            let watcher = graceful.watcher();
+            let timeout = config.header_read_timeout;
+            tokio::spawn(async move {
+                let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {
+                    Ok(Ok(s)) => s,
+                    Ok(Err(e)) => {
+                        tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                        return;
+                    }
+                    Err(_) => {
+                        tracing::debug!(%peer, "TLS handshake timed out");
+                        return;
+                    }
+                };
+                let connection = handler::Connection {
+                    client_verified: tls.get_ref().1.peer_certificates().is_some(),
+                    ..handler::Connection::default()
+                };
+                serve(tls, connection, state, watcher, timeout, slot, peer).await;
+            });
+        }
+    };
+    let plain = async {
+        let Some(listener) = metrics_listener else {
+            return std::future::pending::<()>().await;
+        };
+        loop {
+            let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
+                return;
+            };
+            let (tcp, peer) = match listener.accept().await {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed (metrics)");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let connection = handler::Connection {
+                plain: true,
+                ..handler::Connection::default()
+            };
+            let state = Arc::clone(&state);
+            let watcher = graceful.watcher();
+            let timeout = config.header_read_timeout;
+            tokio::spawn(serve(tcp, connection, state, watcher, timeout, slot, peer));
+        }
+    };
+    tokio::join!(tls, plain);
+}
+
+/// Serves HTTP/1.1 on one connection until it closes.
+async fn serve<I>(
+    io: I,
+    connection: handler::Connection,
+    state: Arc<handler::State>,
+    watcher: Watcher,
+    header_read_timeout: Duration,
+    slot: OwnedSemaphorePermit,
+    peer: SocketAddr,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let _slot = slot;
+    state.metrics.connections.inc();
+    let connection = Arc::new(connection);
+    let service = {
+        let state = Arc::clone(&state);
+        service_fn(move |req| handler::handle(req, Arc::clone(&state), Arc::clone(&connection)))
+    };
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout)
+        .serve_connection(TokioIo::new(io), service);
+    if let Err(e) = watcher.watch(conn).await {
+        tracing::debug!(%peer, error = %e, "connection ended with an error");
+    }
+    state.metrics.connections.dec();
 }

@@ -2,7 +2,10 @@
 //! with throwaway certificates (rcgen on ring) and a rustls client: allowed and denied
 //! reviews answered as `podplan admit` answers them, 400/413/415/404/405, a certificate
 //! rotation picked up while serving (a mismatched half-written pair is not), a graceful
-//! shutdown, and 10,000 reviews at 32 concurrent connections with zero failures.
+//! shutdown, and 10,000 reviews at 32 concurrent connections with zero failures; against
+//! the binary, 64 connections of recorded reviews under the memory limit, slow clients
+//! cut off, a review past its deadline, metrics and probes, SIGTERM under load, the
+//! shutdown grace and client certificates.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -46,6 +49,7 @@ fn certificate() -> (String, String, CertificateDer<'static>) {
 
 struct Running {
     addr: SocketAddr,
+    metrics_addr: Option<SocketAddr>,
     stop: tokio::sync::oneshot::Sender<()>,
     done: tokio::task::JoinHandle<()>,
     _dir: tempfile::TempDir,
@@ -54,6 +58,16 @@ struct Running {
 }
 
 async fn start(cert: &str, key: &str, judge: Judge) -> Running {
+    start_with(cert, key, judge, |_| {}).await
+}
+
+/// A server with the tests' defaults (fast reloads, no drain), then `tweak`.
+async fn start_with(
+    cert: &str,
+    key: &str,
+    judge: Judge,
+    tweak: impl FnOnce(&mut Config),
+) -> Running {
     let dir = tempfile::tempdir().unwrap();
     let cert_file = dir.path().join("tls.crt");
     let key_file = dir.path().join("tls.key");
@@ -66,14 +80,18 @@ async fn start(cert: &str, key: &str, judge: Judge) -> Running {
     );
     config.reload_interval = Duration::from_millis(100);
     config.shutdown_grace = Duration::from_secs(5);
+    config.drain_period = Duration::ZERO;
+    tweak(&mut config);
     let server = Server::bind(config, judge).await.unwrap();
     let addr = server.local_addr().unwrap();
+    let metrics_addr = server.metrics_addr();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let done = tokio::spawn(server.run(async {
         let _ = stopped.await;
     }));
     Running {
         addr,
+        metrics_addr,
         stop,
         done,
         _dir: dir,
@@ -254,10 +272,11 @@ fn bad_requests_get_400_413_415_404_405_with_messages() {
         );
         assert_eq!(get(&mut client, "/readyz").await.0, StatusCode::OK);
 
-        // Over the core's 8 MiB limit: the server reads past the limit (discarding), so the
-        // client can finish sending and read the 413, then closes the connection.
+        // Over the body limit (1 MiB by default): the server reads past the limit
+        // (discarding), so the client can finish sending and read the 413, then closes the
+        // connection.
         let (mut big, _) = connect(server.addr, &tls).await;
-        let over = vec![b' '; podplan_core::limits::MAX_REQUEST_BYTES + 1];
+        let over = vec![b' '; podplan_host::webhook::DEFAULT_MAX_BODY_BYTES + 1];
         let (status, body) = post(&mut big, "/validate", Some("application/json"), over).await;
         assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
         assert!(String::from_utf8_lossy(&body).contains("limit"));
@@ -489,6 +508,63 @@ fn the_manifests_parse_and_the_deployment_passes_the_lint() {
             .as_deref(),
         Some("/readyz")
     );
+    // Hardened and sized as docs/admission.md says; the image is scripts/webhook-image's.
+    let security = container.security_context.as_ref().unwrap();
+    assert_eq!(security.read_only_root_filesystem, Some(true));
+    assert_eq!(security.allow_privilege_escalation, Some(false));
+    assert_eq!(security.run_as_non_root, Some(true));
+    assert_eq!(security.run_as_user, Some(65532));
+    assert_eq!(
+        security.capabilities.as_ref().unwrap().drop,
+        Some(vec!["ALL".to_string()])
+    );
+    assert_eq!(
+        security.seccomp_profile.as_ref().unwrap().type_,
+        "RuntimeDefault"
+    );
+    let limits = container
+        .resources
+        .as_ref()
+        .unwrap()
+        .limits
+        .as_ref()
+        .unwrap();
+    assert_eq!(limits["memory"].0, "256Mi");
+    assert_eq!(
+        container
+            .liveness_probe
+            .as_ref()
+            .unwrap()
+            .http_get
+            .as_ref()
+            .unwrap()
+            .path
+            .as_deref(),
+        Some("/healthz")
+    );
+    assert_eq!(spec.replicas, Some(2));
+    let pod_spec = spec.template.spec.as_ref().unwrap();
+    assert!(pod_spec
+        .affinity
+        .as_ref()
+        .unwrap()
+        .pod_anti_affinity
+        .is_some());
+    let script = std::fs::read_to_string(dir.join("../../scripts/webhook-image")).unwrap();
+    let image = container.image.as_deref().unwrap();
+    assert!(script.contains(&format!("name=${{1:-{image}}}")), "{image}");
+    let grace = pod_spec.termination_grace_period_seconds.unwrap();
+    assert!(
+        args.iter().any(|a| a == "--shutdown-grace=15s") && grace > 15,
+        "{grace}"
+    );
+    let pdb: k8s_openapi::api::policy::v1::PodDisruptionBudget =
+        serde_yaml_ng::from_str(&read("poddisruptionbudget.yaml")).unwrap();
+    assert_eq!(
+        pdb.spec.unwrap().min_available,
+        Some(k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(1))
+    );
+
     let object: Value = serde_yaml_ng::from_str(&text).unwrap();
     let findings =
         podplan_core::lint::lint_object(&object, &LintSettings::default(), true).unwrap();
@@ -642,6 +718,692 @@ fn the_policy_module_answers_as_the_native_lint() {
         )
         .await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
+        let _ = server.stop.send(());
+        server.done.await.unwrap();
+    });
+}
+
+// ---------------------------------------------------------------------------------------
+// Bounds, drain and operability.
+
+/// A `podplan webhook` process on 127.0.0.1 with throwaway certificates.
+struct Process {
+    child: std::process::Child,
+    addr: SocketAddr,
+    der: CertificateDer<'static>,
+    _dir: tempfile::TempDir,
+    /// The rest of stderr, drained by a thread (the logs).
+    logs: std::sync::mpsc::Receiver<String>,
+}
+
+fn spawn_webhook(extra: &[&str]) -> Process {
+    use std::io::{BufRead, BufReader};
+    let (cert, key, der) = certificate();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tls.crt"), cert).unwrap();
+    std::fs::write(dir.path().join("tls.key"), key).unwrap();
+    let mut child = podplan()
+        .args(["webhook", "--bind-address", "127.0.0.1", "--port", "0"])
+        .arg("--tls-cert-file")
+        .arg(dir.path().join("tls.crt"))
+        .arg("--tls-private-key-file")
+        .arg(dir.path().join("tls.key"))
+        .args(extra)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr: SocketAddr = line
+        .trim()
+        .strip_prefix("podplan webhook: serving https://")
+        .and_then(|rest| rest.strip_suffix("/validate"))
+        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+        .parse()
+        .unwrap();
+    let (tx, logs) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    Process {
+        child,
+        addr,
+        der,
+        _dir: dir,
+        logs,
+    }
+}
+
+/// A process's peak resident set (VmHWM), in KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// Every recorded review of test_data/admission/ and the status and verdict the
+/// default settings give it.
+fn recorded_reviews() -> Vec<(Vec<u8>, StatusCode, Option<bool>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test_data/admission");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".review.json"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 15, "{names:?}");
+    names
+        .iter()
+        .map(|n| {
+            let body = data(n);
+            let answer = review(&body, &LintSettings::default());
+            let status = match answer.outcome {
+                podplan_host::admission::Outcome::Malformed => StatusCode::BAD_REQUEST,
+                _ => StatusCode::OK,
+            };
+            let allowed = answer.review.response.as_ref().map(|r| r.allowed);
+            (body, status, allowed)
+        })
+        .collect()
+}
+
+/// 64 connections of real reviews against the binary: bounded in count (64 × 40) and
+/// time (120 s), no error, and the server's peak RSS under the Deployment's 256 Mi limit.
+#[test]
+fn sixty_four_connections_of_real_reviews_stay_under_the_memory_limit() {
+    const CONNECTIONS: usize = 64;
+    const PER_CONNECTION: usize = 40;
+    let mut server = spawn_webhook(&[]);
+    let cases = Arc::new(recorded_reviews());
+    let tls = connector(&[&server.der]);
+    let addr = server.addr;
+    let (failures, elapsed, latencies) = runtime().block_on(async {
+        let started = Instant::now();
+        let mut tasks = Vec::new();
+        for worker in 0..CONNECTIONS {
+            let tls = tls.clone();
+            let cases = Arc::clone(&cases);
+            tasks.push(tokio::spawn(async move {
+                let (mut client, _) = connect(addr, &tls).await;
+                let mut failures = Vec::new();
+                let mut latencies = Vec::new();
+                for i in 0..PER_CONNECTION {
+                    let (body, status, allowed) = &cases[(worker + i) % cases.len()];
+                    let t = Instant::now();
+                    let (got, answer) = post(
+                        &mut client,
+                        "/validate",
+                        Some("application/json"),
+                        body.clone(),
+                    )
+                    .await;
+                    latencies.push(t.elapsed());
+                    let answer: Value = serde_json::from_slice(&answer).unwrap_or(Value::Null);
+                    if got != *status
+                        || answer["response"]["allowed"].as_bool() != *allowed
+                        || answer["response"]["warnings"].as_array().is_some_and(|w| {
+                            w.iter()
+                                .any(|w| w.as_str().unwrap_or("").contains("not checked"))
+                        })
+                    {
+                        failures.push(format!("{got} {answer}"));
+                    }
+                }
+                (failures, latencies)
+            }));
+        }
+        let all = async {
+            let mut failures = Vec::new();
+            let mut latencies = Vec::new();
+            for task in tasks {
+                let (f, l) = task.await.unwrap();
+                failures.extend(f);
+                latencies.extend(l);
+            }
+            (failures, latencies)
+        };
+        let (failures, latencies) = tokio::time::timeout(Duration::from_secs(120), all)
+            .await
+            .expect("the load did not finish in 120 s");
+        (failures, started.elapsed(), latencies)
+    });
+    let peak = peak_rss_kib(server.child.id());
+    let mut latencies = latencies;
+    latencies.sort();
+    println!(
+        "webhook load: {} reviews over {CONNECTIONS} connections in {elapsed:.1?} ({:.0}/s), \
+         p50 {:.2?}, p99 {:.2?}; server peak RSS {} KiB ({} MiB)",
+        latencies.len(),
+        latencies.len() as f64 / elapsed.as_secs_f64(),
+        latencies[latencies.len() / 2],
+        latencies[latencies.len() * 99 / 100],
+        peak,
+        peak / 1024
+    );
+    unsafe_kill(&server.child, "TERM");
+    assert_eq!(server.child.wait().unwrap().code(), Some(0));
+    assert!(
+        failures.is_empty(),
+        "{} failures: {:?}",
+        failures.len(),
+        &failures[..failures.len().min(3)]
+    );
+    assert_eq!(latencies.len(), CONNECTIONS * PER_CONNECTION);
+    assert!(peak < 256 * 1024, "peak RSS {peak} KiB");
+}
+
+fn unsafe_kill(child: &std::process::Child, signal: &str) {
+    let killed = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+}
+
+/// Reads from a raw TLS stream until EOF or `limit`: what came back, and when it ended.
+async fn read_until_closed<S: tokio::io::AsyncRead + Unpin>(
+    stream: &mut S,
+    limit: Duration,
+) -> (String, Option<Duration>) {
+    use tokio::io::AsyncReadExt;
+    let started = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout_at((started + limit).into(), stream.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => {
+                return (
+                    String::from_utf8_lossy(&got).into(),
+                    Some(started.elapsed()),
+                )
+            }
+            Ok(Ok(n)) => got.extend_from_slice(&buf[..n]),
+            Err(_) => return (String::from_utf8_lossy(&got).into(), None),
+        }
+    }
+}
+
+async fn raw_tls(
+    addr: SocketAddr,
+    tls: &TlsConnector,
+) -> tokio_rustls::client::TlsStream<TcpStream> {
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    tls.connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .unwrap()
+}
+
+/// A body that stops coming is cut off at the body timeout (408, connection closed);
+/// headers that stop coming at the header timeout.
+#[test]
+fn slow_bodies_and_slow_headers_are_cut_off() {
+    use tokio::io::AsyncWriteExt;
+    runtime().block_on(async {
+        let (cert, key, der) = certificate();
+        let server = start_with(&cert, &key, Judge::Native(LintSettings::default()), |c| {
+            c.body_read_timeout = Duration::from_secs(1);
+            c.header_read_timeout = Duration::from_secs(1);
+        })
+        .await;
+        let tls = connector(&[&der]);
+
+        let mut slow = raw_tls(server.addr, &tls).await;
+        slow.write_all(
+            b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+              Content-Length: 1000\r\n\r\n{\"apiVersion\": ",
+        )
+        .await
+        .unwrap();
+        slow.flush().await.unwrap();
+        let (answer, closed) = read_until_closed(&mut slow, Duration::from_secs(10)).await;
+        let closed = closed.expect("the slow body was not cut off within 10 s");
+        println!("slow body cut off after {closed:.2?}");
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(
+            answer.to_ascii_lowercase().contains("connection: close"),
+            "{answer}"
+        );
+        assert!(
+            closed >= Duration::from_millis(900) && closed < Duration::from_secs(3),
+            "{closed:?}"
+        );
+
+        let mut slow = raw_tls(server.addr, &tls).await;
+        slow.write_all(b"POST /validate HTTP/1.1\r\nHost: loc")
+            .await
+            .unwrap();
+        slow.flush().await.unwrap();
+        let (_, closed) = read_until_closed(&mut slow, Duration::from_secs(10)).await;
+        let closed = closed.expect("slow headers were not cut off within 10 s");
+        assert!(closed < Duration::from_secs(3), "{closed:?}");
+
+        // An idle keep-alive connection is closed by the same timer.
+        let (mut client, _) = connect(server.addr, &tls).await;
+        assert_eq!(get(&mut client, "/healthz").await.0, StatusCode::OK);
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(client.is_closed() || client.ready().await.is_err());
+
+        let (mut client, _) = connect(server.addr, &tls).await;
+        let (_, metrics) = get(&mut client, "/metrics").await;
+        let metrics = String::from_utf8(metrics).unwrap();
+        assert!(
+            metrics.contains("podplan_webhook_rejected_total{reason=\"body_timeout\"} 1"),
+            "{metrics}"
+        );
+        let _ = server.stop.send(());
+        server.done.await.unwrap();
+    });
+}
+
+/// A pod with many containers: its lint takes longer than a tiny deadline.
+fn large_pod_review(uid: &str, containers: usize) -> Vec<u8> {
+    let containers: Vec<Value> = (0..containers)
+        .map(|i| {
+            serde_json::json!({
+                "name": format!("c{i}"),
+                "image": "registry.example/app:1",
+                "command": ["/bin/app", "--flag=$(MISSING)"],
+                "env": (0..20).map(|j| serde_json::json!({"name": format!("E{j}"), "value": "$(E0)"})).collect::<Vec<_>>(),
+                "livenessProbe": {"exec": {"command": ["true"]}, "failureThreshold": 1},
+            })
+        })
+        .collect();
+    serde_json::to_vec(&serde_json::json!({
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": uid,
+            "kind": {"group": "", "version": "v1", "kind": "Pod"},
+            "resource": {"group": "", "version": "v1", "resource": "pods"},
+            "operation": "CREATE",
+            "userInfo": {},
+            "namespace": "default",
+            "object": {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": "big", "namespace": "default"},
+                "spec": {"containers": containers},
+            }
+        }
+    }))
+    .unwrap()
+}
+
+/// A review whose judge overruns `--review-timeout` is answered allowed, uid echoed, with
+/// a warning that says it was not checked, and counted.
+#[test]
+fn a_review_past_its_deadline_is_allowed_with_a_warning() {
+    runtime().block_on(async {
+        let (cert, key, der) = certificate();
+        let server = start_with(&cert, &key, Judge::Native(LintSettings::default()), |c| {
+            c.review_timeout = Duration::from_millis(1);
+        })
+        .await;
+        let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
+        let body = large_pod_review("u-deadline", 400);
+        let (status, answer) = post(&mut client, "/validate", Some("application/json"), body).await;
+        assert_eq!(status, StatusCode::OK);
+        let answer: Value = serde_json::from_slice(&answer).unwrap();
+        assert_eq!(answer["apiVersion"], "admission.k8s.io/v1");
+        assert_eq!(answer["response"]["uid"], "u-deadline");
+        assert_eq!(answer["response"]["allowed"], true);
+        assert_eq!(
+            answer["response"]["warnings"],
+            serde_json::json!(["podplan did not finish in 1ms: not checked"])
+        );
+        let (_, metrics) = get(&mut client, "/metrics").await;
+        let metrics = String::from_utf8(metrics).unwrap();
+        assert!(
+            metrics.contains("podplan_webhook_deadline_exceeded_total 1"),
+            "{metrics}"
+        );
+        assert!(
+            metrics.contains("podplan_webhook_reviews_total{outcome=\"timeout\"} 1"),
+            "{metrics}"
+        );
+        let _ = server.stop.send(());
+        server.done.await.unwrap();
+    });
+}
+
+async fn plain_get(addr: SocketAddr, path: &str) -> (StatusCode, String) {
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake::<_, Full<Bytes>>(TokioIo::new(tcp))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    let (status, body) = get(&mut sender, path).await;
+    (status, String::from_utf8(body).unwrap())
+}
+
+/// `/metrics` (HTTPS and the plain metrics address) counts reviews by outcome, findings by
+/// rule, the latency histogram and in-flight gauge; `/healthz` is ok; `/readyz` turns 503
+/// as soon as the drain begins.
+#[test]
+fn metrics_health_and_readiness() {
+    runtime().block_on(async {
+        let (cert, key, der) = certificate();
+        let server = start_with(&cert, &key, Judge::Native(LintSettings::default()), |c| {
+            c.metrics_addr = Some("127.0.0.1:0".parse().unwrap());
+            c.drain_period = Duration::from_secs(2);
+        })
+        .await;
+        let metrics_addr = server.metrics_addr.unwrap();
+        let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
+        for case in [
+            "pod-rejected-nonroot",
+            "statefulset-warned",
+            "deployment-accepted",
+            "malformed-not-json",
+        ] {
+            post(
+                &mut client,
+                "/validate",
+                Some("application/json"),
+                data(&format!("{case}.review.json")),
+            )
+            .await;
+        }
+        let (status, tls_metrics) = get(&mut client, "/metrics").await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, metrics) = plain_get(metrics_addr, "/metrics").await;
+        assert_eq!(status, StatusCode::OK);
+        let tls_metrics = String::from_utf8(tls_metrics).unwrap();
+        assert!(tls_metrics.contains("podplan_webhook_reviews_total{outcome=\"denied\"} 1"));
+        for line in [
+            "podplan_webhook_reviews_total{outcome=\"denied\"} 1",
+            "podplan_webhook_reviews_total{outcome=\"allowed\"} 2",
+            "podplan_webhook_reviews_total{outcome=\"malformed\"} 1",
+            "podplan_webhook_findings_total{rule=\"config-error\",action=\"deny\"} 1",
+            "podplan_webhook_review_duration_seconds_count 4",
+            "podplan_webhook_reviews_in_flight 0",
+            "podplan_webhook_draining 0",
+            "# TYPE podplan_webhook_review_duration_seconds histogram",
+            "# EOF",
+        ] {
+            assert!(
+                metrics.lines().any(|l| l == line),
+                "{line} missing from:\n{metrics}"
+            );
+        }
+        assert!(
+            metrics.contains(
+                "podplan_webhook_findings_total{rule=\"probe-ends-pod\",action=\"warn\"}"
+            ) || metrics.contains("action=\"warn\""),
+            "{metrics}"
+        );
+        assert_eq!(
+            plain_get(metrics_addr, "/healthz").await,
+            (StatusCode::OK, "ok\n".into())
+        );
+        assert_eq!(
+            plain_get(metrics_addr, "/readyz").await,
+            (StatusCode::OK, "ok\n".into())
+        );
+        assert_eq!(
+            plain_get(metrics_addr, "/validate").await.0,
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            get(&mut client, "/readyz").await,
+            (StatusCode::OK, b"ok\n".to_vec())
+        );
+
+        let _ = server.stop.send(());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let (status, why) = plain_get(metrics_addr, "/readyz").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(why.contains("draining"), "{why}");
+        assert_eq!(plain_get(metrics_addr, "/healthz").await.0, StatusCode::OK);
+        assert!(plain_get(metrics_addr, "/metrics")
+            .await
+            .1
+            .contains("podplan_webhook_draining 1"));
+        // Still serving reviews during the drain, each answer closing its connection.
+        let (mut late, _) = connect(server.addr, &connector(&[&der])).await;
+        let (status, _) = post(
+            &mut late,
+            "/validate",
+            Some("application/json"),
+            data("job-accepted.review.json"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        tokio::time::timeout(Duration::from_secs(10), server.done)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(TcpStream::connect(server.addr).await.is_err());
+    });
+}
+
+/// SIGTERM under load: readiness turns 503 at once, every request sent during the drain
+/// period is answered, and the process exits 0 within its grace.
+#[test]
+fn sigterm_under_load_loses_no_request_during_the_drain() {
+    const CLIENTS: usize = 16;
+    let drain = Duration::from_secs(2);
+    let mut server = spawn_webhook(&["--drain-period", "2s", "--shutdown-grace", "6s"]);
+    let tls = connector(&[&server.der]);
+    let addr = server.addr;
+    let body = data("deployment-accepted.review.json");
+    let pid = server.child.id();
+    let (sent, lost, reconnects, ready_after, signalled) = runtime().block_on(async {
+        let stop_at = Arc::new(std::sync::Mutex::new(None::<Instant>));
+        let mut tasks = Vec::new();
+        for _ in 0..CLIENTS {
+            let tls = tls.clone();
+            let body = body.clone();
+            let stop_at = Arc::clone(&stop_at);
+            tasks.push(tokio::spawn(async move {
+                let (mut sent, mut lost, mut reconnects) = (0usize, Vec::new(), 0usize);
+                let mut client: Option<SendRequest<Full<Bytes>>> = None;
+                loop {
+                    if stop_at.lock().unwrap().is_some_and(|t| Instant::now() >= t) {
+                        break;
+                    }
+                    let mut sender = match client.take() {
+                        Some(s) if !s.is_closed() => s,
+                        _ => {
+                            reconnects += 1;
+                            connect(addr, &tls).await.0
+                        }
+                    };
+                    if sender.ready().await.is_err() {
+                        continue; // closed before a request was written: reconnect
+                    }
+                    let request = Request::post("/validate")
+                        .header("host", "localhost")
+                        .header("content-type", "application/json")
+                        .body(Full::new(Bytes::from(body.clone())))
+                        .unwrap();
+                    sent += 1;
+                    match sender.send_request(request).await {
+                        Ok(response) => {
+                            let status = response.status();
+                            let close = response
+                                .headers()
+                                .get("connection")
+                                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"close"));
+                            let ok = response.into_body().collect().await.is_ok();
+                            if status != StatusCode::OK || !ok {
+                                lost.push(format!("{status}"));
+                            }
+                            if !close {
+                                client = Some(sender);
+                            }
+                        }
+                        Err(e) => lost.push(e.to_string()),
+                    }
+                }
+                (sent, lost, reconnects)
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        unsafe_kill(&server.child, "TERM");
+        let signalled = Instant::now();
+        // Clients go on until just before the drain period ends.
+        *stop_at.lock().unwrap() = Some(signalled + drain - Duration::from_millis(300));
+        let mut ready_after = None;
+        while signalled.elapsed() < Duration::from_secs(1) {
+            let (mut probe, _) = connect(addr, &tls).await;
+            if get(&mut probe, "/readyz").await.0 == StatusCode::SERVICE_UNAVAILABLE {
+                ready_after = Some(signalled.elapsed());
+                break;
+            }
+        }
+        let (mut sent, mut lost, mut reconnects) = (0, Vec::new(), 0);
+        for task in tasks {
+            let (s, l, r) = task.await.unwrap();
+            sent += s;
+            lost.extend(l);
+            reconnects += r;
+        }
+        (sent, lost, reconnects, ready_after, signalled)
+    });
+    let status = server.child.wait().unwrap();
+    let exited = signalled.elapsed();
+    let logs: Vec<String> = server.logs.try_iter().collect();
+    println!(
+        "SIGTERM under load: {sent} requests, {} lost, {reconnects} connections, readiness 503 \
+         after {ready_after:?}, exit {exited:.2?} after the signal",
+        lost.len()
+    );
+    assert_eq!(status.code(), Some(0), "{logs:?}");
+    assert!(lost.is_empty(), "{lost:?}");
+    assert!(sent > 50, "{sent}");
+    assert!(
+        ready_after.is_some_and(|t| t < Duration::from_millis(500)),
+        "{ready_after:?}"
+    );
+    assert!(
+        exited >= drain && exited < Duration::from_secs(6) + Duration::from_secs(1),
+        "{exited:?}"
+    );
+    assert!(logs.iter().any(|l| l.contains("draining")), "{logs:?}");
+    let _ = pid;
+}
+
+/// `--shutdown-grace` bounds the exit even with a judge still running: the review in
+/// flight is dropped and logged. JSON logs are one object per line.
+#[test]
+fn the_shutdown_grace_bounds_the_exit_and_logs_are_json() {
+    let mut server = spawn_webhook(&[
+        "--drain-period",
+        "0s",
+        "--shutdown-grace",
+        "1s",
+        "--review-timeout",
+        "30s",
+        "--log-format",
+        "json",
+    ]);
+    let tls = connector(&[&server.der]);
+    let addr = server.addr;
+    let signalled = runtime().block_on(async {
+        // A large review keeps a judge busy (debug build) while the signal arrives.
+        let (mut client, _) = connect(addr, &tls).await;
+        let body = large_pod_review("u-grace", 3000);
+        let request = Request::post("/validate")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .unwrap();
+        // The answer never comes: the process exits with the judge still running.
+        let pending = tokio::spawn(async move { client.send_request(request).await.is_ok() });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        unsafe_kill(&server.child, "TERM");
+        let signalled = Instant::now();
+        let _ = tokio::time::timeout(Duration::from_secs(5), pending).await;
+        signalled
+    });
+    let status = server.child.wait().unwrap();
+    let exited = signalled.elapsed();
+    assert_eq!(status.code(), Some(0));
+    assert!(exited < Duration::from_millis(2500), "{exited:?}");
+    let logs: Vec<String> = server.logs.try_iter().collect();
+    assert!(!logs.is_empty());
+    for line in &logs {
+        let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(
+            v["level"].is_string() && v["timestamp"].is_string(),
+            "{line}"
+        );
+    }
+    println!("exit {exited:.2?} after SIGTERM; logs: {logs:?}");
+}
+
+/// With a client CA, `/validate` needs a client certificate it signed; the probes do not.
+#[test]
+fn a_client_ca_requires_client_certificates_for_reviews() {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+    let client_key = KeyPair::generate().unwrap();
+    let mut client_params = CertificateParams::new(vec!["kube-apiserver".to_string()]).unwrap();
+    client_params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    let client_cert = client_params.signed_by(&client_key, &ca).unwrap();
+
+    runtime().block_on(async {
+        let (cert, key, der) = certificate();
+        let dir = tempfile::tempdir().unwrap();
+        let ca_file = dir.path().join("ca.crt");
+        std::fs::write(&ca_file, ca.pem()).unwrap();
+        let server = start_with(&cert, &key, Judge::Native(LintSettings::default()), |c| {
+            c.client_ca_file = Some(ca_file.clone());
+        })
+        .await;
+        let mut roots = RootCertStore::empty();
+        roots.add(der.clone()).unwrap();
+        let with_cert = ClientConfig::builder_with_provider(Arc::new(
+            tokio_rustls::rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_client_auth_cert(
+            vec![client_cert.der().clone()],
+            tokio_rustls::rustls::pki_types::PrivateKeyDer::Pkcs8(
+                client_key.serialize_der().into(),
+            ),
+        )
+        .unwrap();
+        let (mut authed, _) = connect(server.addr, &TlsConnector::from(Arc::new(with_cert))).await;
+        let (status, _) = post(
+            &mut authed,
+            "/validate",
+            Some("application/json"),
+            data("job-accepted.review.json"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+
+        let (mut anonymous, _) = connect(server.addr, &connector(&[&der])).await;
+        let (status, body) = post(
+            &mut anonymous,
+            "/validate",
+            Some("application/json"),
+            data("job-accepted.review.json"),
+        )
+        .await;
+        assert_eq!(
+            status,
+            StatusCode::FORBIDDEN,
+            "{}",
+            String::from_utf8_lossy(&body)
+        );
+        assert_eq!(get(&mut anonymous, "/readyz").await.0, StatusCode::OK);
         let _ = server.stop.send(());
         server.done.await.unwrap();
     });
