@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1::Pod;
 use podplan_core::status::{kubectl_pod_row, reconstruct, text};
 
 use super::exit::{CliError, Status};
-use super::input::Source;
+use super::input::{yaml_document, Source};
 use super::output::{one_line, write_text};
 
 const AFTER_HELP: &str = "\
@@ -56,8 +56,10 @@ pub struct ExplainArgs {
 
 /// Reads a document as a Pod, refusing anything else with a clear message.
 pub fn read_pod(bytes: &[u8], what: &str) -> Result<Pod, CliError> {
-    let value: serde_json::Value = serde_yaml_ng::from_slice(bytes)
-        .map_err(|e| CliError::usage(format!("{what} is not YAML or JSON: {e}")))?;
+    let value = yaml_document(bytes).map_err(|mut e| {
+        e.message = format!("{what}: {}", e.message);
+        CliError::Input(e)
+    })?;
     let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("");
     if kind != "Pod" {
         let got = if kind.is_empty() {
