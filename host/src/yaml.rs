@@ -48,6 +48,17 @@ pub fn documents(text: &str) -> Result<Vec<Value>, PlanError> {
     let mut parser = Parser::new_from_str(text);
     while let Some(event) = parser.next_event() {
         let (event, span) = event.map_err(|e| {
+            if e.info().contains("recursion limit") {
+                // The scanner's own bound on flow nesting (it reads ahead of the
+                // events, so it can meet it before the builder meets MAX_DEPTH).
+                return PlanError::limit(
+                    "",
+                    format!(
+                        "line {}: the YAML nests deeper than the limit of {MAX_DEPTH} levels",
+                        e.marker().line()
+                    ),
+                );
+            }
             PlanError::invalid(
                 "",
                 format!(
@@ -722,13 +733,13 @@ mod tests {
     #[test]
     fn octal_hex_and_underscored_ints_resolve_as_go_yaml_v2() {
         let v = one(
-            "a: 0400\nb: 0o400\nc: 0x1F\nd: 0b101\ne: 1_000\nf: -0400\ng: 08\nh: 0\ni: +12\nj: 0.5\nk: 1e3\nl: 9223372036854775808\nm: '0400'\nn: 0x\n",
+            "a: 0400\nb: 0o400\nc: 0x1F\nd: 0b101\ne: 1_000\nf: -0400\ng: 08\nh: 0\ni: +12\nj: 0.5\nk: 1e3\nl: 9223372036854775808\nm: '0400'\nz: 0x\n",
         );
         assert_eq!(
             v,
             json!({"a": 256, "b": 256, "c": 31, "d": 5, "e": 1000, "f": -256, "g": 8,
                    "h": 0, "i": 12, "j": 0.5, "k": 1000, "l": 9_223_372_036_854_775_808_u64,
-                   "m": "0400", "n": "0x"})
+                   "m": "0400", "z": "0x"})
         );
     }
 
@@ -740,30 +751,32 @@ mod tests {
             json!({"a": true, "b": false, "c": true, "d": false, "e": true, "f": null,
                    "g": null, "h": "yes", "i": true, "j": "yEs"})
         );
+        // `y` and `n` are booleans as keys too.
+        assert_eq!(one("y: 1\nn: 2\n"), json!({"true": 1, "false": 2}));
         // Keys too: `on:` is the key "true", as kubectl reads it.
         assert_eq!(one("on: 1\n3: x\n"), json!({"true": 1, "3": "x"}));
     }
 
     #[test]
     fn timestamps_and_versions_stay_strings() {
-        let v = one("a: 2001-12-14\nb: 1.2.3\nc: 12:30\nd: -\n");
+        let v = one("a: 2001-12-14\nb: 1.2.3\nc: 12:30\nd: -x\n");
         assert_eq!(
             v,
-            json!({"a": "2001-12-14", "b": "1.2.3", "c": "12:30", "d": "-"})
+            json!({"a": "2001-12-14", "b": "1.2.3", "c": "12:30", "d": "-x"})
         );
     }
 
     #[test]
     fn merge_keys_follow_go_yaml_v2() {
-        let v = one("base: &b {x: 1, y: 2}\nother: &o {y: 3, z: 4}\n\
-             one: {<<: *b, y: 9}\n\
+        let v = one("base: &b {x: 1, w: 2}\nother: &o {w: 3, z: 4}\n\
+             one: {<<: *b, w: 9}\n\
              list: {<<: [*b, *o]}\n\
-             before: {y: 9, <<: *b}\n");
-        assert_eq!(v["one"], json!({"x": 1, "y": 9}));
+             before: {w: 9, <<: *b}\n");
+        assert_eq!(v["one"], json!({"x": 1, "w": 9}));
         // Of a sequence of maps, the earlier map wins.
-        assert_eq!(v["list"], json!({"x": 1, "y": 2, "z": 4}));
+        assert_eq!(v["list"], json!({"x": 1, "w": 2, "z": 4}));
         // go-yaml v2 sets merged keys as they come: a merge after a key overrides it.
-        assert_eq!(v["before"], json!({"x": 1, "y": 2}));
+        assert_eq!(v["before"], json!({"x": 1, "w": 2}));
         let err = document("a: &a [1]\nb: {<<: *a}\n").unwrap_err();
         assert!(
             err.message.contains("map merge requires"),
@@ -797,7 +810,12 @@ mod tests {
         let deep = "[".repeat(200_000);
         let start = std::time::Instant::now();
         let err = document(&deep).unwrap_err();
-        assert_eq!(err.kind, podplan_core::ErrorKind::LimitExceeded);
+        assert_eq!(
+            err.kind,
+            podplan_core::ErrorKind::LimitExceeded,
+            "{}",
+            err.message
+        );
         assert!(
             err.message.contains(&MAX_DEPTH.to_string()),
             "{}",
@@ -809,9 +827,12 @@ mod tests {
             block.push_str(&" ".repeat(i));
             block.push_str("a:\n");
         }
+        let err = document(&block).unwrap_err();
         assert_eq!(
-            document(&block).map_err(|e| e.kind),
-            Err(podplan_core::ErrorKind::LimitExceeded)
+            err.kind,
+            podplan_core::ErrorKind::LimitExceeded,
+            "{}",
+            err.message
         );
         // An alias may not carry a value past the limit either.
         let mut nested = String::from("a: &a ");
