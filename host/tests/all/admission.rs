@@ -228,7 +228,9 @@ fn lint_runs_the_core_vectors_as_files() {
 }
 
 fn yaml_data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/yaml").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/yaml")
+        .join(name)
 }
 
 #[test]
@@ -242,7 +244,12 @@ fn yaml_is_read_as_kubectl_reads_it() {
     assert_eq!(got, want);
     // The plan of the file carries the octal runAsUser: 01750 is 1000, not 1750.
     let out = podplan(&["plan", &yaml_data("pod-yaml11.yaml").display().to_string()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = plan.to_string();
     assert!(text.contains("\"runAsUser\":{\"value\":1000}"), "{text}");
@@ -251,7 +258,9 @@ fn yaml_is_read_as_kubectl_reads_it() {
 
 #[test]
 fn a_duplicate_key_is_refused_as_kubectl_apply_refuses_it() {
-    let file = yaml_data("deployment-duplicate-key.yaml").display().to_string();
+    let file = yaml_data("deployment-duplicate-key.yaml")
+        .display()
+        .to_string();
     let out = podplan(&["lint", &file]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
