@@ -685,7 +685,7 @@ fn binary(text: &str) -> Result<String, String> {
         .bytes()
         .filter(|b| *b != b'\n' && *b != b'\r')
         .collect();
-    if clean.len() % 4 != 0 {
+    if !clean.len().is_multiple_of(4) {
         return Err(ERR.into());
     }
     let sextet = |b: u8| -> Option<u32> {
