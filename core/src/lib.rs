@@ -41,6 +41,8 @@ pub mod runtime;
 pub mod conformance;
 pub mod explain;
 pub mod lint;
+// The admission judge over the lint (the webhook, `podplan admit`, the Kubewarden policy).
+pub mod admission;
 
 // What users see: the pod's API status and its `kubectl get pods` row (the plan's
 // `status` and `kubectl`), and `explain`'s reconstruction of a real pod.

@@ -1,15 +1,20 @@
 //! Admission: an `admission.k8s.io/v1` AdmissionReview in, the AdmissionReview with its
-//! `response` out, judged by the core's lifecycle lint ([`podplan_core::lint`]).
+//! `response` out, judged by the core's admission judge ([`podplan_core::admission`]:
+//! API defaults, operations, exemptions, UPDATE judged on what it changes, warn mode),
+//! which the Kubewarden policy calls too.
 //!
-//! The review types are `kube-core`'s. The object is read as JSON: the pod (or a
+//! The review types are `kube-core`'s. The request is judged as JSON: the pod (or a
 //! workload's pod template) is found by path in the core, workload types are never
 //! deserialised. `podplan admit` and the webhook answer through [`review`]; the waPC
 //! policy answers the same reviews through the Kubewarden module.
 
+use std::borrow::Cow;
+
 use kube_core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview};
 use kube_core::DynamicObject;
+use podplan_core::admission::AdmissionSettings;
 use podplan_core::limits::MAX_REQUEST_BYTES;
-use podplan_core::lint::{lint_object, verdict, LintSettings, Verdict};
+use podplan_core::lint::{LintSettings, Verdict};
 use serde_json::Value;
 
 use crate::wasm::wapc::PolicyModule;
@@ -56,36 +61,36 @@ pub fn parse_review(bytes: &[u8]) -> Result<AdmissionRequest<DynamicObject>, Str
         .map_err(|_| "the AdmissionReview has no request".to_string())
 }
 
-/// The object of a request as JSON, with its kind from the request when the object
-/// does not name it. `None` for a request without an object (DELETE).
-pub fn request_object(request: &AdmissionRequest<DynamicObject>) -> Result<Option<Value>, String> {
-    let Some(object) = request.object.as_ref() else {
-        return Ok(None);
-    };
-    let mut value = serde_json::to_value(object)
-        .map_err(|e| format!("the request's object cannot be read: {e}"))?;
-    if let Some(fields) = value.as_object_mut() {
-        fields
-            .entry("kind")
-            .or_insert_with(|| Value::String(request.kind.kind.clone()));
-    }
-    Ok(Some(value))
+/// Settings a review is judged with: the core's [`AdmissionSettings`], or bare
+/// [`LintSettings`] (the rules only: no exemptions, mode `deny`).
+pub trait ReviewSettings {
+    /// The admission settings.
+    fn admission(&self) -> Cow<'_, AdmissionSettings>;
 }
 
-/// The verdict on a request's object; a request without an object is allowed.
-pub fn judge(
-    request: &AdmissionRequest<DynamicObject>,
-    settings: &LintSettings,
-) -> Result<Verdict, String> {
-    match request_object(request)? {
-        None => Ok(Verdict {
-            allowed: true,
-            ..Verdict::default()
-        }),
-        Some(object) => lint_object(&object, settings, false)
-            .map(|findings| verdict(&findings))
-            .map_err(|e| format!("the object cannot be linted: {e}")),
+impl ReviewSettings for AdmissionSettings {
+    fn admission(&self) -> Cow<'_, AdmissionSettings> {
+        Cow::Borrowed(self)
     }
+}
+
+impl ReviewSettings for LintSettings {
+    fn admission(&self) -> Cow<'_, AdmissionSettings> {
+        Cow::Owned(AdmissionSettings::from(self.clone()))
+    }
+}
+
+/// The verdict on a request (the `request` of the review, as JSON), by the core's
+/// admission judge ([`podplan_core::admission::judge`]), or why it cannot be judged.
+pub fn judge(request: &Value, settings: &AdmissionSettings) -> Result<Verdict, String> {
+    podplan_core::admission::judge(request, settings).map_err(|e| refusal(&e))
+}
+
+/// The refusal message for a request that cannot be judged (as the Kubewarden policy
+/// words it).
+#[must_use]
+pub fn refusal(error: &podplan_core::PlanError) -> String {
+    podplan_core::admission::refusal(error)
 }
 
 /// The response for a request and a verdict: uid echoed, `allowed`, `status.message`
@@ -143,10 +148,10 @@ pub fn response_from_policy(
     Ok((r, outcome))
 }
 
-/// Answers a review: parse, lint, respond. Never fails: a malformed review gets a
+/// Answers a review: parse, judge, respond. Never fails: a malformed review gets a
 /// refusal that names the problem (with the uid when it could be read).
 #[must_use]
-pub fn review(bytes: &[u8], settings: &LintSettings) -> Answer {
+pub fn review<S: ReviewSettings + ?Sized>(bytes: &[u8], settings: &S) -> Answer {
     let request = match parse_review(bytes) {
         Ok(r) => r,
         Err(message) => {
@@ -156,7 +161,12 @@ pub fn review(bytes: &[u8], settings: &LintSettings) -> Answer {
             }
         }
     };
-    match judge(&request, settings) {
+    // The core judges the request as JSON: the review as sent (it was read above).
+    let raw = serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .and_then(|mut v| v.get_mut("request").map(Value::take))
+        .unwrap_or(Value::Null);
+    match judge(&raw, &settings.admission()) {
         Ok(v) => Answer {
             review: response(&request, &v).into_review(),
             outcome: if v.allowed {

@@ -16,3 +16,4 @@ pub mod playground;
 pub mod runtime_sim;
 pub mod wasm;
 pub mod webhook;
+pub mod yaml;

@@ -11,27 +11,30 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use kube_core::admission::AdmissionReview;
+use kube_core::admission::{AdmissionResponse, AdmissionReview};
 use kube_core::DynamicObject;
-use podplan_core::lint::LintSettings;
+use podplan_core::admission::AdmissionSettings;
 use podplan_host::admission::{check_policy_settings, review, review_with_policy, Outcome};
 use podplan_host::wasm::wapc::PolicyModule;
 use podplan_host::wasm::{EngineSettings, HostEngine};
 use serde_json::Value;
 
 use super::exit::{CliError, Status};
-use super::input::Source;
+use super::input::{yaml_document, Source};
+use super::output::one_line;
 
 /// `podplan admit`.
 #[derive(Debug, Args)]
 pub struct AdmitArgs {
-    /// The AdmissionReview (JSON; `-` or nothing is standard input).
+    /// The AdmissionReview (JSON, or YAML read as kubectl reads it; `-` or nothing is
+    /// standard input).
     #[arg(default_value = "-")]
     pub review: PathBuf,
-    /// Lint settings (`{"rules": {"<id>": "deny"|"warn"|"off"}}`), as a file.
+    /// Admission settings (`{"rules": {"<id>": "deny"|"warn"|"off"}, "mode": "deny"|"warn",
+    /// "exemptNamespaces": [...], "exemptSelector": {...}}`, docs/admission.md), as a file.
     #[arg(long, conflicts_with = "settings_json")]
     pub settings: Option<PathBuf>,
-    /// Lint settings as a JSON string.
+    /// Admission settings as a JSON string.
     #[arg(long)]
     pub settings_json: Option<String>,
     /// Answer through this Kubewarden policy module (waPC) instead of the native lint.
@@ -50,26 +53,51 @@ fn settings_bytes(args: &AdmitArgs) -> Result<Option<Vec<u8>>, CliError> {
     }
 }
 
+/// The review as JSON bytes: JSON as given, YAML read as kubectl reads it.
+fn review_json(bytes: Vec<u8>) -> Result<Vec<u8>, CliError> {
+    if bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| *b == b'{')
+    {
+        return Ok(bytes);
+    }
+    let value = yaml_document(&bytes).map_err(CliError::Input)?;
+    serde_json::to_vec(&value)
+        .map_err(|e| CliError::usage(format!("cannot convert the review: {e}")))
+}
+
 /// Runs `podplan admit`.
 pub fn run(args: &AdmitArgs) -> Result<Status, CliError> {
     let settings = settings_bytes(args)?;
-    let bytes = Source::from_arg(&args.review).read_document()?;
+    let source = Source::from_arg(&args.review);
+    let bytes = match source.read_document().and_then(review_json) {
+        Ok(bytes) => bytes,
+        Err(CliError::Input(mut error)) => {
+            // Answered as any malformed review: a refusal naming the problem.
+            if !error.message.starts_with(&source.describe()) {
+                error.message = format!("{}: {}", source.describe(), error.message);
+            }
+            let refusal = AdmissionResponse::invalid(one_line(&error)).into_review();
+            write_review(&refusal)?;
+            eprintln!("podplan: {}", one_line(&error));
+            return Err(CliError::Reported);
+        }
+        Err(e) => return Err(e),
+    };
     let (answer, outcome) = match &args.policy {
         None => {
             let settings = match settings {
-                Some(b) => LintSettings::from_json(&b)
+                Some(b) => AdmissionSettings::from_json(&b)
                     .map_err(|e| CliError::usage(format!("{}: {}", e.path, e.message)))?,
-                None => LintSettings::default(),
+                None => AdmissionSettings::default(),
             };
             let a = review(&bytes, &settings);
             (a.review, a.outcome)
         }
         Some(path) => through_policy(path, settings, &bytes)?,
     };
-    let text = serde_json::to_string(&answer)
-        .map_err(|e| CliError::usage(format!("cannot write the review: {e}")))?;
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{text}").map_err(|e| CliError::io("stdout", &e))?;
+    write_review(&answer)?;
     match outcome {
         Outcome::Allowed => Ok(Status::Success),
         Outcome::Denied => Ok(Status::Failures),
@@ -83,6 +111,13 @@ pub fn run(args: &AdmitArgs) -> Result<Status, CliError> {
             Err(CliError::Reported)
         }
     }
+}
+
+fn write_review(review: &AdmissionReview<DynamicObject>) -> Result<(), CliError> {
+    let text = serde_json::to_string(review)
+        .map_err(|e| CliError::usage(format!("cannot write the review: {e}")))?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}").map_err(|e| CliError::io("stdout", &e))
 }
 
 fn host_error(e: &podplan_host::wasm::HostError) -> CliError {

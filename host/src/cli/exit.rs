@@ -34,6 +34,11 @@ pub enum CliError {
     /// Bad input that was already reported on stdout/stderr (exit 2, nothing more to print).
     #[error("the input was rejected")]
     Reported,
+    /// An input that cannot be read as a document: over the size limit, empty, not
+    /// YAML or JSON. The contract's error (`kind`, `path`, `message`); commands with a
+    /// JSON output print it there as `{"error": ...}`, the message goes to stderr (exit 2).
+    #[error("{}", super::output::one_line(.0))]
+    Input(podplan_core::PlanError),
     /// Reading or writing failed (exit 2).
     #[error("{0}")]
     Io(String),
@@ -70,7 +75,7 @@ pub fn exit_code(result: Result<Status, CliError>) -> ExitCode {
         Ok(Status::Success) | Err(CliError::BrokenPipe) => ExitCode::from(OK),
         Ok(Status::Failures) => ExitCode::from(FAILURES),
         Err(CliError::Reported) => ExitCode::from(USAGE),
-        Err(err @ (CliError::Usage(_) | CliError::Io(_))) => {
+        Err(err @ (CliError::Usage(_) | CliError::Io(_) | CliError::Input(_))) => {
             eprintln!("podplan: {err}");
             ExitCode::from(USAGE)
         }

@@ -90,29 +90,13 @@ impl Found {
     }
 }
 
-/// The documents of the input: one JSON value, a stream of JSON values, or YAML
-/// documents separated by `---`. Empty documents are skipped.
+/// The documents of the input, read as kubectl reads them ([`super::input::documents`]:
+/// one JSON value, a stream of JSON values, or YAML documents separated by `---`).
 fn documents(bytes: &[u8], what: &str) -> Result<Vec<serde_json::Value>, CliError> {
-    use serde::Deserialize as _;
-    let text = String::from_utf8_lossy(bytes);
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        let docs: Result<Vec<serde_json::Value>, _> = serde_json::Deserializer::from_slice(bytes)
-            .into_iter()
-            .collect();
-        if let Ok(docs) = docs {
-            return Ok(docs);
-        }
-    }
-    let mut out = Vec::new();
-    for doc in serde_yaml_ng::Deserializer::from_slice(bytes) {
-        let value = serde_json::Value::deserialize(doc)
-            .map_err(|e| CliError::usage(format!("{what} is not YAML or JSON: {e}")))?;
-        if !value.is_null() {
-            out.push(value);
-        }
-    }
-    Ok(out)
+    super::input::documents(bytes).map_err(|mut e| {
+        e.message = format!("{what}: {}", e.message);
+        CliError::Input(e)
+    })
 }
 
 /// A document without `kind` that is evidently a pod: it has a spec with containers, or

@@ -85,8 +85,9 @@ impl Source {
         }
     }
 
-    /// Reads the whole source, but never more than one byte past the request size
-    /// limit (the parser then reports the limit).
+    /// Reads the whole source. An input over the request size limit (read no further
+    /// than one byte past it) or without any content is an input error naming the
+    /// source ([`CliError::Input`], exit 2).
     pub fn read_document(&self) -> Result<Vec<u8>, CliError> {
         let reader = self.open()?;
         let mut bytes = Vec::new();
@@ -97,6 +98,21 @@ impl Source {
             .take(cap)
             .read_to_end(&mut bytes)
             .map_err(|e| CliError::usage(format!("cannot read {}: {e}", self.describe())))?;
+        if bytes.len() > MAX_REQUEST_BYTES {
+            return Err(CliError::Input(PlanError::limit(
+                "",
+                format!(
+                    "{} is larger than the input limit of {MAX_REQUEST_BYTES} bytes (8 MiB)",
+                    self.describe()
+                ),
+            )));
+        }
+        if strip_bom(&bytes).iter().all(u8::is_ascii_whitespace) {
+            return Err(CliError::Input(PlanError::invalid(
+                "",
+                format!("{} is empty: there is no document to read", self.describe()),
+            )));
+        }
         Ok(bytes)
     }
 }
@@ -152,7 +168,8 @@ pub fn parse_document(
     }
 }
 
-/// YAML → `serde_json::Value` → request. Syntax errors carry line and column.
+/// YAML → `serde_json::Value` (read as kubectl reads it, [`podplan_host::yaml`]) →
+/// request. Syntax errors carry line and column.
 fn parse_yaml(bytes: &[u8]) -> Result<PlanRequest, PlanError> {
     if bytes.len() > MAX_REQUEST_BYTES {
         return Err(PlanError::limit(
@@ -160,19 +177,37 @@ fn parse_yaml(bytes: &[u8]) -> Result<PlanRequest, PlanError> {
             format!("the request is larger than the limit of {MAX_REQUEST_BYTES} bytes"),
         ));
     }
-    let value: serde_json::Value = serde_yaml_ng::from_slice(bytes).map_err(|e| {
-        let text = e.to_string();
-        let message = match e.location() {
-            Some(loc) if !text.contains("line ") => format!(
-                "invalid YAML at line {} column {}: {text}",
-                loc.line(),
-                loc.column()
-            ),
-            _ => format!("invalid YAML: {text}"),
-        };
-        PlanError::invalid("", message)
-    })?;
+    let value = yaml_document(bytes)?;
     podplan_core::api::parse_request_value(value)
+}
+
+/// The text of a YAML document (UTF-8, a byte-order mark dropped).
+pub fn utf8(bytes: &[u8]) -> Result<&str, PlanError> {
+    std::str::from_utf8(strip_bom(bytes)).map_err(|e| {
+        PlanError::invalid(
+            "",
+            format!("the input is not UTF-8 text (byte {})", e.valid_up_to()),
+        )
+    })
+}
+
+/// One YAML (or JSON) document as JSON, read as kubectl reads it.
+pub fn yaml_document(bytes: &[u8]) -> Result<serde_json::Value, PlanError> {
+    podplan_host::yaml::document(utf8(bytes)?)
+}
+
+/// The documents of a file as JSON: JSON (one value, or several concatenated, as
+/// kubectl accepts them) when the text starts with `{`, otherwise a YAML stream (empty
+/// documents skipped).
+pub fn documents(bytes: &[u8]) -> Result<Vec<serde_json::Value>, PlanError> {
+    let text = utf8(bytes)?;
+    if text.trim_start().starts_with('{') {
+        return serde_json::Deserializer::from_str(text)
+            .into_iter::<serde_json::Value>()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| PlanError::invalid("", format!("invalid JSON: {e}")));
+    }
+    podplan_host::yaml::documents(text)
 }
 
 /// Parses one line of JSON Lines input.

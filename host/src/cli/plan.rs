@@ -103,7 +103,16 @@ pub fn run(args: &PlanArgs) -> Result<Status, CliError> {
     }
 
     let output = Output::new(args.output, args.pretty);
-    let bytes = source.read_document()?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let bytes = match source.read_document() {
+        Ok(bytes) => bytes,
+        Err(CliError::Input(error)) => {
+            output.error(&mut out, &error)?;
+            return Err(CliError::Reported);
+        }
+        Err(e) => return Err(e),
+    };
     tracing::debug!(bytes = bytes.len(), source = %source.describe(), "read the request");
     let mut strict = args.proto3_json;
     let result =
@@ -111,8 +120,6 @@ pub fn run(args: &PlanArgs) -> Result<Status, CliError> {
             strict |= request.proto3_json;
             planner.plan_or_limit(&request)
         });
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
     match result {
         Ok(plan) => {
             output.plan(&mut out, &plan, strict)?;

@@ -226,3 +226,144 @@ fn lint_runs_the_core_vectors_as_files() {
         );
     }
 }
+
+fn yaml_data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/yaml")
+        .join(name)
+}
+
+#[test]
+fn yaml_is_read_as_kubectl_reads_it() {
+    // Octal and hexadecimal ints, YAML 1.1 booleans, anchors and merge keys.
+    let text = std::fs::read_to_string(yaml_data("pod-yaml11.yaml")).unwrap();
+    let got = podplan_host::yaml::document(&text).unwrap();
+    let want: Value =
+        serde_json::from_str(&std::fs::read_to_string(yaml_data("pod-yaml11.json")).unwrap())
+            .unwrap();
+    assert_eq!(got, want);
+    // The plan of the file carries the octal runAsUser: 01750 is 1000, not 1750.
+    let out = podplan(&["plan", &yaml_data("pod-yaml11.yaml").display().to_string()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = plan.to_string();
+    assert!(text.contains("\"runAsUser\":{\"value\":1000}"), "{text}");
+    assert!(!text.contains("1750"), "{text}");
+}
+
+#[test]
+fn a_duplicate_key_is_refused_as_kubectl_apply_refuses_it() {
+    let file = yaml_data("deployment-duplicate-key.yaml")
+        .display()
+        .to_string();
+    let out = podplan(&["lint", &file]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 18: mapping key \"image\" already defined at line 16"),
+        "{err}"
+    );
+    // With --output json, the contract's error object on stdout.
+    let out = podplan(&["lint", &file, "--output", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "InvalidInput", "{v}");
+    assert!(v["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("already defined at line 16")));
+    // explain and plan read YAML the same way.
+    for command in ["plan", "explain"] {
+        let out = podplan(&[command, &file]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("mapping key \"image\""),
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn lint_lints_the_items_of_a_list_one_by_one() {
+    let file = yaml_data("list.yaml").display().to_string();
+    let out = podplan(&["lint", &file, "--output", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reports = v.as_array().unwrap();
+    assert_eq!(reports.len(), 3, "{v}");
+    assert_eq!(reports[0]["item"], "items[0]");
+    assert_eq!(reports[0]["findings"], serde_json::json!([]));
+    assert_eq!(reports[1]["kind"], "Deployment");
+    assert_eq!(
+        reports[1]["findings"][0]["path"],
+        "items[1].spec.template.spec.terminationGracePeriodSeconds"
+    );
+    assert_eq!(reports[2]["name"], "root");
+    assert_eq!(reports[2]["findings"][0]["rule"], "config-error");
+    assert_eq!(
+        reports[2]["findings"][0]["path"],
+        "items[2].spec.containers[0]"
+    );
+    let out = podplan(&["lint", &file]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Pod/root: config-error (error, deny) items[2].spec.containers[0]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn oversized_and_empty_inputs_are_errors_naming_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.yaml");
+    let limit = podplan_core::limits::MAX_REQUEST_BYTES;
+    std::fs::write(&big, format!("a: \"{}\"\n", "x".repeat(limit))).unwrap();
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(&empty, "\n  \n").unwrap();
+    for (file, needle, kind) in [
+        (&big, limit.to_string(), "LimitExceeded"),
+        (&empty, "empty".to_string(), "InvalidInput"),
+    ] {
+        let path = file.display().to_string();
+        for command in ["lint", "plan", "explain", "admit"] {
+            let out = podplan(&[command, &path]);
+            assert_eq!(out.status.code(), Some(2), "{command} {path}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(&needle), "{command}: {err}");
+        }
+        // plan's JSON output: the contract's error object.
+        let out = podplan(&["plan", &path]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["error"]["kind"], kind, "{v}");
+        // admit answers with a refusal review.
+        let out = podplan(&["admit", &path]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["response"]["allowed"], false, "{v}");
+    }
+}
+
+#[test]
+fn admit_reads_a_yaml_review_and_admission_settings() {
+    let review: Value = serde_json::from_str(
+        &std::fs::read_to_string(data().join("pod-rejected-nonroot.review.json")).unwrap(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("review.yaml");
+    std::fs::write(&file, serde_yaml_ng::to_string(&review).unwrap()).unwrap();
+    let path = file.display().to_string();
+    let out = podplan(&["admit", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = podplan(&["admit", &path, "--settings-json", r#"{"mode": "warn"}"#]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["response"]["warnings"][0]
+        .as_str()
+        .is_some_and(|w| w.starts_with("config-error at spec.containers[0]")));
+    let out = podplan(&["admit", &path, "--settings-json", r#"{"mode": "audit"}"#]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -2,112 +2,62 @@
 //! guest for `wasm32-unknown-unknown` that registers `validate`, `validate_settings` and
 //! `protocol_version`.
 //!
-//! `validate` reads the pod (or a workload's pod template) of the request's object by
-//! JSON path in the core, lints it, and accepts (with the warning findings as
-//! `warnings`) or rejects (the denying findings, each naming its rule and path, as the
-//! message). A payload, object or settings that cannot be read is rejected with a message
-//! that names the problem; the policy never traps on input.
-
-use std::collections::BTreeMap;
+//! `validate` hands the payload to the core's admission judge
+//! ([`podplan_core::admission::judge_payload`], the same judge as `podplan admit` and the
+//! webhook): the pod (or a workload's pod template) of the request's object is read by
+//! JSON path, defaulted and linted, and the request accepted (with the warning findings
+//! as `warnings`) or rejected (the denying findings, each naming its rule and path, as
+//! the message); operations, exemptions, UPDATEs and warn mode as the core decides. A
+//! payload, object or settings that cannot be read is rejected with a message that
+//! names the problem; the policy never traps on input.
 
 use kubewarden_policy_sdk::response::ValidationResponse;
 use kubewarden_policy_sdk::settings::Validatable;
 use kubewarden_policy_sdk::wapc_guest as guest;
-use podplan_core::lint::{lint_object, verdict, Action, LintSettings, Rule, Verdict};
+use podplan_core::admission::{judge_payload, refusal, AdmissionSettings};
+use podplan_core::lint::Verdict;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The policy's settings: `{"rules": {"<id>": "deny"|"warn"|"off"}}`. Read loosely
-/// (any JSON) so that [`Validatable::validate`] can refuse unknown keys, rule ids and
-/// actions with a message rather than a deserialisation error.
+/// The policy's settings, the core's [`AdmissionSettings`] (`rules`, `mode`,
+/// `exemptNamespaces`, `exemptSelector`; docs/admission.md). Read loosely (any JSON) so
+/// that [`Validatable::validate`] can refuse unknown keys, rule ids, actions and modes
+/// with a message rather than a deserialisation error.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Settings {
-    /// The rules' actions, as given.
-    #[serde(default)]
-    pub rules: BTreeMap<String, Value>,
-    /// Anything else (refused).
-    #[serde(flatten)]
-    pub other: BTreeMap<String, Value>,
-}
+#[serde(transparent)]
+pub struct Settings(pub Value);
 
 impl Settings {
-    /// The lint settings, or why these settings are refused.
-    pub fn lint_settings(&self) -> Result<LintSettings, String> {
-        if let Some(key) = self.other.keys().next() {
-            return Err(format!(
-                "unknown setting {key:?}; the only setting is \"rules\""
-            ));
-        }
-        let mut rules = BTreeMap::new();
-        for (id, action) in &self.rules {
-            if Rule::from_id(id).is_none() {
-                return Err(format!(
-                    "unknown lint rule {id:?}; the rules are {}",
-                    Rule::ALL.map(Rule::id).join(", ")
-                ));
+    /// The admission settings, or why these settings are refused.
+    pub fn admission(&self) -> Result<AdmissionSettings, String> {
+        AdmissionSettings::from_value(&self.0).map_err(|e| {
+            if e.path.is_empty() || e.path == "settings" {
+                e.message
+            } else {
+                format!("{}: {}", e.path, e.message)
             }
-            let action: Action = serde_json::from_value(action.clone()).map_err(|_| {
-                format!("rule {id:?}: unknown action {action}; the actions are deny, warn, off")
-            })?;
-            rules.insert(id.clone(), action);
-        }
-        Ok(LintSettings { rules })
+        })
     }
 }
 
 impl Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
-        self.lint_settings().map(|_| ())
+        self.admission().map(|_| ())
     }
 }
 
-/// What `validate` reads of its payload: the settings and, of the request, the uid,
-/// the kind and the object (the rest of the AdmissionRequest is not needed).
-#[derive(Debug, Deserialize)]
-struct Payload {
-    #[serde(default)]
-    settings: Settings,
-    request: Request,
-}
-
-#[derive(Debug, Deserialize)]
-struct Request {
-    #[serde(default)]
-    kind: Kind,
-    #[serde(default)]
-    object: Value,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct Kind {
-    #[serde(default)]
-    kind: String,
-}
-
-/// The verdict on a `validate` payload, or why it cannot be judged.
+/// The verdict on a `validate` payload (`{"settings", "request"}`), by the core's
+/// admission judge ([`podplan_core::admission`]), or why it cannot be judged.
 pub fn judge(payload: &[u8]) -> Result<Verdict, String> {
-    let payload: Payload = serde_json::from_slice(payload)
-        .map_err(|e| format!("the validation request cannot be read: {e}"))?;
-    let settings = payload
-        .settings
-        .lint_settings()
-        .map_err(|e| format!("bad settings: {e}"))?;
-    let mut object = payload.request.object;
-    if object.is_null() {
-        // DELETE and CONNECT carry no object: nothing to lint.
-        return Ok(Verdict {
-            allowed: true,
-            ..Verdict::default()
-        });
-    }
-    if let Some(fields) = object.as_object_mut() {
-        fields
-            .entry("kind")
-            .or_insert_with(|| Value::String(payload.request.kind.kind.clone()));
-    }
-    lint_object(&object, &settings, false)
-        .map(|findings| verdict(&findings))
-        .map_err(|e| format!("the object cannot be linted: {e}"))
+    judge_payload(payload).map_err(|e| {
+        if e.path.starts_with("settings") {
+            format!("bad settings: {}", e.message)
+        } else if e.path.is_empty() && e.message.starts_with("the validation request") {
+            e.message
+        } else {
+            refusal(&e)
+        }
+    })
 }
 
 /// The response for a verdict (or a refusal): Kubewarden's `ValidationResponse`.

@@ -54,6 +54,16 @@ fn recorded_requests_are_judged_as_podplan_admit_judges_them() {
         ("job-accepted", true),
         ("replicationcontroller-rejected", false),
         ("configmap-ignored", true),
+        ("pod-undefaulted-accepted", true),
+        ("pod-delete-accepted", true),
+        ("pod-status-subresource-accepted", true),
+        ("pod-exempt-namespace-accepted", true),
+        ("pod-mode-warn", true),
+        ("pod-ignore-annotation-accepted", true),
+        ("deployment-scale-accepted", true),
+        ("deployment-update-preexisting-warned", true),
+        ("deployment-update-introduced-rejected", false),
+        ("statefulset-terminating-finalizer-accepted", true),
     ];
     for (case, accepted) in cases {
         let test = Testcase {
@@ -114,6 +124,19 @@ fn settings_validation_refuses_unknown_rules_actions_and_keys() {
     assert_eq!(bad["valid"], false);
     assert!(bad["message"].as_str().unwrap().contains("block"));
     assert_eq!(check(json!({"rulez": {}}))["valid"], false);
+    // The admission controls are validated too.
+    assert_eq!(
+        check(json!({"mode": "warn", "exemptNamespaces": ["kube-system"],
+            "exemptSelector": {"matchLabels": {"a": "b"}}}))["valid"],
+        true
+    );
+    let bad = check(json!({"mode": "audit"}));
+    assert_eq!(bad["valid"], false);
+    assert!(bad["message"].as_str().unwrap().contains("audit"));
+    let bad =
+        check(json!({"exemptSelector": {"matchExpressions": [{"key": "a", "operator": "Has"}]}}));
+    assert_eq!(bad["valid"], false);
+    assert!(bad["message"].as_str().unwrap().contains("Has"));
 }
 
 #[test]
