@@ -8,6 +8,7 @@
 //! that object; [`verdict`] turns findings into an admission answer. The rules and
 //! their examples are in `docs/lint.md`.
 
+mod facts;
 mod object;
 mod rules;
 
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::PlanError;
 
+pub use facts::{ImageUserFact, LintFacts, Unknown};
 pub use object::{pod_template, PodTemplate};
 
 /// How serious a finding is; it selects the default [`Action`].
@@ -99,14 +101,23 @@ impl Rule {
     }
 }
 
-/// Which rules deny, warn or are off. JSON: `{"rules": {"<id>": "deny"|"warn"|"off"}}`;
-/// a rule not named keeps its default (errors deny, warnings and infos warn).
+/// Which rules deny, warn or are off. JSON: `{"rules": {"<id>": "deny"|"warn"|"off"},
+/// "conditionals"?: "warn"|"off", "facts"?: {...}}`; a rule not named keeps its default
+/// (errors deny, warnings and infos warn).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LintSettings {
     /// Actions by rule id.
     #[serde(default)]
     pub rules: BTreeMap<String, Action>,
+    /// What conditional findings (those with `dependsOn`) do: `warn` (the default; `deny`
+    /// counts as `warn`: an unknown is never a verdict) or `off`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditionals: Option<Action>,
+    /// Facts about the cluster the lint cannot see (image users, ConfigMaps, Secrets,
+    /// the node). What is not given is unknown.
+    #[serde(default, skip_serializing_if = "LintFacts::is_empty")]
+    pub facts: LintFacts,
 }
 
 impl LintSettings {
@@ -118,8 +129,13 @@ impl LintSettings {
         Ok(settings)
     }
 
-    /// Refuses unknown rule ids.
+    /// Refuses unknown rule ids and node facts that cannot be read.
     pub fn validate(&self) -> Result<(), PlanError> {
+        if let Some(node) = &self.facts.node {
+            crate::api::from_json_text::<crate::config::NodeContext>(&node.to_string()).map_err(
+                |e| PlanError::invalid("settings.facts.node", format!("bad node facts: {e}")),
+            )?;
+        }
         match self.rules.keys().find(|id| Rule::from_id(id).is_none()) {
             Some(id) => Err(PlanError::invalid(
                 format!("settings.rules.{id}"),
@@ -141,6 +157,20 @@ impl LintSettings {
             None => Action::Warn,
         }
     }
+
+    /// The action of a finding of `rule` that depends on `unknowns`: a conditional
+    /// finding never denies.
+    #[must_use]
+    pub fn action_for(&self, rule: Rule, unknowns: &[Unknown]) -> Action {
+        let action = self.action(rule);
+        if unknowns.is_empty() || action == Action::Off {
+            return action;
+        }
+        match self.conditionals {
+            Some(Action::Off) => Action::Off,
+            _ => Action::Warn,
+        }
+    }
 }
 
 /// One finding: which rule, how serious, what it does, where, and why.
@@ -156,6 +186,11 @@ pub struct Finding {
     pub path: String,
     /// What the engine says.
     pub message: String,
+    /// What a conditional finding depends on (absent: the finding is certain). A
+    /// conditional finding has severity `info` and never denies; supplying the facts
+    /// (`LintSettings::facts`) makes the answer exact.
+    #[serde(default, rename = "dependsOn", skip_serializing_if = "Vec::is_empty")]
+    pub depends_on: Vec<Unknown>,
 }
 
 impl std::fmt::Display for Finding {
@@ -179,16 +214,24 @@ pub fn lint_at(pod: &Pod, settings: &LintSettings, prefix: &str) -> Vec<Finding>
 
 /// [`lint_at`] with the pod given away (no copy of it is made).
 fn lint_owned(pod: Pod, settings: &LintSettings, prefix: &str) -> Vec<Finding> {
-    let raw = rules::run(pod, |rule| settings.action(rule) != Action::Off);
+    let raw = rules::run(pod, &settings.facts, |rule| {
+        settings.action(rule) != Action::Off
+    });
     raw.into_iter()
         .filter_map(|r| {
-            let action = settings.action(r.rule);
+            let action = settings.action_for(r.rule, &r.depends_on);
+            let severity = if r.depends_on.is_empty() {
+                r.rule.severity()
+            } else {
+                Severity::Info
+            };
             (action != Action::Off).then(|| Finding {
                 rule: r.rule,
-                severity: r.rule.severity(),
+                severity,
                 action,
                 path: object_path(prefix, &r.path),
                 message: r.message,
+                depends_on: r.depends_on,
             })
         })
         .collect()
@@ -229,6 +272,7 @@ pub fn lint_object(
                     action,
                     path: object_path(&template.prefix, &e.path),
                     message: e.message,
+                    depends_on: Vec::new(),
                 })
                 .into_iter()
                 .collect())
@@ -279,7 +323,7 @@ pub fn verdict(findings: &[Finding]) -> Verdict {
     }
 }
 
-/// The JSON form: `{"object": ..., "settings"?: ..., "apiDefaults"?: bool}` in,
+/// The JSON form: `{"object": ..., "settings"?: ..., "facts"?: ..., "apiDefaults"?: bool}` in,
 /// `{"findings": [...], "verdict": {...}}` or `{"error": {...}}` out. Never panics.
 #[must_use]
 pub fn lint_json(bytes: &[u8]) -> Vec<u8> {
@@ -291,6 +335,9 @@ pub fn lint_json(bytes: &[u8]) -> Vec<u8> {
         settings: LintSettings,
         #[serde(default)]
         api_defaults: bool,
+        /// Facts, as `settings.facts` (these win).
+        #[serde(default)]
+        facts: Option<LintFacts>,
     }
     #[derive(Serialize)]
     struct Output {
@@ -299,7 +346,10 @@ pub fn lint_json(bytes: &[u8]) -> Vec<u8> {
     }
     let answer = serde_json::from_slice::<Input>(bytes)
         .map_err(|e| PlanError::invalid("", format!("the lint request cannot be read: {e}")))
-        .and_then(|input| {
+        .and_then(|mut input| {
+            if let Some(facts) = input.facts.take() {
+                input.settings.facts = facts;
+            }
             input.settings.validate()?;
             lint_object(&input.object, &input.settings, input.api_defaults)
         });
@@ -359,5 +409,131 @@ mod tests {
         let out = lint_json(b"[]");
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
         assert_eq!(v["error"]["kind"], "InvalidInput");
+    }
+
+    fn lint_with(pod: serde_json::Value, facts: serde_json::Value) -> Vec<Finding> {
+        let settings = LintSettings {
+            facts: serde_json::from_value(facts).unwrap_or_default(),
+            ..LintSettings::default()
+        };
+        lint_object(&pod, &settings, true).unwrap_or_default()
+    }
+
+    fn non_root_pod(security: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "a", "image": "nginx:1.25", "securityContext": security}]}})
+    }
+
+    #[test]
+    fn an_unknown_image_user_is_a_condition_not_a_verdict() {
+        let pod = non_root_pod(serde_json::json!({"runAsNonRoot": true}));
+        let f = lint_with(pod.clone(), serde_json::json!({}));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].severity, Severity::Info);
+        assert_eq!(f[0].action, Action::Warn);
+        assert_eq!(
+            f[0].depends_on,
+            vec![Unknown::ImageUser("nginx:1.25".into())]
+        );
+        assert!(
+            f[0].message.contains("0 or non-numeric"),
+            "{}",
+            f[0].message
+        );
+        assert!(verdict(&f).allowed);
+        let v = serde_json::to_value(&f[0]).unwrap_or_default();
+        assert_eq!(
+            v["dependsOn"],
+            serde_json::json!([{"imageUser": "nginx:1.25"}])
+        );
+        // With the fact the answer is exact.
+        for (fact, denied) in [
+            (serde_json::json!({"uid": 0}), true),
+            (serde_json::json!({"username": "app"}), true),
+            (serde_json::json!({"uid": 101}), false),
+        ] {
+            let f = lint_with(
+                pod.clone(),
+                serde_json::json!({"images": {"nginx:1.25": fact}}),
+            );
+            assert_eq!(!verdict(&f).allowed, denied, "{fact}: {f:#?}");
+            assert!(f.iter().all(|f| f.depends_on.is_empty()), "{f:#?}");
+        }
+        // A certain refusal stays one.
+        let f = lint_with(
+            non_root_pod(serde_json::json!({"runAsNonRoot": true, "runAsUser": 0})),
+            serde_json::json!({}),
+        );
+        assert!(!verdict(&f).allowed, "{f:#?}");
+    }
+
+    #[test]
+    fn windows_pods_are_judged_by_the_windows_rule() {
+        let mut pod = non_root_pod(serde_json::json!({"runAsNonRoot": true,
+            "windowsOptions": {"runAsUserName": "app"}}));
+        pod["spec"]["os"] = serde_json::json!({"name": "windows"});
+        let f = lint_with(
+            pod.clone(),
+            serde_json::json!({"images": {"nginx:1.25": {"uid": 0}}}),
+        );
+        assert!(f.is_empty(), "{f:#?}");
+        pod["spec"]["containers"][0]["securityContext"]["windowsOptions"]["runAsUserName"] =
+            "ContainerAdministrator".into();
+        let f = lint_with(pod, serde_json::json!({}));
+        assert!(!verdict(&f).allowed, "{f:#?}");
+    }
+
+    #[test]
+    fn objects_the_env_and_volumes_name_are_conditions_until_supplied() {
+        let pod = serde_json::json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"volumes": [{"name": "v", "secret": {"secretName": "s"}}],
+              "containers": [{"name": "a", "image": "x", "env": [{"name": "K",
+                "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "k"}}}]}]}});
+        let f = lint_with(pod.clone(), serde_json::json!({}));
+        assert!(verdict(&f).allowed, "{f:#?}");
+        let deps: Vec<&Unknown> = f.iter().flat_map(|f| &f.depends_on).collect();
+        assert!(deps.contains(&&Unknown::ConfigMap("cfg".into())), "{f:#?}");
+        assert!(deps.contains(&&Unknown::Secret("s".into())), "{f:#?}");
+        let exists = serde_json::json!({"configMaps": {"cfg": ["k"]}, "secrets": {"s": []}});
+        assert!(lint_with(pod.clone(), exists).is_empty());
+        let f = lint_with(
+            pod.clone(),
+            serde_json::json!({"configMaps": {"cfg": ["other"]}, "secrets": {"s": []}}),
+        );
+        assert!(!verdict(&f).allowed, "{f:#?}");
+        let f = lint_with(
+            pod.clone(),
+            serde_json::json!({"configMaps": {"cfg": ["k"]}, "secrets": {"s": null}}),
+        );
+        assert!(!verdict(&f).allowed, "{f:#?}");
+        assert_eq!(f[0].path, "spec.volumes[0]");
+        let off = LintSettings {
+            conditionals: Some(Action::Off),
+            ..LintSettings::default()
+        };
+        assert_eq!(lint_object(&pod, &off, true).map(|f| f.len()), Ok(0));
+    }
+
+    #[test]
+    fn node_support_for_user_namespaces_is_a_condition() {
+        let pod = serde_json::json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"hostUsers": false, "containers": [{"name": "a", "image": "x"}]}});
+        let f = lint_with(pod.clone(), serde_json::json!({}));
+        assert!(verdict(&f).allowed, "{f:#?}");
+        assert!(
+            f.iter().any(|f| f.depends_on
+                == vec![Unknown::Node(
+                    "runtimeHandlerFeatures.userNamespaces".into()
+                )]),
+            "{f:#?}"
+        );
+        let f = lint_with(pod.clone(), serde_json::json!({"node": {}}));
+        assert!(!verdict(&f).allowed, "{f:#?}");
+        let f = lint_with(
+            pod,
+            serde_json::json!({"node": {"runtimeHandlerFeatures": {"userNamespaces": true, "recursiveReadOnlyMounts": true}}}),
+        );
+        assert!(f.is_empty(), "{f:#?}");
+        assert!(LintSettings::from_json(br#"{"facts": {"node": {"nope": 1}}}"#).is_err());
     }
 }
