@@ -536,4 +536,53 @@ mod tests {
         assert!(f.is_empty(), "{f:#?}");
         assert!(LintSettings::from_json(br#"{"facts": {"node": {"nope": 1}}}"#).is_err());
     }
+
+    #[test]
+    fn every_volume_source_is_mounted() {
+        let sources = serde_json::json!({
+            "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2001-04.com.example:storage", "lun": 0},
+            "fc": {"targetWWNs": ["500a0982991b8dc5"], "lun": 2},
+            "flexVolume": {"driver": "example.com/lvm"},
+            "gcePersistentDisk": {"pdName": "d"},
+            "cinder": {"volumeID": "v"},
+            "azureDisk": {"diskName": "d", "diskURI": "u"},
+            "azureFile": {"secretName": "s", "shareName": "x"},
+            "cephfs": {"monitors": ["m"]},
+            "rbd": {"monitors": ["m"], "image": "i"},
+            "glusterfs": {"endpoints": "e", "path": "p"},
+            "nfs": {"server": "s", "path": "/p"},
+            "portworxVolume": {"volumeID": "v"},
+            "scaleIO": {"gateway": "g", "system": "s", "secretRef": {"name": "s"}},
+            "storageos": {"volumeName": "v"},
+            "quobyte": {"registry": "r", "volume": "v"},
+            "photonPersistentDisk": {"pdID": "p"},
+            "vsphereVolume": {"volumePath": "/p"},
+            "awsElasticBlockStore": {"volumeID": "v"},
+            "flocker": {"datasetName": "d"},
+            "gitRepo": {"repository": "r"},
+            "csi": {"driver": "d"},
+            "ephemeral": {"volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "1Gi"}}}}},
+            "image": {"reference": "r"},
+            "downwardAPI": {},
+            "hostPath": {"path": "/tmp"},
+        });
+        let mut volumes = Vec::new();
+        let mut mounts = Vec::new();
+        for (i, (source, value)) in sources.as_object().into_iter().flatten().enumerate() {
+            let name = format!("v{i}");
+            let mut v = serde_json::json!({"name": name});
+            v[source] = value.clone();
+            volumes.push(v);
+            mounts.push(serde_json::json!({"name": name, "mountPath": format!("/m/{i}")}));
+        }
+        let pod = serde_json::json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"volumes": volumes, "containers": [{"name": "a", "image": "x", "volumeMounts": mounts}]}});
+        let f = lint_with(pod, serde_json::json!({}));
+        assert!(
+            f.iter()
+                .all(|f| !f.message.contains("cannot find volume") && f.action != Action::Deny),
+            "{f:#?}"
+        );
+    }
 }
