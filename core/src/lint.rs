@@ -255,13 +255,48 @@ pub fn lint_object(
     let mut request = serde_json::Map::new();
     request.insert("pod".into(), template.pod);
     request.insert("apiDefaults".into(), api_defaults.into());
-    match crate::api::parse_request_value(serde_json::Value::Object(request)) {
+    let mut request = serde_json::Value::Object(request);
+    // Fields the 1.37 API does not know: each is dropped (the kubelet of a cluster that
+    // knows it is newer than podplan; one that does not drops it too) and named.
+    let mut unknown_fields = Vec::new();
+    let parsed = loop {
+        match crate::api::parse_request_value(request.clone()) {
+            Err(e)
+                if e.message.starts_with("unknown field `")
+                    && unknown_fields.len() < MAX_UNKNOWN_FIELDS
+                    && remove_at(&mut request, &e.path) =>
+            {
+                unknown_fields.push(e.path);
+            }
+            other => break other,
+        }
+    };
+    let mut findings: Vec<Finding> = unknown_fields
+        .into_iter()
+        .filter_map(|path| {
+            let path = object_path(&template.prefix, &path);
+            let depends_on = vec![Unknown::Field(path.clone())];
+            let action = settings.action_for(Rule::Invalid, &depends_on);
+            (action != Action::Off).then(|| Finding {
+                rule: Rule::Invalid,
+                severity: Severity::Info,
+                action,
+                message: format!(
+                    "{path} is not a field of the Kubernetes 1.37 API podplan reads; a newer API server and kubelet may act on it, an older one drops it: it is not linted"
+                ),
+                path,
+                depends_on,
+            })
+        })
+        .collect();
+    match parsed {
         Ok(mut request) => {
             if request.api_defaults {
                 let gates = crate::features::FeatureGates::resolve(&request.feature_gates);
                 crate::defaults::apply_api_defaults_with(&mut request.pod, &gates);
             }
-            Ok(lint_owned(request.pod, settings, &template.prefix))
+            findings.extend(lint_owned(request.pod, settings, &template.prefix));
+            Ok(findings)
         }
         Err(e) => {
             let action = settings.action(Rule::Invalid);
@@ -275,9 +310,48 @@ pub fn lint_object(
                     depends_on: Vec::new(),
                 })
                 .into_iter()
+                .chain(findings)
                 .collect())
         }
     }
+}
+
+/// At most this many unknown fields are dropped from one object; the next one is an
+/// `invalid` error.
+const MAX_UNKNOWN_FIELDS: usize = 256;
+
+/// Removes the value at a JSON path (`pod.spec.containers[0].field`) from an object; false
+/// when the path does not lead to an object's key.
+fn remove_at(value: &mut serde_json::Value, path: &str) -> bool {
+    let Some((parent, key)) = path.rsplit_once('.') else {
+        return value
+            .as_object_mut()
+            .is_some_and(|m| m.remove(path).is_some());
+    };
+    let mut at = value;
+    for segment in parent.split('.') {
+        let mut parts = segment.split('[');
+        let name = parts.next().unwrap_or_default();
+        if !name.is_empty() {
+            let Some(next) = at.get_mut(name) else {
+                return false;
+            };
+            at = next;
+        }
+        for index in parts {
+            let Some(i) = index
+                .strip_suffix(']')
+                .and_then(|i| i.parse::<usize>().ok())
+            else {
+                return false;
+            };
+            let Some(next) = at.get_mut(i) else {
+                return false;
+            };
+            at = next;
+        }
+    }
+    at.as_object_mut().is_some_and(|m| m.remove(key).is_some())
 }
 
 /// An engine path (`pod.spec.containers[1]`) as a path into the object.
@@ -584,5 +658,25 @@ mod tests {
                 .all(|f| !f.message.contains("cannot find volume") && f.action != Action::Deny),
             "{f:#?}"
         );
+    }
+
+    #[test]
+    fn newer_fields_are_named_never_denied() {
+        let pod = serde_json::json!({"kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"template": {"spec": {"futureField": 1,
+              "containers": [{"name": "a", "image": "x", "alsoNew": {"x": 1}}]}}}});
+        let f = lint_with(pod, serde_json::json!({}));
+        assert!(verdict(&f).allowed, "{f:#?}");
+        let paths: Vec<&str> = f.iter().map(|f| f.path.as_str()).collect();
+        assert!(paths.contains(&"spec.template.spec.futureField"), "{f:#?}");
+        assert!(
+            paths.contains(&"spec.template.spec.containers[0].alsoNew"),
+            "{f:#?}"
+        );
+        assert!(f.iter().all(|f| f.severity == Severity::Info));
+        // A malformed value stays an error.
+        let bad = serde_json::json!({"kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "a", "image": 3}]}});
+        assert!(!verdict(&lint_with(bad, serde_json::json!({}))).allowed);
     }
 }

@@ -78,6 +78,9 @@ pub enum Unknown {
     /// A node fact, by its path in `facts.node` (e.g.
     /// `runtimeHandlerFeatures.userNamespaces`, `os`).
     Node(String),
+    /// Whether the cluster's API (and kubelet) knows this field, by its path in the
+    /// object: a field newer than the 1.37 API podplan reads.
+    Field(String),
 }
 
 /// One set of answers to the unknowns.

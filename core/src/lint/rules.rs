@@ -506,6 +506,7 @@ fn describe(u: &Unknown) -> String {
         Unknown::ConfigMap(n) => format!("ConfigMap {n:?}"),
         Unknown::Secret(n) => format!("Secret {n:?}"),
         Unknown::Node(f) => format!("the node's {f}"),
+        Unknown::Field(f) => format!("the field {f}"),
     }
 }
 
