@@ -610,49 +610,150 @@ fn master_service_variables(pod: &Pod) -> BTreeSet<String> {
         .collect()
 }
 
-/// `unexpanded-variable`: every `$(VAR)` `config::expand::expand` asks for and gets no
-/// value for stays as written. Env values see the variables declared before them, the
-/// command and args all of them (`makeEnvironmentVariables`, `ExpandContainerCommandAndArgs`).
-/// A container with `envFrom` is skipped: its variables are not known at admission.
+/// `unexpanded-variable`: a `$(VAR)` that `config::expand::expand` leaves as written
+/// where the kubelet visibly differs from what the author meant: in an env value, a
+/// variable the env list declares only after it (`makeEnvironmentVariables` expands a
+/// value with the variables before it), or, anywhere, a near miss of a declared name
+/// (case, or one or two edits). Not reported: shell syntax (`$(hostname)`, `$((1+2))`,
+/// a name that is not an identifier, anything in a `sh -c`-style script), service-link
+/// variables (`FOO_SERVICE_HOST`, `FOO_PORT_80_TCP`: Services podplan cannot see), and
+/// every `$(VAR)` of a container with `envFrom` (its names are unknown).
 fn unexpanded(service: &BTreeSet<String>, entry: &Entry<'_>, out: &mut Vec<Raw>) {
     let c = entry.container.as_ref();
     if c.env_from.as_ref().is_some_and(|f| !f.is_empty()) {
         return;
     }
-    let mut known = service.clone();
-    let mut check = |path: String, input: &str, known: &BTreeSet<String>| {
+    let env = c.env.as_deref().unwrap_or_default();
+    let all: BTreeSet<&str> = env
+        .iter()
+        .map(|v| v.name.as_str())
+        .chain(service.iter().map(String::as_str))
+        .collect();
+    let mut before: BTreeSet<&str> = service.iter().map(String::as_str).collect();
+    let mut check = |path: String, input: &str, known: &BTreeSet<&str>, later: bool| {
         let mut missing = Vec::new();
         let _ = config::expand::expand(input, |name| {
-            if known.contains(name) {
-                Some(String::new())
-            } else {
+            if !known.contains(name) {
                 missing.push(name.to_string());
-                None
             }
+            None
         });
         for name in missing {
-            out.push(Raw {
-                rule: Rule::UnexpandedVariable,
-                path: path.clone(),
-                message: format!(
-                    "$({name}) names no variable of container {:?}; the kubelet passes it on as written",
+            if !is_identifier(&name) || is_service_link(&name) {
+                continue;
+            }
+            let message = if later && all.contains(name.as_str()) {
+                format!(
+                    "$({name}) names a variable the env list declares after this one; the kubelet expands an env value with the variables declared before it, so it passes $({name}) on as written"
+                )
+            } else if let Some(near) = all.iter().find(|d| near_miss(&name, d)) {
+                format!(
+                    "$({name}) names no variable of container {:?} (did you mean {near}?); the kubelet passes it on as written",
                     c.name
-                ),
-                depends_on: Vec::new(),
-            });
+                )
+            } else {
+                continue;
+            };
+            out.push(raw(
+                Rule::UnexpandedVariable,
+                path.clone(),
+                message,
+                Vec::new(),
+            ));
         }
     };
-    for (i, var) in c.env.iter().flatten().enumerate() {
+    for (i, var) in env.iter().enumerate() {
         if let Some(value) = var.value.as_deref() {
-            check(format!("{}.env[{i}].value", entry.path), value, &known);
+            check(
+                format!("{}.env[{i}].value", entry.path),
+                value,
+                &before,
+                true,
+            );
         }
-        known.insert(var.name.clone());
+        before.insert(var.name.as_str());
     }
-    for (list, values) in [("command", &c.command), ("args", &c.args)] {
-        for (i, value) in values.iter().flatten().enumerate() {
-            check(format!("{}.{list}[{i}]", entry.path), value, &known);
+    let command = c.command.as_deref().unwrap_or_default();
+    let args = c.args.as_deref().unwrap_or_default();
+    if runs_a_shell_script(command, args) {
+        return;
+    }
+    for (list, values) in [("command", command), ("args", args)] {
+        for (i, value) in values.iter().enumerate() {
+            check(format!("{}.{list}[{i}]", entry.path), value, &all, false);
         }
     }
+}
+
+/// A C identifier (what a variable named on purpose looks like; `$(date +%s)` is not).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A variable the kubelet's service links give (`FOO_SERVICE_HOST`, `FOO_SERVICE_PORT`,
+/// `FOO_SERVICE_PORT_HTTP`, `FOO_PORT`, `FOO_PORT_80_TCP[_PROTO|_PORT|_ADDR]`:
+/// `pkg/kubelet/envvars/envvars.go`).
+fn is_service_link(name: &str) -> bool {
+    name.contains("_SERVICE_HOST")
+        || name.contains("_SERVICE_PORT")
+        || name.ends_with("_PORT")
+        || name
+            .split_once("_PORT_")
+            .is_some_and(|(_, rest)| rest.chars().next().is_some_and(|c| c.is_ascii_digit()))
+}
+
+/// The command runs a shell on a script (`sh -c`, `bash -lc`, ...): `$(...)` in it is
+/// the shell's command substitution as often as a kubelet reference.
+fn runs_a_shell_script(command: &[String], args: &[String]) -> bool {
+    let words: Vec<&str> = command.iter().chain(args).map(String::as_str).collect();
+    let shell = |w: &str| {
+        let base = w.rsplit('/').next().unwrap_or(w);
+        matches!(
+            base,
+            "sh" | "bash" | "ash" | "dash" | "zsh" | "ksh" | "busybox"
+        )
+    };
+    words.iter().any(|w| shell(w))
+        && words
+            .iter()
+            .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))
+}
+
+/// `name` differs from the declared `declared` only in case or by one or two edits.
+fn near_miss(name: &str, declared: &str) -> bool {
+    if name == declared {
+        return false;
+    }
+    if name.eq_ignore_ascii_case(declared) {
+        return true;
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (name.chars().collect(), declared.chars().collect());
+    // Short names are too close to everything.
+    if a.len().min(b.len()) < 4 || a.len().abs_diff(b.len()) > 2 {
+        return false;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row.first().copied().unwrap_or_default();
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let above = row.get(j + 1).copied().unwrap_or_default();
+            let left = row.get(j).copied().unwrap_or_default();
+            let cost = usize::from(ca != cb);
+            let value = (diagonal + cost).min(above + 1).min(left + 1);
+            diagonal = above;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = value;
+            }
+        }
+    }
+    row.last().is_some_and(|d| *d <= 2)
 }
 
 fn t0() -> jiff::Timestamp {
