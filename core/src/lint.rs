@@ -60,16 +60,22 @@ pub enum Rule {
     ProbeEndsPod,
     /// A grace period below the kubelet's 2 s floor.
     GraceRaised,
+    /// A probe names a port the container does not declare: it fails every time.
+    ProbePortName,
+    /// An env variable declared twice: the last one wins.
+    DuplicateEnv,
 }
 
 impl Rule {
     /// Every rule, in documentation order.
-    pub const ALL: [Rule; 5] = [
+    pub const ALL: [Rule; 7] = [
         Rule::ConfigError,
         Rule::Invalid,
         Rule::UnexpandedVariable,
         Rule::ProbeEndsPod,
         Rule::GraceRaised,
+        Rule::ProbePortName,
+        Rule::DuplicateEnv,
     ];
 
     /// The rule's id (`config-error`, ...).
@@ -81,6 +87,8 @@ impl Rule {
             Rule::UnexpandedVariable => "unexpanded-variable",
             Rule::ProbeEndsPod => "probe-ends-pod",
             Rule::GraceRaised => "grace-raised",
+            Rule::ProbePortName => "probe-port-name",
+            Rule::DuplicateEnv => "duplicate-env",
         }
     }
 
@@ -95,7 +103,10 @@ impl Rule {
     pub fn severity(self) -> Severity {
         match self {
             Rule::ConfigError | Rule::Invalid => Severity::Error,
-            Rule::UnexpandedVariable | Rule::ProbeEndsPod => Severity::Warning,
+            Rule::UnexpandedVariable
+            | Rule::ProbeEndsPod
+            | Rule::ProbePortName
+            | Rule::DuplicateEnv => Severity::Warning,
             Rule::GraceRaised => Severity::Info,
         }
     }

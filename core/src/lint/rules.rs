@@ -77,6 +77,14 @@ pub(super) fn run(pod: Pod, facts: &LintFacts, enabled: impl Fn(Rule) -> bool) -
             unexpanded(&service, c, &mut out);
         }
     }
+    if enabled(Rule::ProbePortName) {
+        containers
+            .iter()
+            .for_each(|c| probe_port_names(c, &mut out));
+    }
+    if enabled(Rule::DuplicateEnv) {
+        containers.iter().for_each(|c| duplicate_env(c, &mut out));
+    }
     let scenarios = if enabled(Rule::ProbeEndsPod) && valid {
         probe_scenarios(&containers)
     } else {
@@ -754,6 +762,75 @@ fn near_miss(name: &str, declared: &str) -> bool {
         }
     }
     row.last().is_some_and(|d| *d <= 2)
+}
+
+/// `probe-port-name`: a liveness, readiness or startup probe whose `httpGet` or
+/// `tcpSocket` port is a name the container's `ports` do not declare.
+/// `probe.ResolveContainerPort` (`pkg/probe/util.go`) finds no such port, then tries the
+/// name as a number and fails; the prober (`pkg/kubelet/prober/prober.go`) reports the
+/// probe as errored, which counts as a failure, on every run.
+fn probe_port_names(entry: &Entry<'_>, out: &mut Vec<Raw>) {
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    let c = entry.container.as_ref();
+    let probes = [
+        ("livenessProbe", c.liveness_probe.as_ref()),
+        ("readinessProbe", c.readiness_probe.as_ref()),
+        ("startupProbe", c.startup_probe.as_ref()),
+    ];
+    for (field, probe) in probes {
+        let Some(probe) = probe else { continue };
+        let ports = [
+            ("httpGet", probe.http_get.as_ref().map(|h| &h.port)),
+            ("tcpSocket", probe.tcp_socket.as_ref().map(|t| &t.port)),
+        ];
+        for (handler, port) in ports {
+            let Some(IntOrString::String(name)) = port else {
+                continue;
+            };
+            let declared = c
+                .ports
+                .iter()
+                .flatten()
+                .any(|p| p.name.as_deref() == Some(name.as_str()));
+            if declared || name.parse::<i64>().is_ok() {
+                continue;
+            }
+            out.push(raw(
+                Rule::ProbePortName,
+                format!("{}.{field}.{handler}.port", entry.path),
+                format!(
+                    "container {:?} declares no port named {name:?}: the kubelet cannot resolve the {field}'s port (Probe errored: strconv.Atoi: parsing {name:?}: invalid syntax) and counts the probe as failed every time",
+                    c.name
+                ),
+                Vec::new(),
+            ));
+        }
+    }
+}
+
+/// `duplicate-env`: an env name declared again later in the list. `makeEnvironmentVariables`
+/// (`pkg/kubelet/kubelet_pods.go`) keeps one value per name, the last one declared.
+fn duplicate_env(entry: &Entry<'_>, out: &mut Vec<Raw>) {
+    let c = entry.container.as_ref();
+    let env = c.env.as_deref().unwrap_or_default();
+    let mut last = std::collections::BTreeMap::new();
+    for (i, v) in env.iter().enumerate() {
+        last.insert(v.name.as_str(), i);
+    }
+    for (i, v) in env.iter().enumerate() {
+        match last.get(v.name.as_str()) {
+            Some(&winner) if winner != i => out.push(raw(
+                Rule::DuplicateEnv,
+                format!("{}.env[{i}]", entry.path),
+                format!(
+                    "env {:?} of container {:?} is declared again at env[{winner}]; the kubelet keeps the last value",
+                    v.name, c.name
+                ),
+                Vec::new(),
+            )),
+            _ => {}
+        }
+    }
 }
 
 fn t0() -> jiff::Timestamp {
