@@ -302,10 +302,12 @@ pub fn lint_object(
         .collect();
     match parsed {
         Ok(mut request) => {
-            if request.api_defaults {
-                let gates = crate::features::FeatureGates::resolve(&request.feature_gates);
-                crate::defaults::apply_api_defaults_with(&mut request.pod, &gates);
-            }
+            // The API server's defaults fill only what is missing (idempotent on an
+            // admitted, already-defaulted pod), so they are applied whether or not the
+            // caller asked: a reviewed object built without them (a test, a mutating
+            // webhook's output) must not read as `nil pod.spec.enableServiceLinks`.
+            let gates = crate::features::FeatureGates::resolve(&request.feature_gates);
+            crate::defaults::apply_api_defaults_with(&mut request.pod, &gates);
             findings.extend(lint_owned(request.pod, settings, &template.prefix));
             Ok(findings)
         }
@@ -325,6 +327,91 @@ pub fn lint_object(
                 .collect())
         }
     }
+}
+
+/// The findings of one item of a list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemFindings {
+    /// The item's index in `items` (0 for an object that is not a list).
+    pub index: usize,
+    /// The item's kind, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The item's name, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its findings, paths starting at the list (`items[2].spec...`), or why it cannot
+    /// be linted.
+    pub result: Result<Vec<Finding>, PlanError>,
+}
+
+/// Lints a `kind: List` (or any `*List` with `items`) item by item, each as
+/// [`lint_object`] does, paths prefixed with `items[i].`; any other object is one item
+/// (index 0, paths as [`lint_object`] gives them). An item that cannot be linted (no kind,
+/// no template) has its error as its result; the other items are still linted.
+pub fn lint_items(
+    object: &serde_json::Value,
+    settings: &LintSettings,
+    api_defaults: bool,
+) -> Result<Vec<ItemFindings>, PlanError> {
+    let kind = object.get("kind").and_then(serde_json::Value::as_str);
+    let describe = |v: &serde_json::Value| {
+        (
+            v.get("kind")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+            v.get("metadata")
+                .and_then(|m| m.get("name"))
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+        )
+    };
+    let items = object.get("items").and_then(serde_json::Value::as_array);
+    let (Some(items), true) = (items, kind.is_some_and(|k| k.ends_with("List"))) else {
+        let (kind, name) = describe(object);
+        return Ok(vec![ItemFindings {
+            index: 0,
+            kind,
+            name,
+            result: lint_object(object, settings, api_defaults),
+        }]);
+    };
+    Ok(items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let (kind, name) = describe(item);
+            let prefix = format!("items[{index}]");
+            let result = lint_object(item, settings, api_defaults)
+                .map(|findings| {
+                    findings
+                        .into_iter()
+                        .map(|mut f| {
+                            f.path = if f.path.is_empty() {
+                                prefix.clone()
+                            } else {
+                                format!("{prefix}.{}", f.path)
+                            };
+                            f
+                        })
+                        .collect()
+                })
+                .map_err(|mut e| {
+                    e.path = if e.path.is_empty() {
+                        prefix.clone()
+                    } else {
+                        format!("{prefix}.{}", e.path)
+                    };
+                    e
+                });
+            ItemFindings {
+                index,
+                kind,
+                name,
+                result,
+            }
+        })
+        .collect())
 }
 
 /// At most this many unknown fields are dropped from one object; the next one is an
@@ -689,5 +776,36 @@ mod tests {
         let bad = serde_json::json!({"kind": "Pod", "metadata": {"name": "p"},
             "spec": {"containers": [{"name": "a", "image": 3}]}});
         assert!(!verdict(&lint_with(bad, serde_json::json!({}))).allowed);
+    }
+
+    #[test]
+    fn lists_are_linted_item_by_item() {
+        let list = serde_json::json!({"kind": "List", "items": [
+            {"kind": "Service", "metadata": {"name": "s"}},
+            {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
+                {"name": "a", "image": "x"}, {"name": "a", "image": "y"}]}},
+            {"kind": "Deployment", "metadata": {"name": "d"}, "spec": {}}]});
+        let items = lint_items(&list, &LintSettings::default(), true).unwrap_or_default();
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[0].result, Ok(Vec::new()));
+        let pod = items[1].result.clone().unwrap_or_default();
+        assert_eq!(
+            pod.first().map(|f| f.path.as_str()),
+            Some("items[1].spec.containers[1].name")
+        );
+        assert_eq!(
+            items[2].result.clone().map_err(|e| e.path),
+            Err("items[2].spec.template".into())
+        );
+        assert_eq!(items[2].name.as_deref(), Some("d"));
+    }
+
+    #[test]
+    fn undefaulted_objects_lint_as_defaulted_ones() {
+        let pod = serde_json::json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "a", "image": "x"}]}});
+        let s = LintSettings::default();
+        assert_eq!(lint_object(&pod, &s, false), Ok(Vec::new()));
+        assert_eq!(lint_object(&pod, &s, false), lint_object(&pod, &s, true));
     }
 }
