@@ -108,6 +108,10 @@ struct Scenario {
     path: String,
     field: &'static str,
     reason: KillReason,
+    /// What the kubelet's restart decision for the container reads besides the pod
+    /// (`ShouldContainerBeRestarted`: its kind, probe and restart policy and rules):
+    /// scenarios with the same key end the same way, and only one is simulated.
+    key: String,
 }
 
 /// The declared liveness and startup probes of the pod's init and regular containers.
@@ -130,7 +134,14 @@ fn probe_scenarios(containers: &[Entry<'_>]) -> Vec<Scenario> {
             ),
         ];
         for (field, reason, _) in declared.into_iter().filter(|(_, _, d)| *d) {
+            let key = format!(
+                "{:?}/{field}/{:?}/{}",
+                c.kind,
+                c.container.restart_policy,
+                serde_json::to_string(&c.container.restart_policy_rules).unwrap_or_default()
+            );
             out.push(Scenario {
+                key,
                 kind: c.kind,
                 index: c.index,
                 name: c.container.name.clone(),
@@ -152,9 +163,21 @@ fn probes_end_pod(request: PlanRequest, scenarios: &[Scenario], out: &mut Vec<Ra
     let Some(mut settled) = settle(request) else {
         return;
     };
-    let last = scenarios.len() - 1;
-    for (i, s) in scenarios.iter().enumerate() {
-        if ends_for_good(&mut settled, s, i == last) {
+    // One simulation per kind of scenario: linear in the number of containers.
+    let mut decided: std::collections::BTreeMap<&str, bool> = std::collections::BTreeMap::new();
+    for s in scenarios {
+        if !running(&settled, &s.name) {
+            continue;
+        }
+        let ends = match decided.get(s.key.as_str()) {
+            Some(&ends) => ends,
+            None => {
+                let ends = ends_for_good(&mut settled, s, false);
+                decided.insert(s.key.as_str(), ends);
+                ends
+            }
+        };
+        if ends {
             out.push(Raw {
                 rule: Rule::ProbeEndsPod,
                 path: format!("{}.{}", s.path, s.field),
@@ -489,11 +512,13 @@ fn object_unknowns(known: &Known<'_>, c: &Container, e: &ConfigError) -> Vec<Unk
     if let Some(u) = named {
         return vec![u];
     }
-    let mut single = Pod::default();
-    single.spec = Some(k8s_openapi::api::core::v1::PodSpec {
-        containers: vec![c.clone()],
-        ..Default::default()
-    });
+    let single = Pod {
+        spec: Some(k8s_openapi::api::core::v1::PodSpec {
+            containers: vec![c.clone()],
+            ..Default::default()
+        }),
+        ..Pod::default()
+    };
     let refs = facts::References::of(&single);
     refs.config_maps
         .keys()
@@ -844,9 +869,19 @@ const RESTART_SYNCS: usize = 4;
 /// The request's pod, new, run by the runtime model until its plans change nothing.
 /// The plans need no API status: the kubelet's decisions never read it.
 fn settle(request: PlanRequest) -> Option<Simulation> {
+    // Init containers start one per sync: a pod with many needs as many more syncs
+    // (no silent cut-off for large pods).
+    let inits = request
+        .pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.init_containers.as_ref())
+        .map_or(0, Vec::len);
     let mut sim = Simulation::new(request, t0());
     sim.statuses = false;
-    sim.run_until_stable(SETTLE_SYNCS).ok().map(|_| sim)
+    sim.run_until_stable(SETTLE_SYNCS + 2 * inits)
+        .ok()
+        .map(|_| sim)
 }
 
 /// `probe-ends-pod` for one probe: the prober fails the container's liveness (or
@@ -1040,6 +1075,7 @@ mod tests {
                     path: "pod.spec.containers[0]".into(),
                     field,
                     reason,
+                    key: String::new(),
                 };
                 let on_copy = ends_for_good(&mut base.clone(), &s, true);
                 assert_eq!(
