@@ -994,3 +994,33 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod idempotence {
+    use super::*;
+
+    /// Defaulting a defaulted pod changes nothing: the lint applies the defaults to
+    /// reviewed (already-defaulted) objects too.
+    #[test]
+    fn defaults_are_idempotent() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint");
+        let gates = FeatureGates::resolve(&crate::request::PlanRequest::default().feature_gates);
+        let mut checked = 0;
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+            let Ok(Some(t)) = crate::lint::pod_template(&v["object"]) else {
+                continue;
+            };
+            let Ok(mut pod) = serde_json::from_value::<Pod>(t.pod) else {
+                continue;
+            };
+            apply_api_defaults_with(&mut pod, &gates);
+            let once = pod.clone();
+            apply_api_defaults_with(&mut pod, &gates);
+            assert_eq!(pod, once, "{:?}", entry.path());
+            checked += 1;
+        }
+        assert!(checked >= 10, "{checked}");
+    }
+}

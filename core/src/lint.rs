@@ -8,6 +8,7 @@
 //! that object; [`verdict`] turns findings into an admission answer. The rules and
 //! their examples are in `docs/lint.md`.
 
+mod facts;
 mod object;
 mod rules;
 
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::PlanError;
 
+pub use facts::{ImageUserFact, LintFacts, Unknown};
 pub use object::{pod_template, PodTemplate};
 
 /// How serious a finding is; it selects the default [`Action`].
@@ -58,16 +60,22 @@ pub enum Rule {
     ProbeEndsPod,
     /// A grace period below the kubelet's 2 s floor.
     GraceRaised,
+    /// A probe names a port the container does not declare: it fails every time.
+    ProbePortName,
+    /// An env variable declared twice: the last one wins.
+    DuplicateEnv,
 }
 
 impl Rule {
     /// Every rule, in documentation order.
-    pub const ALL: [Rule; 5] = [
+    pub const ALL: [Rule; 7] = [
         Rule::ConfigError,
         Rule::Invalid,
         Rule::UnexpandedVariable,
         Rule::ProbeEndsPod,
         Rule::GraceRaised,
+        Rule::ProbePortName,
+        Rule::DuplicateEnv,
     ];
 
     /// The rule's id (`config-error`, ...).
@@ -79,6 +87,8 @@ impl Rule {
             Rule::UnexpandedVariable => "unexpanded-variable",
             Rule::ProbeEndsPod => "probe-ends-pod",
             Rule::GraceRaised => "grace-raised",
+            Rule::ProbePortName => "probe-port-name",
+            Rule::DuplicateEnv => "duplicate-env",
         }
     }
 
@@ -93,20 +103,32 @@ impl Rule {
     pub fn severity(self) -> Severity {
         match self {
             Rule::ConfigError | Rule::Invalid => Severity::Error,
-            Rule::UnexpandedVariable | Rule::ProbeEndsPod => Severity::Warning,
+            Rule::UnexpandedVariable
+            | Rule::ProbeEndsPod
+            | Rule::ProbePortName
+            | Rule::DuplicateEnv => Severity::Warning,
             Rule::GraceRaised => Severity::Info,
         }
     }
 }
 
-/// Which rules deny, warn or are off. JSON: `{"rules": {"<id>": "deny"|"warn"|"off"}}`;
-/// a rule not named keeps its default (errors deny, warnings and infos warn).
+/// Which rules deny, warn or are off. JSON: `{"rules": {"<id>": "deny"|"warn"|"off"},
+/// "conditionals"?: "warn"|"off", "facts"?: {...}}`; a rule not named keeps its default
+/// (errors deny, warnings and infos warn).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LintSettings {
     /// Actions by rule id.
     #[serde(default)]
     pub rules: BTreeMap<String, Action>,
+    /// What conditional findings (those with `dependsOn`) do: `warn` (the default; `deny`
+    /// counts as `warn`: an unknown is never a verdict) or `off`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditionals: Option<Action>,
+    /// Facts about the cluster the lint cannot see (image users, ConfigMaps, Secrets,
+    /// the node). What is not given is unknown.
+    #[serde(default, skip_serializing_if = "LintFacts::is_empty")]
+    pub facts: LintFacts,
 }
 
 impl LintSettings {
@@ -118,8 +140,13 @@ impl LintSettings {
         Ok(settings)
     }
 
-    /// Refuses unknown rule ids.
+    /// Refuses unknown rule ids and node facts that cannot be read.
     pub fn validate(&self) -> Result<(), PlanError> {
+        if let Some(node) = &self.facts.node {
+            crate::api::from_json_text::<crate::config::NodeContext>(&node.to_string()).map_err(
+                |e| PlanError::invalid("settings.facts.node", format!("bad node facts: {e}")),
+            )?;
+        }
         match self.rules.keys().find(|id| Rule::from_id(id).is_none()) {
             Some(id) => Err(PlanError::invalid(
                 format!("settings.rules.{id}"),
@@ -141,6 +168,20 @@ impl LintSettings {
             None => Action::Warn,
         }
     }
+
+    /// The action of a finding of `rule` that depends on `unknowns`: a conditional
+    /// finding never denies.
+    #[must_use]
+    pub fn action_for(&self, rule: Rule, unknowns: &[Unknown]) -> Action {
+        let action = self.action(rule);
+        if unknowns.is_empty() || action == Action::Off {
+            return action;
+        }
+        match self.conditionals {
+            Some(Action::Off) => Action::Off,
+            _ => Action::Warn,
+        }
+    }
 }
 
 /// One finding: which rule, how serious, what it does, where, and why.
@@ -156,6 +197,11 @@ pub struct Finding {
     pub path: String,
     /// What the engine says.
     pub message: String,
+    /// What a conditional finding depends on (absent: the finding is certain). A
+    /// conditional finding has severity `info` and never denies; supplying the facts
+    /// (`LintSettings::facts`) makes the answer exact.
+    #[serde(default, rename = "dependsOn", skip_serializing_if = "Vec::is_empty")]
+    pub depends_on: Vec<Unknown>,
 }
 
 impl std::fmt::Display for Finding {
@@ -179,16 +225,24 @@ pub fn lint_at(pod: &Pod, settings: &LintSettings, prefix: &str) -> Vec<Finding>
 
 /// [`lint_at`] with the pod given away (no copy of it is made).
 fn lint_owned(pod: Pod, settings: &LintSettings, prefix: &str) -> Vec<Finding> {
-    let raw = rules::run(pod, |rule| settings.action(rule) != Action::Off);
+    let raw = rules::run(pod, &settings.facts, |rule| {
+        settings.action(rule) != Action::Off
+    });
     raw.into_iter()
         .filter_map(|r| {
-            let action = settings.action(r.rule);
+            let action = settings.action_for(r.rule, &r.depends_on);
+            let severity = if r.depends_on.is_empty() {
+                r.rule.severity()
+            } else {
+                Severity::Info
+            };
             (action != Action::Off).then(|| Finding {
                 rule: r.rule,
-                severity: r.rule.severity(),
+                severity,
                 action,
                 path: object_path(prefix, &r.path),
                 message: r.message,
+                depends_on: r.depends_on,
             })
         })
         .collect()
@@ -212,13 +266,50 @@ pub fn lint_object(
     let mut request = serde_json::Map::new();
     request.insert("pod".into(), template.pod);
     request.insert("apiDefaults".into(), api_defaults.into());
-    match crate::api::parse_request_value(serde_json::Value::Object(request)) {
-        Ok(mut request) => {
-            if request.api_defaults {
-                let gates = crate::features::FeatureGates::resolve(&request.feature_gates);
-                crate::defaults::apply_api_defaults_with(&mut request.pod, &gates);
+    let mut request = serde_json::Value::Object(request);
+    // Fields the 1.37 API does not know: each is dropped (the kubelet of a cluster that
+    // knows it is newer than podplan; one that does not drops it too) and named.
+    let mut unknown_fields = Vec::new();
+    let parsed = loop {
+        match crate::api::parse_request_value(request.clone()) {
+            Err(e)
+                if e.message.starts_with("unknown field `")
+                    && unknown_fields.len() < MAX_UNKNOWN_FIELDS
+                    && remove_at(&mut request, &e.path) =>
+            {
+                unknown_fields.push(e.path);
             }
-            Ok(lint_owned(request.pod, settings, &template.prefix))
+            other => break other,
+        }
+    };
+    let mut findings: Vec<Finding> = unknown_fields
+        .into_iter()
+        .filter_map(|path| {
+            let path = object_path(&template.prefix, &path);
+            let depends_on = vec![Unknown::Field(path.clone())];
+            let action = settings.action_for(Rule::Invalid, &depends_on);
+            (action != Action::Off).then(|| Finding {
+                rule: Rule::Invalid,
+                severity: Severity::Info,
+                action,
+                message: format!(
+                    "{path} is not a field of the Kubernetes 1.37 API podplan reads; a newer API server and kubelet may act on it, an older one drops it: it is not linted"
+                ),
+                path,
+                depends_on,
+            })
+        })
+        .collect();
+    match parsed {
+        Ok(mut request) => {
+            // The API server's defaults fill only what is missing (idempotent on an
+            // admitted, already-defaulted pod), so they are applied whether or not the
+            // caller asked: a reviewed object built without them (a test, a mutating
+            // webhook's output) must not read as `nil pod.spec.enableServiceLinks`.
+            let gates = crate::features::FeatureGates::resolve(&request.feature_gates);
+            crate::defaults::apply_api_defaults_with(&mut request.pod, &gates);
+            findings.extend(lint_owned(request.pod, settings, &template.prefix));
+            Ok(findings)
         }
         Err(e) => {
             let action = settings.action(Rule::Invalid);
@@ -229,11 +320,136 @@ pub fn lint_object(
                     action,
                     path: object_path(&template.prefix, &e.path),
                     message: e.message,
+                    depends_on: Vec::new(),
                 })
                 .into_iter()
+                .chain(findings)
                 .collect())
         }
     }
+}
+
+/// The findings of one item of a list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemFindings {
+    /// The item's index in `items` (0 for an object that is not a list).
+    pub index: usize,
+    /// The item's kind, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The item's name, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its findings, paths starting at the list (`items[2].spec...`), or why it cannot
+    /// be linted.
+    pub result: Result<Vec<Finding>, PlanError>,
+}
+
+/// Lints a `kind: List` (or any `*List` with `items`) item by item, each as
+/// [`lint_object`] does, paths prefixed with `items[i].`; any other object is one item
+/// (index 0, paths as [`lint_object`] gives them). An item that cannot be linted (no kind,
+/// no template) has its error as its result; the other items are still linted.
+pub fn lint_items(
+    object: &serde_json::Value,
+    settings: &LintSettings,
+    api_defaults: bool,
+) -> Result<Vec<ItemFindings>, PlanError> {
+    let kind = object.get("kind").and_then(serde_json::Value::as_str);
+    let describe = |v: &serde_json::Value| {
+        (
+            v.get("kind")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+            v.get("metadata")
+                .and_then(|m| m.get("name"))
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+        )
+    };
+    let items = object.get("items").and_then(serde_json::Value::as_array);
+    let (Some(items), true) = (items, kind.is_some_and(|k| k.ends_with("List"))) else {
+        let (kind, name) = describe(object);
+        return Ok(vec![ItemFindings {
+            index: 0,
+            kind,
+            name,
+            result: lint_object(object, settings, api_defaults),
+        }]);
+    };
+    Ok(items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let (kind, name) = describe(item);
+            let prefix = format!("items[{index}]");
+            let result = lint_object(item, settings, api_defaults)
+                .map(|findings| {
+                    findings
+                        .into_iter()
+                        .map(|mut f| {
+                            f.path = if f.path.is_empty() {
+                                prefix.clone()
+                            } else {
+                                format!("{prefix}.{}", f.path)
+                            };
+                            f
+                        })
+                        .collect()
+                })
+                .map_err(|mut e| {
+                    e.path = if e.path.is_empty() {
+                        prefix.clone()
+                    } else {
+                        format!("{prefix}.{}", e.path)
+                    };
+                    e
+                });
+            ItemFindings {
+                index,
+                kind,
+                name,
+                result,
+            }
+        })
+        .collect())
+}
+
+/// At most this many unknown fields are dropped from one object; the next one is an
+/// `invalid` error.
+const MAX_UNKNOWN_FIELDS: usize = 256;
+
+/// Removes the value at a JSON path (`pod.spec.containers[0].field`) from an object; false
+/// when the path does not lead to an object's key.
+fn remove_at(value: &mut serde_json::Value, path: &str) -> bool {
+    let Some((parent, key)) = path.rsplit_once('.') else {
+        return value
+            .as_object_mut()
+            .is_some_and(|m| m.remove(path).is_some());
+    };
+    let mut at = value;
+    for segment in parent.split('.') {
+        let mut parts = segment.split('[');
+        let name = parts.next().unwrap_or_default();
+        if !name.is_empty() {
+            let Some(next) = at.get_mut(name) else {
+                return false;
+            };
+            at = next;
+        }
+        for index in parts {
+            let Some(i) = index
+                .strip_suffix(']')
+                .and_then(|i| i.parse::<usize>().ok())
+            else {
+                return false;
+            };
+            let Some(next) = at.get_mut(i) else {
+                return false;
+            };
+            at = next;
+        }
+    }
+    at.as_object_mut().is_some_and(|m| m.remove(key).is_some())
 }
 
 /// An engine path (`pod.spec.containers[1]`) as a path into the object.
@@ -279,7 +495,7 @@ pub fn verdict(findings: &[Finding]) -> Verdict {
     }
 }
 
-/// The JSON form: `{"object": ..., "settings"?: ..., "apiDefaults"?: bool}` in,
+/// The JSON form: `{"object": ..., "settings"?: ..., "facts"?: ..., "apiDefaults"?: bool}` in,
 /// `{"findings": [...], "verdict": {...}}` or `{"error": {...}}` out. Never panics.
 #[must_use]
 pub fn lint_json(bytes: &[u8]) -> Vec<u8> {
@@ -291,6 +507,9 @@ pub fn lint_json(bytes: &[u8]) -> Vec<u8> {
         settings: LintSettings,
         #[serde(default)]
         api_defaults: bool,
+        /// Facts, as `settings.facts` (these win).
+        #[serde(default)]
+        facts: Option<LintFacts>,
     }
     #[derive(Serialize)]
     struct Output {
@@ -299,7 +518,10 @@ pub fn lint_json(bytes: &[u8]) -> Vec<u8> {
     }
     let answer = serde_json::from_slice::<Input>(bytes)
         .map_err(|e| PlanError::invalid("", format!("the lint request cannot be read: {e}")))
-        .and_then(|input| {
+        .and_then(|mut input| {
+            if let Some(facts) = input.facts.take() {
+                input.settings.facts = facts;
+            }
             input.settings.validate()?;
             lint_object(&input.object, &input.settings, input.api_defaults)
         });
@@ -359,5 +581,231 @@ mod tests {
         let out = lint_json(b"[]");
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
         assert_eq!(v["error"]["kind"], "InvalidInput");
+    }
+
+    fn lint_with(pod: serde_json::Value, facts: serde_json::Value) -> Vec<Finding> {
+        let settings = LintSettings {
+            facts: serde_json::from_value(facts).unwrap_or_default(),
+            ..LintSettings::default()
+        };
+        lint_object(&pod, &settings, true).unwrap_or_default()
+    }
+
+    fn non_root_pod(security: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "a", "image": "nginx:1.25", "securityContext": security}]}})
+    }
+
+    #[test]
+    fn an_unknown_image_user_is_a_condition_not_a_verdict() {
+        let pod = non_root_pod(serde_json::json!({"runAsNonRoot": true}));
+        let f = lint_with(pod.clone(), serde_json::json!({}));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].severity, Severity::Info);
+        assert_eq!(f[0].action, Action::Warn);
+        assert_eq!(
+            f[0].depends_on,
+            vec![Unknown::ImageUser("nginx:1.25".into())]
+        );
+        assert!(
+            f[0].message.contains("0 or non-numeric"),
+            "{}",
+            f[0].message
+        );
+        assert!(verdict(&f).allowed);
+        let v = serde_json::to_value(&f[0]).unwrap_or_default();
+        assert_eq!(
+            v["dependsOn"],
+            serde_json::json!([{"imageUser": "nginx:1.25"}])
+        );
+        // With the fact the answer is exact.
+        for (fact, denied) in [
+            (serde_json::json!({"uid": 0}), true),
+            (serde_json::json!({"username": "app"}), true),
+            (serde_json::json!({"uid": 101}), false),
+        ] {
+            let f = lint_with(
+                pod.clone(),
+                serde_json::json!({"images": {"nginx:1.25": fact}}),
+            );
+            assert_eq!(!verdict(&f).allowed, denied, "{fact}: {f:#?}");
+            assert!(f.iter().all(|f| f.depends_on.is_empty()), "{f:#?}");
+        }
+        // A certain refusal stays one.
+        let f = lint_with(
+            non_root_pod(serde_json::json!({"runAsNonRoot": true, "runAsUser": 0})),
+            serde_json::json!({}),
+        );
+        assert!(!verdict(&f).allowed, "{f:#?}");
+    }
+
+    #[test]
+    fn windows_pods_are_judged_by_the_windows_rule() {
+        let mut pod = non_root_pod(serde_json::json!({"runAsNonRoot": true,
+            "windowsOptions": {"runAsUserName": "app"}}));
+        pod["spec"]["os"] = serde_json::json!({"name": "windows"});
+        let f = lint_with(
+            pod.clone(),
+            serde_json::json!({"images": {"nginx:1.25": {"uid": 0}}}),
+        );
+        assert!(f.is_empty(), "{f:#?}");
+        pod["spec"]["containers"][0]["securityContext"]["windowsOptions"]["runAsUserName"] =
+            "ContainerAdministrator".into();
+        let f = lint_with(pod, serde_json::json!({}));
+        assert!(!verdict(&f).allowed, "{f:#?}");
+    }
+
+    #[test]
+    fn objects_the_env_and_volumes_name_are_conditions_until_supplied() {
+        let pod = serde_json::json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"volumes": [{"name": "v", "secret": {"secretName": "s"}}],
+              "containers": [{"name": "a", "image": "x", "env": [{"name": "K",
+                "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "k"}}}]}]}});
+        let f = lint_with(pod.clone(), serde_json::json!({}));
+        assert!(verdict(&f).allowed, "{f:#?}");
+        let deps: Vec<&Unknown> = f.iter().flat_map(|f| &f.depends_on).collect();
+        assert!(deps.contains(&&Unknown::ConfigMap("cfg".into())), "{f:#?}");
+        assert!(deps.contains(&&Unknown::Secret("s".into())), "{f:#?}");
+        let exists = serde_json::json!({"configMaps": {"cfg": ["k"]}, "secrets": {"s": []}});
+        assert!(lint_with(pod.clone(), exists).is_empty());
+        let f = lint_with(
+            pod.clone(),
+            serde_json::json!({"configMaps": {"cfg": ["other"]}, "secrets": {"s": []}}),
+        );
+        assert!(!verdict(&f).allowed, "{f:#?}");
+        let f = lint_with(
+            pod.clone(),
+            serde_json::json!({"configMaps": {"cfg": ["k"]}, "secrets": {"s": null}}),
+        );
+        assert!(!verdict(&f).allowed, "{f:#?}");
+        assert_eq!(f[0].path, "spec.volumes[0]");
+        let off = LintSettings {
+            conditionals: Some(Action::Off),
+            ..LintSettings::default()
+        };
+        assert_eq!(lint_object(&pod, &off, true).map(|f| f.len()), Ok(0));
+    }
+
+    #[test]
+    fn node_support_for_user_namespaces_is_a_condition() {
+        let pod = serde_json::json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"hostUsers": false, "containers": [{"name": "a", "image": "x"}]}});
+        let f = lint_with(pod.clone(), serde_json::json!({}));
+        assert!(verdict(&f).allowed, "{f:#?}");
+        assert!(
+            f.iter().any(|f| f.depends_on
+                == vec![Unknown::Node(
+                    "runtimeHandlerFeatures.userNamespaces".into()
+                )]),
+            "{f:#?}"
+        );
+        let f = lint_with(pod.clone(), serde_json::json!({"node": {}}));
+        assert!(!verdict(&f).allowed, "{f:#?}");
+        let f = lint_with(
+            pod,
+            serde_json::json!({"node": {"runtimeHandlerFeatures": {"userNamespaces": true, "recursiveReadOnlyMounts": true}}}),
+        );
+        assert!(f.is_empty(), "{f:#?}");
+        assert!(LintSettings::from_json(br#"{"facts": {"node": {"nope": 1}}}"#).is_err());
+    }
+
+    #[test]
+    fn every_volume_source_is_mounted() {
+        let sources = serde_json::json!({
+            "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2001-04.com.example:storage", "lun": 0},
+            "fc": {"targetWWNs": ["500a0982991b8dc5"], "lun": 2},
+            "flexVolume": {"driver": "example.com/lvm"},
+            "gcePersistentDisk": {"pdName": "d"},
+            "cinder": {"volumeID": "v"},
+            "azureDisk": {"diskName": "d", "diskURI": "u"},
+            "azureFile": {"secretName": "s", "shareName": "x"},
+            "cephfs": {"monitors": ["m"]},
+            "rbd": {"monitors": ["m"], "image": "i"},
+            "glusterfs": {"endpoints": "e", "path": "p"},
+            "nfs": {"server": "s", "path": "/p"},
+            "portworxVolume": {"volumeID": "v"},
+            "scaleIO": {"gateway": "g", "system": "s", "secretRef": {"name": "s"}},
+            "storageos": {"volumeName": "v"},
+            "quobyte": {"registry": "r", "volume": "v"},
+            "photonPersistentDisk": {"pdID": "p"},
+            "vsphereVolume": {"volumePath": "/p"},
+            "awsElasticBlockStore": {"volumeID": "v"},
+            "flocker": {"datasetName": "d"},
+            "gitRepo": {"repository": "r"},
+            "csi": {"driver": "d"},
+            "ephemeral": {"volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "1Gi"}}}}},
+            "image": {"reference": "r"},
+            "downwardAPI": {},
+            "hostPath": {"path": "/tmp"},
+        });
+        let mut volumes = Vec::new();
+        let mut mounts = Vec::new();
+        for (i, (source, value)) in sources.as_object().into_iter().flatten().enumerate() {
+            let name = format!("v{i}");
+            let mut v = serde_json::json!({"name": name});
+            v[source] = value.clone();
+            volumes.push(v);
+            mounts.push(serde_json::json!({"name": name, "mountPath": format!("/m/{i}")}));
+        }
+        let pod = serde_json::json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"volumes": volumes, "containers": [{"name": "a", "image": "x", "volumeMounts": mounts}]}});
+        let f = lint_with(pod, serde_json::json!({}));
+        assert!(
+            f.iter()
+                .all(|f| !f.message.contains("cannot find volume") && f.action != Action::Deny),
+            "{f:#?}"
+        );
+    }
+
+    #[test]
+    fn newer_fields_are_named_never_denied() {
+        let pod = serde_json::json!({"kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"template": {"spec": {"futureField": 1,
+              "containers": [{"name": "a", "image": "x", "alsoNew": {"x": 1}}]}}}});
+        let f = lint_with(pod, serde_json::json!({}));
+        assert!(verdict(&f).allowed, "{f:#?}");
+        let paths: Vec<&str> = f.iter().map(|f| f.path.as_str()).collect();
+        assert!(paths.contains(&"spec.template.spec.futureField"), "{f:#?}");
+        assert!(
+            paths.contains(&"spec.template.spec.containers[0].alsoNew"),
+            "{f:#?}"
+        );
+        assert!(f.iter().all(|f| f.severity == Severity::Info));
+        // A malformed value stays an error.
+        let bad = serde_json::json!({"kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "a", "image": 3}]}});
+        assert!(!verdict(&lint_with(bad, serde_json::json!({}))).allowed);
+    }
+
+    #[test]
+    fn lists_are_linted_item_by_item() {
+        let list = serde_json::json!({"kind": "List", "items": [
+            {"kind": "Service", "metadata": {"name": "s"}},
+            {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
+                {"name": "a", "image": "x"}, {"name": "a", "image": "y"}]}},
+            {"kind": "Deployment", "metadata": {"name": "d"}, "spec": {}}]});
+        let items = lint_items(&list, &LintSettings::default(), true).unwrap_or_default();
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[0].result, Ok(Vec::new()));
+        let pod = items[1].result.clone().unwrap_or_default();
+        assert_eq!(
+            pod.first().map(|f| f.path.as_str()),
+            Some("items[1].spec.containers[1].name")
+        );
+        assert_eq!(
+            items[2].result.clone().map_err(|e| e.path),
+            Err("items[2].spec.template".into())
+        );
+        assert_eq!(items[2].name.as_deref(), Some("d"));
+    }
+
+    #[test]
+    fn undefaulted_objects_lint_as_defaulted_ones() {
+        let pod = serde_json::json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "a", "image": "x"}]}});
+        let s = LintSettings::default();
+        assert_eq!(lint_object(&pod, &s, false), Ok(Vec::new()));
+        assert_eq!(lint_object(&pod, &s, false), lint_object(&pod, &s, true));
     }
 }

@@ -67,11 +67,82 @@ fn plugin_dir(v: &Volume) -> Option<&'static str> {
         "kubernetes.io~downward-api"
     } else if v.nfs.is_some() {
         "kubernetes.io~nfs"
-    } else if v.persistent_volume_claim.is_some() || v.csi.is_some() || v.ephemeral.is_some() {
+    } else if v.persistent_volume_claim.is_some()
+        || v.csi.is_some()
+        || v.ephemeral.is_some()
+        || migrated_to_csi(v)
+    {
         "kubernetes.io~csi"
+    } else if v.iscsi.is_some() {
+        "kubernetes.io~iscsi"
+    } else if v.fc.is_some() {
+        "kubernetes.io~fc"
+    } else if v.git_repo.is_some() {
+        "kubernetes.io~git-repo"
+    } else {
+        return removed_plugin_dir(v);
+    })
+}
+
+/// In-tree sources whose inline volumes the kubelet mounts through their CSI driver
+/// (CSI migration, complete in 1.37: `pkg/volume/csimigration`), at the CSI plugin's
+/// pod directory `volumes/kubernetes.io~csi/<volume>/mount`.
+fn migrated_to_csi(v: &Volume) -> bool {
+    v.aws_elastic_block_store.is_some()
+        || v.azure_disk.is_some()
+        || v.azure_file.is_some()
+        || v.cinder.is_some()
+        || v.gce_persistent_disk.is_some()
+        || v.vsphere_volume.is_some()
+        || v.portworx_volume.is_some()
+}
+
+/// Sources whose in-tree plugins are gone (cephfs, rbd, glusterfs, scaleIO, storageos,
+/// quobyte, flocker, photonPersistentDisk): the API still accepts them, and the pod
+/// directory is the one their plugin used (`volumes/kubernetes.io~<plugin>/<volume>`).
+fn removed_plugin_dir(v: &Volume) -> Option<&'static str> {
+    Some(if v.cephfs.is_some() {
+        "kubernetes.io~cephfs"
+    } else if v.rbd.is_some() {
+        "kubernetes.io~rbd"
+    } else if v.glusterfs.is_some() {
+        "kubernetes.io~glusterfs"
+    } else if v.scale_io.is_some() {
+        "kubernetes.io~scaleio"
+    } else if v.storageos.is_some() {
+        "kubernetes.io~storageos"
+    } else if v.quobyte.is_some() {
+        "kubernetes.io~quobyte"
+    } else if v.flocker.is_some() {
+        "kubernetes.io~flocker"
+    } else if v.photon_persistent_disk.is_some() {
+        "kubernetes.io~photon-pd"
     } else {
         return None;
     })
+}
+
+/// The `readOnly` of a source other than the ones [`VolumeLookup::info`] reads itself
+/// (the mounter's `GetAttributes().ReadOnly`).
+fn source_read_only(v: &Volume) -> bool {
+    let flags = [
+        v.aws_elastic_block_store.as_ref().and_then(|s| s.read_only),
+        v.azure_disk.as_ref().and_then(|s| s.read_only),
+        v.azure_file.as_ref().and_then(|s| s.read_only),
+        v.cinder.as_ref().and_then(|s| s.read_only),
+        v.gce_persistent_disk.as_ref().and_then(|s| s.read_only),
+        v.portworx_volume.as_ref().and_then(|s| s.read_only),
+        v.iscsi.as_ref().and_then(|s| s.read_only),
+        v.fc.as_ref().and_then(|s| s.read_only),
+        v.flex_volume.as_ref().and_then(|s| s.read_only),
+        v.cephfs.as_ref().and_then(|s| s.read_only),
+        v.rbd.as_ref().and_then(|s| s.read_only),
+        v.glusterfs.as_ref().and_then(|s| s.read_only),
+        v.scale_io.as_ref().and_then(|s| s.read_only),
+        v.storageos.as_ref().and_then(|s| s.read_only),
+        v.quobyte.as_ref().and_then(|s| s.read_only),
+    ];
+    flags.into_iter().any(|f| f == Some(true))
 }
 
 /// The mounted volume: the `node.volumes` entry, or the volume manager's standard
@@ -130,7 +201,13 @@ impl<'a> VolumeLookup<'a> {
                 ..VolumeInfo::default()
             });
         }
-        let plugin = plugin_dir(vol)?;
+        // A FlexVolume's pod directory is named after its driver, escaped
+        // (`utilstrings.EscapeQualifiedName`: `vendor/driver` → `vendor~driver`).
+        let flex = vol.flex_volume.as_ref().map(|f| f.driver.replace('/', "~"));
+        let plugin = match flex.as_deref() {
+            Some(driver) => driver,
+            None => plugin_dir(vol)?,
+        };
         let managed_ro = vol.config_map.is_some()
             || vol.secret.is_some()
             || vol.projected.is_some()
@@ -151,9 +228,11 @@ impl<'a> VolumeLookup<'a> {
             .persistent_volume_claim
             .as_ref()
             .map(|_| join_all(&[self.pod_dir(), "volumeDevices", "kubernetes.io~csi", name]));
+        let source_ro =
+            vol.persistent_volume_claim.is_none() && vol.nfs.is_none() && source_read_only(vol);
         Some(VolumeInfo {
             host_path,
-            read_only: managed_ro || pvc_ro,
+            read_only: managed_ro || pvc_ro || source_ro,
             selinux_relabel: relabel,
             block_device_path,
             image: None,

@@ -3,11 +3,10 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use k8s_openapi::api::core::v1::{
-    Container, EnvFromSource, EnvVar, Pod, Service, ServicePort, ServiceSpec,
-};
+use k8s_openapi::api::core::v1::{Container, Pod, Service, ServicePort, ServiceSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use super::facts::{self, Known, LintFacts, ObjectKind, Unknown, WindowsVerdict, World};
 use super::Rule;
 use crate::config::container::ephemeral_as_container;
 use crate::config::{self, ConfigError, ContainerKind, NodeContext};
@@ -23,12 +22,14 @@ pub(super) struct Raw {
     pub rule: Rule,
     pub path: String,
     pub message: String,
+    /// The unknowns a conditional finding depends on (empty: certain).
+    pub depends_on: Vec<Unknown>,
 }
 
 /// Runs the rules `enabled` selects on `pod`.
-pub(super) fn run(pod: Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
+pub(super) fn run(pod: Pod, facts: &LintFacts, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
     let mut out = Vec::new();
-    let request = PlanRequest {
+    let mut request = PlanRequest {
         pod,
         ..PlanRequest::default()
     };
@@ -40,6 +41,7 @@ pub(super) fn run(pod: Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
                 rule: Rule::Invalid,
                 path: e.path,
                 message: e.message,
+                depends_on: Vec::new(),
             });
             false
         }
@@ -51,15 +53,37 @@ pub(super) fn run(pod: Pod, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
         return out;
     };
     let gates = FeatureGates::resolve(&request.feature_gates);
-    let containers = containers(spec);
     if enabled(Rule::ConfigError) {
-        config_errors(&request, &gates, &containers, &mut out);
+        // Node facts that cannot be read were refused by `LintSettings::validate`.
+        let empty = LintFacts::default();
+        let known = Known::new(facts, pod)
+            .or_else(|_| Known::new(&empty, pod))
+            .ok();
+        if let Some(known) = known {
+            let spec_copy = spec.clone();
+            let entries = containers(&spec_copy);
+            config_errors(&mut request, &known, &gates, &entries, &mut out);
+            volume_objects(&request.pod, &known, &mut out);
+        }
     }
+    let pod = &request.pod;
+    let Some(spec) = pod.spec.as_ref() else {
+        return out;
+    };
+    let containers = containers(spec);
     if enabled(Rule::UnexpandedVariable) {
         let service = master_service_variables(pod);
         for c in &containers {
             unexpanded(&service, c, &mut out);
         }
+    }
+    if enabled(Rule::ProbePortName) {
+        containers
+            .iter()
+            .for_each(|c| probe_port_names(c, &mut out));
+    }
+    if enabled(Rule::DuplicateEnv) {
+        containers.iter().for_each(|c| duplicate_env(c, &mut out));
     }
     let scenarios = if enabled(Rule::ProbeEndsPod) && valid {
         probe_scenarios(&containers)
@@ -84,6 +108,10 @@ struct Scenario {
     path: String,
     field: &'static str,
     reason: KillReason,
+    /// What the kubelet's restart decision for the container reads besides the pod
+    /// (`ShouldContainerBeRestarted`: its kind, probe and restart policy and rules):
+    /// scenarios with the same key end the same way, and only one is simulated.
+    key: String,
 }
 
 /// The declared liveness and startup probes of the pod's init and regular containers.
@@ -106,7 +134,14 @@ fn probe_scenarios(containers: &[Entry<'_>]) -> Vec<Scenario> {
             ),
         ];
         for (field, reason, _) in declared.into_iter().filter(|(_, _, d)| *d) {
+            let key = format!(
+                "{:?}/{field}/{:?}/{}",
+                c.kind,
+                c.container.restart_policy,
+                serde_json::to_string(&c.container.restart_policy_rules).unwrap_or_default()
+            );
             out.push(Scenario {
+                key,
                 kind: c.kind,
                 index: c.index,
                 name: c.container.name.clone(),
@@ -128,9 +163,21 @@ fn probes_end_pod(request: PlanRequest, scenarios: &[Scenario], out: &mut Vec<Ra
     let Some(mut settled) = settle(request) else {
         return;
     };
-    let last = scenarios.len() - 1;
-    for (i, s) in scenarios.iter().enumerate() {
-        if ends_for_good(&mut settled, s, i == last) {
+    // One simulation per kind of scenario: linear in the number of containers.
+    let mut decided: std::collections::BTreeMap<&str, bool> = std::collections::BTreeMap::new();
+    for s in scenarios {
+        if !running(&settled, &s.name) {
+            continue;
+        }
+        let ends = match decided.get(s.key.as_str()) {
+            Some(&ends) => ends,
+            None => {
+                let ends = ends_for_good(&mut settled, s, false);
+                decided.insert(s.key.as_str(), ends);
+                ends
+            }
+        };
+        if ends {
             out.push(Raw {
                 rule: Rule::ProbeEndsPod,
                 path: format!("{}.{}", s.path, s.field),
@@ -138,6 +185,7 @@ fn probes_end_pod(request: PlanRequest, scenarios: &[Scenario], out: &mut Vec<Ra
                     "when its {} fails, the kubelet kills container {:?} and does not start it again",
                     s.field, s.name
                 ),
+                depends_on: Vec::new(),
             });
         }
     }
@@ -186,143 +234,383 @@ fn containers(spec: &k8s_openapi::api::core::v1::PodSpec) -> Vec<Entry<'_>> {
     out
 }
 
-/// Config errors that depend on cluster or runtime state rather than on the pod: not
-/// the pod's fault at admission.
-fn depends_on_cluster_state(e: &ConfigError) -> bool {
+/// Config errors that depend on runtime state rather than on the pod or the facts: not
+/// the pod's fault at admission (an unsynced service lister, an env file, an ephemeral
+/// container's target).
+fn depends_on_runtime_state(e: &ConfigError) -> bool {
     matches!(
         e,
-        ConfigError::NotFound { .. }
-            | ConfigError::MissingKey { .. }
-            | ConfigError::ServicesNotSynced
-            | ConfigError::EnvFile(_)
-            | ConfigError::TargetNotFound(_)
-            | ConfigError::Input(_)
+        ConfigError::ServicesNotSynced | ConfigError::EnvFile(_) | ConfigError::TargetNotFound(_)
     )
 }
 
-/// Whether an env or envFrom entry of a container refers to a ConfigMap or a Secret
-/// (what [`with_optional_refs`] changes).
-fn refers_to_objects(pod: &Pod) -> bool {
-    let Some(spec) = pod.spec.as_ref() else {
-        return false;
-    };
-    let refers = |env_from: &Option<Vec<EnvFromSource>>, env: &Option<Vec<EnvVar>>| {
-        env_from
-            .iter()
-            .flatten()
-            .any(|f| f.config_map_ref.is_some() || f.secret_ref.is_some())
-            || env.iter().flatten().any(|v| {
-                v.value_from
-                    .as_ref()
-                    .is_some_and(|f| f.config_map_key_ref.is_some() || f.secret_key_ref.is_some())
-            })
-    };
-    spec.init_containers
+/// The worlds the unknowns of `known` ask for, the favourable one first.
+fn worlds(known: &Known<'_>) -> Vec<World> {
+    let mut out = vec![World::Favourable];
+    if known
+        .references
+        .images
         .iter()
-        .flatten()
-        .chain(spec.containers.iter())
-        .any(|c| refers(&c.env_from, &c.env))
-        || spec
-            .ephemeral_containers
-            .iter()
-            .flatten()
-            .any(|e| refers(&e.env_from, &e.env))
+        .any(|i| !known.image_known(i))
+    {
+        out.push(World::RootImages);
+    }
+    let unknown_object = known
+        .references
+        .config_maps
+        .keys()
+        .any(|n| !known.object_known(ObjectKind::ConfigMap, n))
+        || known
+            .references
+            .secrets
+            .keys()
+            .any(|n| !known.object_known(ObjectKind::Secret, n));
+    if unknown_object {
+        out.push(World::MissingObjects);
+    }
+    if !known.node_known() {
+        out.push(World::DefaultNode);
+    }
+    out
 }
 
-/// The pod with every ConfigMap and Secret reference of its env optional: at admission
-/// those objects are unknown, and a missing one must not hide what comes after it in
-/// `generateContainerConfig` (mounts, security context).
-fn with_optional_refs(pod: &Pod) -> Pod {
-    let mut pod = pod.clone();
-    let Some(spec) = pod.spec.as_mut() else {
-        return pod;
-    };
-    let optional = |c: &mut Container| {
-        for from in c.env_from.iter_mut().flatten() {
-            if let Some(r) = from.config_map_ref.as_mut() {
-                r.optional = Some(true);
-            }
-            if let Some(r) = from.secret_ref.as_mut() {
-                r.optional = Some(true);
-            }
-        }
-        for var in c.env.iter_mut().flatten() {
-            if let Some(from) = var.value_from.as_mut() {
-                if let Some(r) = from.config_map_key_ref.as_mut() {
-                    r.optional = Some(true);
-                }
-                if let Some(r) = from.secret_key_ref.as_mut() {
-                    r.optional = Some(true);
-                }
-            }
+/// The sandbox's and each container's config error in one world.
+struct Outcome {
+    sandbox: Option<ConfigError>,
+    containers: Vec<Option<ConfigError>>,
+}
+
+fn outcome(request: &PlanRequest, gates: &FeatureGates, containers: &[Entry<'_>]) -> Outcome {
+    let default;
+    let node = match &request.node {
+        Some(n) => n,
+        None => {
+            default = NodeContext::default();
+            &default
         }
     };
-    spec.init_containers.iter_mut().flatten().for_each(optional);
-    spec.containers.iter_mut().for_each(optional);
-    for e in spec.ephemeral_containers.iter_mut().flatten() {
-        for from in e.env_from.iter_mut().flatten() {
-            if let Some(r) = from.config_map_ref.as_mut() {
-                r.optional = Some(true);
-            }
-            if let Some(r) = from.secret_ref.as_mut() {
-                r.optional = Some(true);
-            }
-        }
-        for var in e.env.iter_mut().flatten() {
-            if let Some(from) = var.value_from.as_mut() {
-                if let Some(r) = from.config_map_key_ref.as_mut() {
-                    r.optional = Some(true);
-                }
-                if let Some(r) = from.secret_key_ref.as_mut() {
-                    r.optional = Some(true);
-                }
-            }
-        }
+    let sandbox = config::sandbox::generate_pod_sandbox_config(&request.pod, 0, node, gates).err();
+    let containers = containers
+        .iter()
+        .map(|c| {
+            config::generate_for(request, gates, c.kind, c.index, None)
+                .err()
+                .map(|(_, e)| e)
+        })
+        .collect();
+    Outcome {
+        sandbox,
+        containers,
     }
-    pod
+}
+
+/// What a config error becomes on a node whose OS may be Windows: `verifyRunAsNonRoot`
+/// there (`security_context_windows.go`) reads `windowsOptions.runAsUserName` and the
+/// image's user name, not uids. `None`: no error on Windows.
+fn on_windows(
+    known: &Known<'_>,
+    pod: &Pod,
+    c: &Container,
+    world: World,
+    e: &ConfigError,
+) -> Option<WindowsVerdict> {
+    if !matches!(e, ConfigError::NonRoot(_)) || !facts::maybe_windows(pod, c) {
+        return None;
+    }
+    let image = c.image.clone().unwrap_or_default();
+    let user = match known.facts.images.get(&image) {
+        Some(f) => Some(f.username.clone().unwrap_or_default()),
+        None => known
+            .node
+            .as_ref()
+            .and_then(|n| n.images.get(&image))
+            .map(|i| i.username.clone()),
+    };
+    let user = match (user, world) {
+        (Some(u), _) => Some(u),
+        (None, World::RootImages) => Some("ContainerAdministrator".to_string()),
+        (None, _) => None,
+    };
+    Some(facts::windows_non_root(pod, c, user.as_deref()))
 }
 
 /// `config-error`: `generatePodSandboxConfig` and `generateContainerConfig` for the pod
-/// as new, on a node with default facts.
+/// as new, in every world the unknowns ask for ([`worlds`]). An error of the favourable
+/// world is certain (every world fails); one of another world only is conditional on
+/// the unknown that world changes.
 fn config_errors(
-    request: &PlanRequest,
+    request: &mut PlanRequest,
+    known: &Known<'_>,
     gates: &FeatureGates,
     containers: &[Entry<'_>],
     out: &mut Vec<Raw>,
 ) {
-    // A pod without ConfigMap or Secret references is used as it is.
-    let optional;
-    let request = if refers_to_objects(&request.pod) {
-        optional = PlanRequest {
-            pod: with_optional_refs(&request.pod),
-            ..PlanRequest::default()
+    let worlds = worlds(known);
+    let mut outcomes = Vec::with_capacity(worlds.len());
+    for &world in &worlds {
+        request.node = Some(known.node(world));
+        outcomes.push((world, outcome(request, gates, containers)));
+    }
+    request.node = None;
+    let pod = &request.pod;
+    // The sandbox.
+    let mut reported = false;
+    for (world, o) in &outcomes {
+        let Some(e) = o.sandbox.as_ref().filter(|e| !depends_on_runtime_state(e)) else {
+            continue;
         };
-        &optional
-    } else {
-        request
-    };
-    if let Err(e) = config::sandbox::generate_pod_sandbox_config(
-        &request.pod,
-        0,
-        &NodeContext::default(),
-        gates,
-    ) {
-        if !depends_on_cluster_state(&e) {
-            out.push(Raw {
-                rule: Rule::ConfigError,
-                path: "pod.spec".into(),
-                message: format!("{}: {e}", config::errors::CREATE_POD_SANDBOX_ERROR),
-            });
+        let message = format!("{}: {e}", config::errors::CREATE_POD_SANDBOX_ERROR);
+        if *world == World::Favourable {
+            out.push(raw(
+                Rule::ConfigError,
+                "pod.spec".into(),
+                message,
+                Vec::new(),
+            ));
+            break;
+        }
+        if !reported {
+            reported = true;
+            let (unknown, wording) = node_unknown(e);
+            out.push(raw(
+                Rule::ConfigError,
+                "pod.spec".into(),
+                format!("depends on {wording}: the kubelet refuses the pod if it does not ({message}), creates it otherwise"),
+                vec![unknown],
+            ));
         }
     }
-    for c in containers {
-        if let Err((_, e)) = config::generate_for(request, gates, c.kind, c.index, None) {
-            if !depends_on_cluster_state(&e) {
-                out.push(Raw {
-                    rule: Rule::ConfigError,
-                    path: c.path.clone(),
-                    message: format!("{}: {e}", config::errors::CREATE_CONTAINER_CONFIG_ERROR),
-                });
+    for (i, c) in containers.iter().enumerate() {
+        let container = c.container.as_ref();
+        // A Windows pod is refused for its runAsUserName whatever the image, which the
+        // Linux check (the one the worlds run) does not see.
+        if facts::windows_pod(pod) {
+            let refusal = ConfigError::NonRoot(String::new());
+            if let Some(WindowsVerdict::Refused(text)) =
+                on_windows(known, pod, container, World::Favourable, &refusal)
+            {
+                let message = format!("{}: {text}", config::errors::CREATE_CONTAINER_CONFIG_ERROR);
+                out.push(raw(Rule::ConfigError, c.path.clone(), message, Vec::new()));
+                continue;
+            }
+        }
+        let mut conditional: Vec<(Vec<Unknown>, String)> = Vec::new();
+        for (world, o) in &outcomes {
+            let Some(e) = o
+                .containers
+                .get(i)
+                .and_then(Option::as_ref)
+                .filter(|e| !depends_on_runtime_state(e))
+            else {
+                continue;
+            };
+            let event =
+                |text: &str| format!("{}: {text}", config::errors::CREATE_CONTAINER_CONFIG_ERROR);
+            let mut message = event(&e.to_string());
+            let mut extra = Vec::new();
+            match on_windows(known, pod, container, *world, e) {
+                None => {}
+                Some(WindowsVerdict::Allowed) if facts::windows_pod(pod) => continue,
+                Some(WindowsVerdict::Allowed) => extra.push(Unknown::Node("os".into())),
+                Some(WindowsVerdict::Refused(text)) => message = event(&text),
+                Some(WindowsVerdict::DependsOnImage) => {
+                    extra.push(Unknown::ImageUser(
+                        container.image.clone().unwrap_or_default(),
+                    ));
+                }
+            }
+            if *world == World::Favourable && extra.is_empty() {
+                out.push(raw(Rule::ConfigError, c.path.clone(), message, Vec::new()));
+                conditional.clear();
+                break;
+            }
+            let image = container.image.clone().unwrap_or_default();
+            let windows = facts::maybe_windows(pod, container);
+            let image_dependent = *world == World::RootImages
+                || extra.iter().any(|u| matches!(u, Unknown::ImageUser(_)));
+            let (mut unknowns, wording) = match world {
+                _ if image_dependent => (
+                    vec![Unknown::ImageUser(image.clone())],
+                    if windows {
+                        format!("depends on the image's USER ({image}): the kubelet refuses the container if it is ContainerAdministrator ({message}), allows it otherwise")
+                    } else {
+                        format!("depends on the image's USER ({image}): the kubelet refuses the container if it is 0 or non-numeric ({message}), allows it otherwise")
+                    },
+                ),
+                World::MissingObjects => {
+                    let unknowns = object_unknowns(known, container, e);
+                    let names: Vec<String> = unknowns.iter().map(describe).collect();
+                    (
+                        unknowns,
+                        format!("depends on {}: the kubelet refuses the container while it is missing ({message}), creates it otherwise", names.join(" and ")),
+                    )
+                }
+                World::DefaultNode => {
+                    let (unknown, wording) = node_unknown(e);
+                    (
+                        vec![unknown],
+                        format!("depends on {wording}: the kubelet refuses the container if it does not ({message}), creates it otherwise"),
+                    )
+                }
+                World::Favourable | World::RootImages => (
+                    Vec::new(),
+                    format!("depends on the node's OS: on Linux the kubelet refuses the container ({message}), on Windows it allows it"),
+                ),
+            };
+            for u in extra {
+                if !unknowns.contains(&u) {
+                    unknowns.push(u);
+                }
+            }
+            if !conditional.iter().any(|(_, m)| *m == wording) {
+                conditional.push((unknowns, wording));
+            }
+        }
+        for (unknowns, message) in conditional {
+            out.push(raw(Rule::ConfigError, c.path.clone(), message, unknowns));
+        }
+    }
+}
+
+fn raw(rule: Rule, path: String, message: String, depends_on: Vec<Unknown>) -> Raw {
+    Raw {
+        rule,
+        path,
+        message,
+        depends_on,
+    }
+}
+
+/// The node fact a config error of the default node reads, and how to say it.
+fn node_unknown(e: &ConfigError) -> (Unknown, &'static str) {
+    match e {
+        ConfigError::RecursiveReadOnly(_) => (
+            Unknown::Node("runtimeHandlerFeatures.recursiveReadOnlyMounts".into()),
+            "whether the node's runtime handler supports recursive read-only mounts",
+        ),
+        _ => (
+            Unknown::Node("runtimeHandlerFeatures.userNamespaces".into()),
+            "whether the node's runtime handler supports user namespaces",
+        ),
+    }
+}
+
+/// The objects an error of the missing-objects world names, or else the unknown
+/// objects the container's env refers to.
+fn object_unknowns(known: &Known<'_>, c: &Container, e: &ConfigError) -> Vec<Unknown> {
+    let named = match e {
+        ConfigError::NotFound { kind, name } if kind.starts_with("configmap") => {
+            Some(Unknown::ConfigMap(name.clone()))
+        }
+        ConfigError::NotFound { name, .. } => Some(Unknown::Secret(name.clone())),
+        ConfigError::MissingKey { kind, name, .. } if *kind == "ConfigMap" => {
+            Some(Unknown::ConfigMap(name.clone()))
+        }
+        ConfigError::MissingKey { name, .. } => Some(Unknown::Secret(name.clone())),
+        _ => None,
+    };
+    if let Some(u) = named {
+        return vec![u];
+    }
+    let single = Pod {
+        spec: Some(k8s_openapi::api::core::v1::PodSpec {
+            containers: vec![c.clone()],
+            ..Default::default()
+        }),
+        ..Pod::default()
+    };
+    let refs = facts::References::of(&single);
+    refs.config_maps
+        .keys()
+        .filter(|n| !known.object_known(ObjectKind::ConfigMap, n))
+        .map(|n| Unknown::ConfigMap(n.clone()))
+        .chain(
+            refs.secrets
+                .keys()
+                .filter(|n| !known.object_known(ObjectKind::Secret, n))
+                .map(|n| Unknown::Secret(n.clone())),
+        )
+        .collect()
+}
+
+fn describe(u: &Unknown) -> String {
+    match u {
+        Unknown::ImageUser(i) => format!("the USER of image {i:?}"),
+        Unknown::ConfigMap(n) => format!("ConfigMap {n:?}"),
+        Unknown::Secret(n) => format!("Secret {n:?}"),
+        Unknown::Node(f) => format!("the node's {f}"),
+        Unknown::Field(f) => format!("the field {f}"),
+    }
+}
+
+/// The ConfigMaps and Secrets the pod's volumes project: the volume manager cannot
+/// mount a volume whose non-optional object, or a key its `items` name, is missing
+/// (`pkg/volume/configmap/configmap.go`, `pkg/volume/secret/secret.go`,
+/// `pkg/volume/projected/projected.go` SetUpAt), and the pod waits in ContainerCreating.
+/// Certain when the facts say so, conditional when the object is unknown.
+fn volume_objects(pod: &Pod, known: &Known<'_>, out: &mut Vec<Raw>) {
+    let Some(spec) = pod.spec.as_ref() else {
+        return;
+    };
+    for (i, v) in spec.volumes.iter().flatten().enumerate() {
+        let path = format!("pod.spec.volumes[{i}]");
+        for r in facts::volume_references(v) {
+            if r.optional {
+                continue;
+            }
+            let (kind, unknown) = match r.kind {
+                ObjectKind::ConfigMap => ("configmap", Unknown::ConfigMap(r.name.clone())),
+                ObjectKind::Secret => ("secret", Unknown::Secret(r.name.clone())),
+            };
+            let failed = |cause: String| {
+                format!(
+                    "FailedMount: MountVolume.SetUp failed for volume {:?} : {cause}; the pod waits in ContainerCreating",
+                    v.name
+                )
+            };
+            if !known.object_known(r.kind, &r.name) {
+                out.push(raw(
+                    Rule::ConfigError,
+                    path.clone(),
+                    format!(
+                        "depends on {}: the kubelet cannot mount volume {:?} while it is missing{}, mounts it otherwise",
+                        describe(&unknown),
+                        v.name,
+                        if r.keys.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" or lacks a key of {}", r.keys.join(", "))
+                        }
+                    ),
+                    vec![unknown],
+                ));
+                continue;
+            }
+            match known.object_keys(r.kind, &r.name) {
+                None => out.push(raw(
+                    Rule::ConfigError,
+                    path.clone(),
+                    failed(format!("{kind} {:?} not found", r.name)),
+                    Vec::new(),
+                )),
+                Some(keys) => {
+                    if let Some(key) = r.keys.iter().find(|k| !keys.contains(*k)) {
+                        let cause = match r.kind {
+                            ObjectKind::ConfigMap => {
+                                format!("configmap references non-existent config key: {key}")
+                            }
+                            ObjectKind::Secret => {
+                                format!("references non-existent secret key: {key}")
+                            }
+                        };
+                        out.push(raw(
+                            Rule::ConfigError,
+                            path.clone(),
+                            failed(cause),
+                            Vec::new(),
+                        ));
+                    }
+                }
             }
         }
     }
@@ -355,46 +643,217 @@ fn master_service_variables(pod: &Pod) -> BTreeSet<String> {
         .collect()
 }
 
-/// `unexpanded-variable`: every `$(VAR)` `config::expand::expand` asks for and gets no
-/// value for stays as written. Env values see the variables declared before them, the
-/// command and args all of them (`makeEnvironmentVariables`, `ExpandContainerCommandAndArgs`).
-/// A container with `envFrom` is skipped: its variables are not known at admission.
+/// `unexpanded-variable`: a `$(VAR)` that `config::expand::expand` leaves as written
+/// where the kubelet visibly differs from what the author meant: in an env value, a
+/// variable the env list declares only after it (`makeEnvironmentVariables` expands a
+/// value with the variables before it), or, anywhere, a near miss of a declared name
+/// (case, or one or two edits). Not reported: shell syntax (`$(hostname)`, `$((1+2))`,
+/// a name that is not an identifier, anything in a `sh -c`-style script), service-link
+/// variables (`FOO_SERVICE_HOST`, `FOO_PORT_80_TCP`: Services podplan cannot see), and
+/// every `$(VAR)` of a container with `envFrom` (its names are unknown).
 fn unexpanded(service: &BTreeSet<String>, entry: &Entry<'_>, out: &mut Vec<Raw>) {
     let c = entry.container.as_ref();
     if c.env_from.as_ref().is_some_and(|f| !f.is_empty()) {
         return;
     }
-    let mut known = service.clone();
-    let mut check = |path: String, input: &str, known: &BTreeSet<String>| {
+    let env = c.env.as_deref().unwrap_or_default();
+    let all: BTreeSet<&str> = env
+        .iter()
+        .map(|v| v.name.as_str())
+        .chain(service.iter().map(String::as_str))
+        .collect();
+    let mut before: BTreeSet<&str> = service.iter().map(String::as_str).collect();
+    let mut check = |path: String, input: &str, known: &BTreeSet<&str>, later: bool| {
         let mut missing = Vec::new();
         let _ = config::expand::expand(input, |name| {
-            if known.contains(name) {
-                Some(String::new())
-            } else {
+            if !known.contains(name) {
                 missing.push(name.to_string());
-                None
             }
+            None
         });
         for name in missing {
-            out.push(Raw {
-                rule: Rule::UnexpandedVariable,
-                path: path.clone(),
-                message: format!(
-                    "$({name}) names no variable of container {:?}; the kubelet passes it on as written",
+            if !is_identifier(&name) || is_service_link(&name) {
+                continue;
+            }
+            let message = if later && all.contains(name.as_str()) {
+                format!(
+                    "$({name}) names a variable the env list declares after this one; the kubelet expands an env value with the variables declared before it, so it passes $({name}) on as written"
+                )
+            } else if let Some(near) = all.iter().find(|d| near_miss(&name, d)) {
+                format!(
+                    "$({name}) names no variable of container {:?} (did you mean {near}?); the kubelet passes it on as written",
                     c.name
-                ),
-            });
+                )
+            } else {
+                continue;
+            };
+            out.push(raw(
+                Rule::UnexpandedVariable,
+                path.clone(),
+                message,
+                Vec::new(),
+            ));
         }
     };
-    for (i, var) in c.env.iter().flatten().enumerate() {
+    for (i, var) in env.iter().enumerate() {
         if let Some(value) = var.value.as_deref() {
-            check(format!("{}.env[{i}].value", entry.path), value, &known);
+            check(
+                format!("{}.env[{i}].value", entry.path),
+                value,
+                &before,
+                true,
+            );
         }
-        known.insert(var.name.clone());
+        before.insert(var.name.as_str());
     }
-    for (list, values) in [("command", &c.command), ("args", &c.args)] {
-        for (i, value) in values.iter().flatten().enumerate() {
-            check(format!("{}.{list}[{i}]", entry.path), value, &known);
+    let command = c.command.as_deref().unwrap_or_default();
+    let args = c.args.as_deref().unwrap_or_default();
+    if runs_a_shell_script(command, args) {
+        return;
+    }
+    for (list, values) in [("command", command), ("args", args)] {
+        for (i, value) in values.iter().enumerate() {
+            check(format!("{}.{list}[{i}]", entry.path), value, &all, false);
+        }
+    }
+}
+
+/// A C identifier (what a variable named on purpose looks like; `$(date +%s)` is not).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A variable the kubelet's service links give (`FOO_SERVICE_HOST`, `FOO_SERVICE_PORT`,
+/// `FOO_SERVICE_PORT_HTTP`, `FOO_PORT`, `FOO_PORT_80_TCP[_PROTO|_PORT|_ADDR]`:
+/// `pkg/kubelet/envvars/envvars.go`).
+fn is_service_link(name: &str) -> bool {
+    name.contains("_SERVICE_HOST")
+        || name.contains("_SERVICE_PORT")
+        || name.ends_with("_PORT")
+        || name
+            .split_once("_PORT_")
+            .is_some_and(|(_, rest)| rest.chars().next().is_some_and(|c| c.is_ascii_digit()))
+}
+
+/// The command runs a shell on a script (`sh -c`, `bash -lc`, ...): `$(...)` in it is
+/// the shell's command substitution as often as a kubelet reference.
+fn runs_a_shell_script(command: &[String], args: &[String]) -> bool {
+    let words: Vec<&str> = command.iter().chain(args).map(String::as_str).collect();
+    let shell = |w: &str| {
+        let base = w.rsplit('/').next().unwrap_or(w);
+        matches!(
+            base,
+            "sh" | "bash" | "ash" | "dash" | "zsh" | "ksh" | "busybox"
+        )
+    };
+    words.iter().any(|w| shell(w))
+        && words
+            .iter()
+            .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))
+}
+
+/// `name` differs from the declared `declared` only in case or by one or two edits.
+fn near_miss(name: &str, declared: &str) -> bool {
+    if name == declared {
+        return false;
+    }
+    if name.eq_ignore_ascii_case(declared) {
+        return true;
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (name.chars().collect(), declared.chars().collect());
+    // Short names are too close to everything.
+    if a.len().min(b.len()) < 4 || a.len().abs_diff(b.len()) > 2 {
+        return false;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row.first().copied().unwrap_or_default();
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let above = row.get(j + 1).copied().unwrap_or_default();
+            let left = row.get(j).copied().unwrap_or_default();
+            let cost = usize::from(ca != cb);
+            let value = (diagonal + cost).min(above + 1).min(left + 1);
+            diagonal = above;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = value;
+            }
+        }
+    }
+    row.last().is_some_and(|d| *d <= 2)
+}
+
+/// `probe-port-name`: a liveness, readiness or startup probe whose `httpGet` or
+/// `tcpSocket` port is a name the container's `ports` do not declare.
+/// `probe.ResolveContainerPort` (`pkg/probe/util.go`) finds no such port, then tries the
+/// name as a number and fails; the prober (`pkg/kubelet/prober/prober.go`) reports the
+/// probe as errored, which counts as a failure, on every run.
+fn probe_port_names(entry: &Entry<'_>, out: &mut Vec<Raw>) {
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    let c = entry.container.as_ref();
+    let probes = [
+        ("livenessProbe", c.liveness_probe.as_ref()),
+        ("readinessProbe", c.readiness_probe.as_ref()),
+        ("startupProbe", c.startup_probe.as_ref()),
+    ];
+    for (field, probe) in probes {
+        let Some(probe) = probe else { continue };
+        let ports = [
+            ("httpGet", probe.http_get.as_ref().map(|h| &h.port)),
+            ("tcpSocket", probe.tcp_socket.as_ref().map(|t| &t.port)),
+        ];
+        for (handler, port) in ports {
+            let Some(IntOrString::String(name)) = port else {
+                continue;
+            };
+            let declared = c
+                .ports
+                .iter()
+                .flatten()
+                .any(|p| p.name.as_deref() == Some(name.as_str()));
+            if declared || name.parse::<i64>().is_ok() {
+                continue;
+            }
+            out.push(raw(
+                Rule::ProbePortName,
+                format!("{}.{field}.{handler}.port", entry.path),
+                format!(
+                    "container {:?} declares no port named {name:?}: the kubelet cannot resolve the {field}'s port (Probe errored: strconv.Atoi: parsing {name:?}: invalid syntax) and counts the probe as failed every time",
+                    c.name
+                ),
+                Vec::new(),
+            ));
+        }
+    }
+}
+
+/// `duplicate-env`: an env name declared again later in the list. `makeEnvironmentVariables`
+/// (`pkg/kubelet/kubelet_pods.go`) keeps one value per name, the last one declared.
+fn duplicate_env(entry: &Entry<'_>, out: &mut Vec<Raw>) {
+    let c = entry.container.as_ref();
+    let env = c.env.as_deref().unwrap_or_default();
+    let mut last = std::collections::BTreeMap::new();
+    for (i, v) in env.iter().enumerate() {
+        last.insert(v.name.as_str(), i);
+    }
+    for (i, v) in env.iter().enumerate() {
+        match last.get(v.name.as_str()) {
+            Some(&winner) if winner != i => out.push(raw(
+                Rule::DuplicateEnv,
+                format!("{}.env[{i}]", entry.path),
+                format!(
+                    "env {:?} of container {:?} is declared again at env[{winner}]; the kubelet keeps the last value",
+                    v.name, c.name
+                ),
+                Vec::new(),
+            )),
+            _ => {}
         }
     }
 }
@@ -410,9 +869,19 @@ const RESTART_SYNCS: usize = 4;
 /// The request's pod, new, run by the runtime model until its plans change nothing.
 /// The plans need no API status: the kubelet's decisions never read it.
 fn settle(request: PlanRequest) -> Option<Simulation> {
+    // Init containers start one per sync: a pod with many needs as many more syncs
+    // (no silent cut-off for large pods).
+    let inits = request
+        .pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.init_containers.as_ref())
+        .map_or(0, Vec::len);
     let mut sim = Simulation::new(request, t0());
     sim.statuses = false;
-    sim.run_until_stable(SETTLE_SYNCS).ok().map(|_| sim)
+    sim.run_until_stable(SETTLE_SYNCS + 2 * inits)
+        .ok()
+        .map(|_| sim)
 }
 
 /// `probe-ends-pod` for one probe: the prober fails the container's liveness (or
@@ -528,6 +997,7 @@ fn grace_raised(pod: &Pod, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
                 message: format!(
                     "terminationGracePeriodSeconds is {declared}; the kubelet gives containers {used} s when it kills them"
                 ),
+                depends_on: Vec::new(),
             });
         }
     }
@@ -558,6 +1028,7 @@ fn grace_raised(pod: &Pod, containers: &[Entry<'_>], out: &mut Vec<Raw>) {
                         "{field}.terminationGracePeriodSeconds is {declared}; the kubelet gives container {:?} {used} s when the probe kills it",
                         c.name
                     ),
+                    depends_on: Vec::new(),
                 });
             }
         }
@@ -604,6 +1075,7 @@ mod tests {
                     path: "pod.spec.containers[0]".into(),
                     field,
                     reason,
+                    key: String::new(),
                 };
                 let on_copy = ends_for_good(&mut base.clone(), &s, true);
                 assert_eq!(
