@@ -234,7 +234,6 @@ pub fn lint_report() -> (String, usize) {
 }
 
 #[test]
-#[ignore = "enabled by the coordinator after the lint/explain branches merge"]
 fn realworld_manifests_are_not_denied() {
     let (report, failures) = lint_report();
     println!("{report}");
@@ -414,7 +413,6 @@ pub fn explain_report() -> (String, usize) {
 }
 
 #[test]
-#[ignore = "enabled by the coordinator after the lint/explain branches merge"]
 fn realworld_pods_explain_as_expected() {
     let (report, disagreements) = explain_report();
     println!("{report}");
