@@ -144,12 +144,22 @@ pub struct AdmissionSettings {
     /// Objects whose labels match are allowed unjudged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exempt_selector: Option<LabelSelector>,
+    /// What conditional findings (those that depend on an unknown) do, as
+    /// [`LintSettings::conditionals`]; they never deny.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditionals: Option<Action>,
+    /// Facts the cluster knows and the lint would otherwise take as unknown (image users,
+    /// ConfigMaps and Secrets, the node), as [`LintSettings::facts`].
+    #[serde(default, skip_serializing_if = "crate::lint::LintFacts::is_empty")]
+    pub facts: crate::lint::LintFacts,
 }
 
 impl From<LintSettings> for AdmissionSettings {
     fn from(lint: LintSettings) -> Self {
         Self {
             rules: lint.rules,
+            conditionals: lint.conditionals,
+            facts: lint.facts,
             ..Self::default()
         }
     }
@@ -210,6 +220,8 @@ impl AdmissionSettings {
     pub fn lint(&self) -> LintSettings {
         LintSettings {
             rules: self.rules.clone(),
+            conditionals: self.conditionals,
+            facts: self.facts.clone(),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use podplan_core::lint::LintSettings;
+use podplan_core::admission::AdmissionSettings;
 use podplan_host::wasm::wapc::PolicyModule;
 use podplan_host::wasm::{EngineSettings, HostEngine};
 use podplan_host::webhook::{Config, Judge, Server};
@@ -199,9 +199,9 @@ fn judge(args: &WebhookArgs) -> Result<Judge, CliError> {
     match &args.policy {
         None => {
             let settings = match settings {
-                Some(b) => LintSettings::from_json(&b)
+                Some(b) => AdmissionSettings::from_json(&b)
                     .map_err(|e| CliError::usage(format!("{}: {}", e.path, e.message)))?,
-                None => LintSettings::default(),
+                None => AdmissionSettings::default(),
             };
             Ok(Judge::Native(settings))
         }

@@ -49,8 +49,8 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
+use podplan_core::admission::AdmissionSettings;
 use podplan_core::limits::MAX_REQUEST_BYTES;
-use podplan_core::lint::LintSettings;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
@@ -68,7 +68,7 @@ type PolicyJob = (Vec<u8>, mpsc::SyncSender<Result<Answer, PolicyError>>);
 #[derive(Debug)]
 pub enum Judge {
     /// The core's lint, natively.
-    Native(LintSettings),
+    Native(AdmissionSettings),
     /// A Kubewarden policy module through the waPC host, on a thread of its own (a
     /// `WapcHost` cannot move between threads); see [`Judge::policy`].
     Policy(Mutex<mpsc::Sender<PolicyJob>>),

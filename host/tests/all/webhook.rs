@@ -181,7 +181,12 @@ fn runtime() -> tokio::runtime::Runtime {
 fn reviews_are_answered_as_podplan_admit_answers_them() {
     runtime().block_on(async {
         let (cert, key, der) = certificate();
-        let server = start(&cert, &key, Judge::Native(LintSettings::default())).await;
+        let server = start(
+            &cert,
+            &key,
+            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
+        )
+        .await;
         let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
         for (case, allowed) in [
             ("deployment-accepted", true),
@@ -213,7 +218,12 @@ fn reviews_are_answered_as_podplan_admit_answers_them() {
 fn bad_requests_get_400_413_415_404_405_with_messages() {
     runtime().block_on(async {
         let (cert, key, der) = certificate();
-        let server = start(&cert, &key, Judge::Native(LintSettings::default())).await;
+        let server = start(
+            &cert,
+            &key,
+            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
+        )
+        .await;
         let tls = connector(&[&der]);
         let (mut client, _) = connect(server.addr, &tls).await;
 
@@ -291,7 +301,12 @@ fn a_rotated_certificate_is_served_without_a_restart() {
     runtime().block_on(async {
         let (cert_a, key_a, der_a) = certificate();
         let (cert_b, key_b, der_b) = certificate();
-        let server = start(&cert_a, &key_a, Judge::Native(LintSettings::default())).await;
+        let server = start(
+            &cert_a,
+            &key_a,
+            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
+        )
+        .await;
         let tls = connector(&[&der_a, &der_b]);
         let (mut before, presented) = connect(server.addr, &tls).await;
         assert_eq!(presented, der_a);
@@ -332,7 +347,12 @@ fn a_rotated_certificate_is_served_without_a_restart() {
 fn shutdown_stops_accepting_and_returns() {
     runtime().block_on(async {
         let (cert, key, der) = certificate();
-        let server = start(&cert, &key, Judge::Native(LintSettings::default())).await;
+        let server = start(
+            &cert,
+            &key,
+            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
+        )
+        .await;
         let tls = connector(&[&der]);
         let (mut client, _) = connect(server.addr, &tls).await;
         let (status, _) = post(
@@ -358,7 +378,12 @@ fn ten_thousand_reviews_at_32_concurrent_without_a_failure() {
     const CONCURRENCY: usize = 32;
     runtime().block_on(async {
         let (cert, key, der) = certificate();
-        let server = start(&cert, &key, Judge::Native(LintSettings::default())).await;
+        let server = start(
+            &cert,
+            &key,
+            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
+        )
+        .await;
         let tls = connector(&[&der]);
         let cases: Arc<Vec<(Vec<u8>, bool)>> = Arc::new(vec![
             (data("deployment-accepted.review.json"), true),
@@ -949,10 +974,15 @@ fn slow_bodies_and_slow_headers_are_cut_off() {
     use tokio::io::AsyncWriteExt;
     runtime().block_on(async {
         let (cert, key, der) = certificate();
-        let server = start_with(&cert, &key, Judge::Native(LintSettings::default()), |c| {
-            c.body_read_timeout = Duration::from_secs(1);
-            c.header_read_timeout = Duration::from_secs(1);
-        })
+        let server = start_with(
+            &cert,
+            &key,
+            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
+            |c| {
+                c.body_read_timeout = Duration::from_secs(1);
+                c.header_read_timeout = Duration::from_secs(1);
+            },
+        )
         .await;
         let tls = connector(&[&der]);
 
@@ -1044,9 +1074,14 @@ fn large_pod_review(uid: &str, containers: usize) -> Vec<u8> {
 fn a_review_past_its_deadline_is_allowed_with_a_warning() {
     runtime().block_on(async {
         let (cert, key, der) = certificate();
-        let server = start_with(&cert, &key, Judge::Native(LintSettings::default()), |c| {
-            c.review_timeout = Duration::from_millis(1);
-        })
+        let server = start_with(
+            &cert,
+            &key,
+            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
+            |c| {
+                c.review_timeout = Duration::from_millis(1);
+            },
+        )
         .await;
         let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
         let body = large_pod_review("u-deadline", 400);
@@ -1093,10 +1128,15 @@ async fn plain_get(addr: SocketAddr, path: &str) -> (StatusCode, String) {
 fn metrics_health_and_readiness() {
     runtime().block_on(async {
         let (cert, key, der) = certificate();
-        let server = start_with(&cert, &key, Judge::Native(LintSettings::default()), |c| {
-            c.metrics_addr = Some("127.0.0.1:0".parse().unwrap());
-            c.drain_period = Duration::from_secs(2);
-        })
+        let server = start_with(
+            &cert,
+            &key,
+            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
+            |c| {
+                c.metrics_addr = Some("127.0.0.1:0".parse().unwrap());
+                c.drain_period = Duration::from_secs(2);
+            },
+        )
         .await;
         let metrics_addr = server.metrics_addr.unwrap();
         let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
@@ -1360,9 +1400,14 @@ fn a_client_ca_requires_client_certificates_for_reviews() {
         let dir = tempfile::tempdir().unwrap();
         let ca_file = dir.path().join("ca.crt");
         std::fs::write(&ca_file, ca.pem()).unwrap();
-        let server = start_with(&cert, &key, Judge::Native(LintSettings::default()), |c| {
-            c.client_ca_file = Some(ca_file.clone());
-        })
+        let server = start_with(
+            &cert,
+            &key,
+            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
+            |c| {
+                c.client_ca_file = Some(ca_file.clone());
+            },
+        )
         .await;
         let mut roots = RootCertStore::empty();
         roots.add(der.clone()).unwrap();
