@@ -93,9 +93,14 @@ pub struct PodWorkerState {
     pub waiting_to_start_static_pods: BTreeMap<String, Vec<String>>,
 }
 
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde's skip_serializing_if passes a reference"
+// Only 64-bit targets find an `&i64` worth passing by value (wasm32's pointers are
+// as small as the value, so the lint does not fire there).
+#[cfg_attr(
+    target_pointer_width = "64",
+    expect(
+        clippy::trivially_copy_pass_by_ref,
+        reason = "serde's skip_serializing_if passes a reference"
+    )
 )]
 fn is_zero(n: &i64) -> bool {
     *n == 0
