@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use podplan_core::lint::LintSettings;
+use podplan_core::admission::AdmissionSettings;
 use podplan_host::admission::{parse_review, response_from_policy, review, Outcome};
 use podplan_host::wasm::wapc::PolicyModule;
 use podplan_host::wasm::{EngineSettings, HostEngine, HostError};
@@ -58,7 +58,7 @@ fn the_module_answers_the_recorded_reviews_as_the_native_lint_does() {
             .unwrap_or_else(|_| json!({}));
         let native = review(
             &bytes,
-            &serde_json::from_value::<LintSettings>(settings_json.clone()).unwrap(),
+            &serde_json::from_value::<AdmissionSettings>(settings_json.clone()).unwrap(),
         );
         if native.outcome == Outcome::Malformed {
             continue; // the host refuses those before any policy runs

@@ -591,8 +591,23 @@ fn the_manifests_parse_and_the_deployment_passes_the_lint() {
     );
 
     let object: Value = serde_yaml_ng::from_str(&text).unwrap();
+    // Without facts, the one thing the lint cannot know is the serving Secret, which
+    // the README has the operator create: a conditional warning, never a deny.
     let findings =
         podplan_core::lint::lint_object(&object, &LintSettings::default(), true).unwrap();
+    assert!(
+        findings.len() == 1
+            && findings[0].action != podplan_core::lint::Action::Deny
+            && findings[0].message.contains("podplan-webhook-tls"),
+        "{findings:?}"
+    );
+    // Told that the Secret exists, the deployment lints clean.
+    let mut settings = LintSettings::default();
+    settings
+        .facts
+        .secrets
+        .insert("podplan-webhook-tls".into(), Some(vec!["tls.crt".into(), "tls.key".into()]));
+    let findings = podplan_core::lint::lint_object(&object, &settings, true).unwrap();
     assert!(findings.is_empty(), "{findings:?}");
 }
 
