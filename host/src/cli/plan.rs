@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use podplan_core::limits::MAX_REQUEST_BYTES;
 use podplan_core::PlanError;
-use podplan_host::wasm::Planner;
+use podplan_host::wasm::{answer, Planner};
 
 use super::crictl;
 use super::engine::{self, EngineFlag, IsolationFlag};
@@ -114,6 +114,19 @@ pub fn run(args: &PlanArgs) -> Result<Status, CliError> {
         Err(e) => return Err(e),
     };
     tracing::debug!(bytes = bytes.len(), source = %source.describe(), "read the request");
+    if args.output == OutputFormat::Json
+        && !output.pretty
+        && !args.proto3_json
+        && args.emit_crictl.is_none()
+        && is_json(&bytes, args.input_format, source.path())
+    {
+        // Compact JSON in and out: the engine's answer bytes are what is printed.
+        return print_answer(
+            &output,
+            &mut out,
+            &planner.plan_json_or_limit(strip_bom(&bytes)),
+        );
+    }
     let mut strict = args.proto3_json;
     let result =
         input::parse_document(&bytes, args.input_format, source.path()).and_then(|request| {
@@ -153,29 +166,26 @@ fn run_jsonl(planner: &Planner, source: &Source, strict_flag: bool) -> Result<St
             .map_err(|e| CliError::usage(format!("cannot read {}: {e}", source.describe())))?;
         let Some(line) = line else { break };
         line_no += 1;
-        let mut strict = strict_flag;
-        let result = match line {
-            Line::TooLong => Err(PlanError::limit(
+        let mut answer = match line {
+            Line::TooLong => podplan_core::api::answer_bytes(Err(PlanError::limit(
                 "",
                 format!("the line is longer than the request limit of {MAX_REQUEST_BYTES} bytes"),
-            )),
+            ))),
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
-            Line::Complete => input::parse_line(&buf).and_then(|request| {
-                strict |= request.proto3_json;
-                planner.plan_or_limit(&request)
-            }),
+            // The line's bytes to the engine, its answer bytes to the output: no JSON
+            // pass of the host's own (the engine's `plan_json` prints exactly what a
+            // typed plan re-serialised would, `proto3Json` requests included).
+            Line::Complete if !strict_flag => planner.plan_json_or_limit(strip_bom(&buf)),
+            Line::Complete => strict_answer(planner, &buf),
         };
-        if let Err(error) = &result {
+        if answer::is_error(&answer) {
             rejected += 1;
-            eprintln!("podplan: line {line_no}: {}", output::one_line(error));
+            let error = answer::error_of(&answer).unwrap_or_else(|| {
+                PlanError::invalid("", "the engine answered a malformed error object")
+            });
+            eprintln!("podplan: line {line_no}: {}", output::one_line(&error));
         }
         answered += 1;
-        let mut answer = match &result {
-            Ok(plan) if strict => {
-                serde_json::to_vec(&podplan_core::api::strict_value(plan)).unwrap_or_default()
-            }
-            _ => podplan_core::api::answer_bytes(result),
-        };
         answer.push(b'\n');
         out.write_all(&answer)
             .and_then(|()| out.flush())
@@ -183,4 +193,55 @@ fn run_jsonl(planner: &Planner, source: &Source, strict_flag: bool) -> Result<St
     }
     tracing::info!(answered, rejected, "jsonl stream done");
     Ok(Status::Success)
+}
+
+/// `--proto3-json` on a request that may not ask for it: the typed plan, its configs
+/// re-serialised in strict proto3 JSON.
+fn strict_answer(planner: &Planner, line: &[u8]) -> Vec<u8> {
+    match input::parse_line(line).and_then(|request| planner.plan_or_limit(&request)) {
+        Ok(plan) => serde_json::to_vec(&podplan_core::api::strict_value(&plan)).unwrap_or_default(),
+        Err(error) => podplan_core::api::answer_bytes(Err(error)),
+    }
+}
+
+/// Prints one document's answer bytes as they are (a plan) or as [`Output::error`]
+/// reports an input error (the error object on stdout, a line on stderr, exit 2).
+fn print_answer(output: &Output, out: &mut dyn Write, answer: &[u8]) -> Result<Status, CliError> {
+    if answer::is_error(answer) {
+        let error = answer::error_of(answer).unwrap_or_else(|| {
+            PlanError::invalid("", "the engine answered a malformed error object")
+        });
+        output.error(out, &error)?;
+        return Err(CliError::Reported);
+    }
+    out.write_all(answer)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::io("cannot write to standard output", &e))?;
+    Ok(Status::Success)
+}
+
+/// Whether the document is surely read as JSON by [`input::parse_document`]: it starts
+/// with `{` and neither `--input-format yaml` nor a `.yaml`/`.yml` name says otherwise.
+/// (Anything else takes the typed path, which decides exactly.)
+fn is_json(bytes: &[u8], format: InputFormat, path: Option<&std::path::Path>) -> bool {
+    let yaml_name = path
+        .and_then(std::path::Path::extension)
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
+    let starts_with_brace = strip_bom(bytes)
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{');
+    starts_with_brace
+        && match format {
+            InputFormat::Json => true,
+            InputFormat::Yaml => false,
+            InputFormat::Auto => !yaml_name,
+        }
+}
+
+/// Drops a UTF-8 byte-order mark, as [`input::parse_line`] does.
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }

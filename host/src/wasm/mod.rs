@@ -13,7 +13,8 @@
 //! - [`ModuleSlot`] (slot.rs): the live generation, hot swap with self-test and shadow
 //!   run, rollback, status.
 //! - [`Planner`] (planner.rs): the one engine choice, the native core or a module in a
-//!   slot (the CLI's `--engine native|wasm` / `--module FILE`).
+//!   slot (the CLI's `--engine native|wasm` / `--module FILE`). [`answer`]: an answer's
+//!   bytes told apart (plan or error) by their first key, and decoded in one pass.
 //! - [`ModuleWatcher`] (watch.rs): polls a module file and feeds each new version to
 //!   [`ModuleSlot::swap`]; [`serve_json_lines`] (lines.rs): JSON lines through a slot
 //!   (both behind `podplan serve-module`).
@@ -28,6 +29,7 @@
 //! # Ok::<(), podplan_host::wasm::HostError>(())
 //! ```
 
+pub mod answer;
 mod cache;
 mod call;
 pub mod embedded;

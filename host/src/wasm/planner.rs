@@ -7,7 +7,14 @@ use std::sync::Arc;
 
 use podplan_core::{Plan, PlanError, PlanRequest};
 
-use super::{embedded, EngineSettings, HostEngine, HostError, ModuleCache, ModuleSlot, SlotConfig};
+use super::{
+    answer, embedded, EngineSettings, HostEngine, HostError, ModuleCache, ModuleSlot, SlotConfig,
+};
+
+/// A plan request's JSON is a few KiB (the conformance corpus: 1 KiB on average; an
+/// agent's request carries the runtime status too): start its buffer there rather than
+/// growing it from nothing by doubling.
+const TYPICAL_REQUEST_BYTES: usize = 4096;
 
 /// A ready engine: the native core, or a wasm module in a [`ModuleSlot`].
 #[derive(Debug, Clone)]
@@ -56,6 +63,33 @@ impl Planner {
         }
     }
 
+    /// As [`Planner::plan_json`], with a failure of the wasm module itself (trap,
+    /// deadline, memory limit) answered as the engine's `LimitExceeded` error envelope
+    /// naming the cause (as [`Planner::plan_or_limit`] does), so a caller that passes
+    /// answers on handles one kind: bytes. [`super::answer::is_error`] tells an error
+    /// answer from a plan without decoding the plan.
+    ///
+    /// A module's answer is passed on as it is, after two cheap checks that keep the
+    /// output well-formed line by line: it is a JSON object (it starts with a key) and it
+    /// holds no newline (compact JSON never does). An answer that fails them is the
+    /// module's failure too.
+    #[must_use]
+    pub fn plan_json_or_limit(&self, request: &[u8]) -> Vec<u8> {
+        let Self::Wasm(slot) = self else {
+            return podplan_core::plan_json(request);
+        };
+        let answer = slot.plan_json(request).and_then(|answer| {
+            if answer::first_key(&answer).is_some() && !answer.contains(&b'\n') {
+                Ok(answer)
+            } else {
+                Err(HostError::BadAnswer(
+                    "the answer is not one JSON object on one line".to_string(),
+                ))
+            }
+        });
+        answer.unwrap_or_else(|e| podplan_core::api::answer_bytes(Err(module_failed(&e))))
+    }
+
     /// The typed call: a request in, the plan or the engine's structured error out.
     ///
     /// # Errors
@@ -66,23 +100,14 @@ impl Planner {
         match self {
             Self::Native => Ok(podplan_core::plan(request)),
             Self::Wasm(slot) => {
-                let bytes = serde_json::to_vec(request).map_err(|e| {
+                // One JSON pass each way: the request written into a buffer sized for a
+                // typical request, the answer read straight into `Plan` (or the error
+                // envelope), told apart by its first key (answer.rs).
+                let mut bytes = Vec::with_capacity(TYPICAL_REQUEST_BYTES);
+                serde_json::to_writer(&mut bytes, request).map_err(|e| {
                     HostError::BadAnswer(format!("cannot serialise the request: {e}"))
                 })?;
-                let answer = slot.plan_json(&bytes)?;
-                #[derive(serde::Deserialize)]
-                #[serde(untagged)]
-                enum Answer {
-                    Error { error: PlanError },
-                    Plan(Box<Plan>),
-                }
-                match serde_json::from_slice::<Answer>(&answer) {
-                    Ok(Answer::Plan(plan)) => Ok(Ok(*plan)),
-                    Ok(Answer::Error { error }) => Ok(Err(error)),
-                    Err(e) => Err(HostError::BadAnswer(format!(
-                        "the answer is neither a plan nor an error: {e}"
-                    ))),
-                }
+                answer::decode(&slot.plan_json(&bytes)?)
             }
         }
     }
@@ -96,6 +121,11 @@ impl Planner {
     /// The engine's answer to bad input, or the module's failure as `LimitExceeded`.
     pub fn plan_or_limit(&self, request: &PlanRequest) -> Result<Plan, PlanError> {
         self.plan(request)
-            .unwrap_or_else(|e| Err(PlanError::limit("", format!("the wasm engine failed: {e}"))))
+            .unwrap_or_else(|e| Err(module_failed(&e)))
     }
+}
+
+/// A failure of the wasm module itself as the engine's `LimitExceeded` error.
+fn module_failed(error: &HostError) -> PlanError {
+    PlanError::limit("", format!("the wasm engine failed: {error}"))
 }

@@ -408,3 +408,68 @@ fn sha2_digest(bytes: &[u8]) -> [u8; 32] {
     use sha2::Digest;
     sha2::Sha256::digest(bytes).into()
 }
+
+/// A planner on a slot holding `bytes` (no self-test: hand-written modules are allowed).
+fn planner(bytes: &[u8]) -> podplan_host::wasm::Planner {
+    let slot = podplan_host::wasm::ModuleSlot::new(
+        engine(Duration::from_secs(30)),
+        Some(cache()),
+        podplan_host::wasm::SlotConfig {
+            self_test_sample: 0,
+            ..podplan_host::wasm::SlotConfig::default()
+        },
+        bytes,
+        "test",
+    )
+    .unwrap();
+    podplan_host::wasm::Planner::Wasm(Arc::new(slot))
+}
+
+#[test]
+fn the_typed_planner_decodes_the_modules_answer_as_the_native_core_plans() {
+    let Some(bytes) = module() else { return };
+    let wasm = planner(bytes);
+    let native = podplan_host::wasm::Planner::Native;
+    let mut requests: Vec<podplan_core::PlanRequest> =
+        podplan_host::wasm::embedded::sample_requests(12)
+            .iter()
+            .map(|s| podplan_core::api::parse_request(&s.request).unwrap())
+            .collect();
+    // And one the engine refuses: a pod without a spec.
+    requests
+        .push(podplan_core::api::parse_request(br#"{"pod":{"metadata":{"name":"x"}}}"#).unwrap());
+    for request in &requests {
+        let answer = wasm.plan(request).unwrap();
+        assert_eq!(answer, native.plan(request).unwrap());
+        assert_eq!(answer, podplan_core::plan(request));
+    }
+    assert!(wasm.plan(requests.last().unwrap()).unwrap().is_err());
+}
+
+#[test]
+fn an_answer_that_is_neither_plan_nor_error_is_the_modules_failure() {
+    for answer in ["[]", "{}", "{\"actions\":\n{}}", "{\"error\": 7}"] {
+        let wasm = planner(&abi_module(0x10000, &fixed_answer_body(answer), answer));
+        let request = podplan_core::api::parse_request(SIMPLE).unwrap();
+        assert!(
+            matches!(wasm.plan(&request), Err(HostError::BadAnswer(_))),
+            "{answer}"
+        );
+        // Bytes out: passed on when it is one JSON object with a key on one line, else
+        // the engine's LimitExceeded error naming the module's failure.
+        let out = wasm.plan_json_or_limit(SIMPLE);
+        if answer == "{\"error\": 7}" {
+            assert_eq!(out, answer.as_bytes());
+        } else {
+            let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(v["error"]["kind"], "LimitExceeded", "{answer}");
+            assert!(
+                v["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("the wasm engine failed"),
+                "{v}"
+            );
+        }
+    }
+}
