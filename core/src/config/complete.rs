@@ -154,6 +154,8 @@ pub fn complete_plan(
         }
     }
     let mut failed = Vec::new();
+    // The pod's QoS class reads every container: computed once for all the entries.
+    let pod_qos = Some(super::pod_qos_of(&completed, gates));
     for entry in plan
         .container_configs
         .iter_mut()
@@ -169,7 +171,7 @@ pub fn complete_plan(
         else {
             continue;
         };
-        match super::container_for(&completed, gates, kind, index, None) {
+        match super::container_for(&completed, gates, kind, index, pod_qos) {
             Ok(fresh) => *entry = fresh,
             Err(error) => failed.push(error),
         }

@@ -244,14 +244,32 @@ fn depends_on_runtime_state(e: &ConfigError) -> bool {
     )
 }
 
-/// The worlds the unknowns of `known` ask for, the favourable one first.
-fn worlds(known: &Known<'_>) -> Vec<World> {
+/// The worlds the unknowns of `known` ask for, the favourable one first. A world is
+/// left out when nothing of `pod` reads the unknown it varies, so its outcome would be
+/// the favourable one's: only `verifyRunAsNonRoot` reads the image's user
+/// ([`reads_image_user`]); only `hostUsers: false` reads the handler's user-namespace
+/// support (the one feature the default node lacks).
+fn worlds(known: &Known<'_>, pod: &Pod) -> Vec<World> {
     let mut out = vec![World::Favourable];
-    if known
-        .references
-        .images
-        .iter()
-        .any(|i| !known.image_known(i))
+    let spec = pod.spec.as_ref();
+    let reads_images = spec.into_iter().any(|s| {
+        s.init_containers
+            .iter()
+            .flatten()
+            .chain(&s.containers)
+            .any(|c| reads_image_user(pod, c))
+    }) || spec
+        .and_then(|s| s.ephemeral_containers.as_ref())
+        .is_some_and(|e| {
+            e.iter()
+                .any(|c| reads_image_user(pod, &ephemeral_as_container(c)))
+        });
+    if reads_images
+        && known
+            .references
+            .images
+            .iter()
+            .any(|i| !known.image_known(i))
     {
         out.push(World::RootImages);
     }
@@ -268,7 +286,7 @@ fn worlds(known: &Known<'_>) -> Vec<World> {
     if unknown_object {
         out.push(World::MissingObjects);
     }
-    if !known.node_known() {
+    if !known.node_known() && pod.spec.as_ref().and_then(|s| s.host_users) == Some(false) {
         out.push(World::DefaultNode);
     }
     out
@@ -280,7 +298,12 @@ struct Outcome {
     containers: Vec<Option<ConfigError>>,
 }
 
-fn outcome(request: &PlanRequest, gates: &FeatureGates, containers: &[Entry<'_>]) -> Outcome {
+fn outcome(
+    request: &PlanRequest,
+    gates: &FeatureGates,
+    containers: &[Entry<'_>],
+    world: World,
+) -> Outcome {
     let default;
     let node = match &request.node {
         Some(n) => n,
@@ -289,11 +312,26 @@ fn outcome(request: &PlanRequest, gates: &FeatureGates, containers: &[Entry<'_>]
             &default
         }
     };
-    let sandbox = config::sandbox::generate_pod_sandbox_config(&request.pod, 0, node, gates).err();
+    let pod = &request.pod;
+    // Only what reads the unknown a world varies can end otherwise than in the
+    // favourable world; the rest is not generated again (`None`: as favourable).
+    let sandbox = matches!(world, World::Favourable | World::DefaultNode)
+        .then(|| config::sandbox::generate_pod_sandbox_config(pod, 0, node, gates).err())
+        .flatten();
+    // The pod's QoS class reads every container: once, not once per container.
+    let pod_qos = Some(config::pod_qos_of(request, gates));
     let containers = containers
         .iter()
         .map(|c| {
-            config::generate_for(request, gates, c.kind, c.index, None)
+            let reads = match world {
+                World::Favourable | World::DefaultNode => true,
+                World::RootImages => reads_image_user(pod, &c.container),
+                World::MissingObjects => reads_objects(&c.container),
+            };
+            if !reads {
+                return None;
+            }
+            config::generate_for(request, gates, c.kind, c.index, pod_qos)
                 .err()
                 .map(|(_, e)| e)
         })
@@ -302,6 +340,30 @@ fn outcome(request: &PlanRequest, gates: &FeatureGates, containers: &[Entry<'_>]
         sandbox,
         containers,
     }
+}
+
+/// Whether the kubelet reads `c`'s image user (`verifyRunAsNonRoot`): only when
+/// `runAsNonRoot` is in effect and no `runAsUser` is (the container's security context
+/// over the pod's).
+fn reads_image_user(pod: &Pod, c: &Container) -> bool {
+    let pod_sc = pod.spec.as_ref().and_then(|s| s.security_context.as_ref());
+    let sc = c.security_context.as_ref();
+    let non_root = sc
+        .and_then(|s| s.run_as_non_root)
+        .or_else(|| pod_sc.and_then(|s| s.run_as_non_root))
+        == Some(true);
+    let user = sc
+        .and_then(|s| s.run_as_user)
+        .or_else(|| pod_sc.and_then(|s| s.run_as_user));
+    non_root && user.is_none()
+}
+
+/// Whether `c`'s config reads ConfigMaps or Secrets: its env (`valueFrom`, `envFrom`) or
+/// its volume mounts.
+fn reads_objects(c: &Container) -> bool {
+    c.env_from.as_ref().is_some_and(|e| !e.is_empty())
+        || c.env.iter().flatten().any(|v| v.value_from.is_some())
+        || c.volume_mounts.as_ref().is_some_and(|m| !m.is_empty())
 }
 
 /// What a config error becomes on a node whose OS may be Windows: `verifyRunAsNonRoot`
@@ -345,11 +407,11 @@ fn config_errors(
     containers: &[Entry<'_>],
     out: &mut Vec<Raw>,
 ) {
-    let worlds = worlds(known);
+    let worlds = worlds(known, &request.pod);
     let mut outcomes = Vec::with_capacity(worlds.len());
     for &world in &worlds {
         request.node = Some(known.node(world));
-        outcomes.push((world, outcome(request, gates, containers)));
+        outcomes.push((world, outcome(request, gates, containers, world)));
     }
     request.node = None;
     let pod = &request.pod;
