@@ -65,7 +65,7 @@ pub struct PlanRequest {
     /// [`crate::hooks::results`]. Empty = no hook ran, or the caller does not report them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hook_results: Vec<crate::plan::HookResult>,
-    /// Extension (issue 14): the node's images as `ImageStatus` reports them. Absent = the
+    /// Extension: the node's images as `ImageStatus` reports them. Absent = the
     /// image manager is not consulted: every image counts as present (today's plans).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<crate::plan::ImagesReport>,

@@ -15,7 +15,7 @@
 //! sidecar, regular and ephemeral failures only skip that container. The sandbox config is
 //! generated once, before any start.
 //!
-//! With `request.images` (issue 14) the image pull comes between back-off and config
+//! With `request.images` the image pull comes between back-off and config
 //! generation (`startContainer` step 1, see `pull`): the container is created with the
 //! resolved imageRef, or a `PullImage` step replaces its create/start, or the start is
 //! held back (`ImagePullBackOff`) or fails (`ErrImagePull` & co.).

@@ -1,4 +1,4 @@
-//! Image pulls in plans (issue 14): `EnsureImageExists` in the start pass, when the request
+//! Image pulls in plans: `EnsureImageExists` in the start pass, when the request
 //! reports the node's images.
 
 use podplan_core::api::{parse_request_value, plan};

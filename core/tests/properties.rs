@@ -439,7 +439,7 @@ fn check_invariants(value: &Value, plan: &Plan) -> Result<(), TestCaseError> {
         StepOp::RemovePodSandbox | StepOp::CleanupPod => 5,
     };
     // Node files are written right before the call they prepare: RunPodSandbox or
-    // CreateContainer (issue 13); they take that call's phase.
+    // CreateContainer; they take that call's phase.
     for (i, s) in plan.steps.iter().enumerate() {
         if s.op == StepOp::WriteNodeFiles {
             let next = plan.steps.get(i + 1).map(|n| n.op);

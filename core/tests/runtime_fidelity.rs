@@ -1,4 +1,4 @@
-//! What a real runtime (containerd 1.6) showed about plans (issue 13): each test checks
+//! What a real runtime (containerd 1.6) showed about plans: each test checks
 //! podplan's own output against what the kubelet does.
 
 #![expect(

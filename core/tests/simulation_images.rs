@@ -1,4 +1,4 @@
-//! Image pulls in the model runtime (`podplan_core::sim`, issue 14): a pull that fails
+//! Image pulls in the model runtime (`podplan_core::sim`): a pull that fails
 //! twice then succeeds goes ErrImagePull → ImagePullBackOff (10 s, then 20 s) → running,
 //! with the kubelet's events; the "pull fails" control as scripted events.
 

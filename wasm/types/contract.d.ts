@@ -57,7 +57,7 @@ export interface PlanRequest {
    */
   hookResults?: HookResult[];
   /**
-   * Extension (issue 14): the node's images as `ImageStatus` reports them. Absent = the
+   * Extension: the node's images as `ImageStatus` reports them. Absent = the
    * image manager is not consulted: every image counts as present (today's plans).
    */
   images?: ImagesReport | null;
@@ -144,7 +144,7 @@ export interface Plan {
   backoff?: BackoffRecord[];
   /**
    * The updated image-pull back-off records, to pass to the next request as
-   * `imageBackoff` (extension, issue 14).
+   * `imageBackoff` (extension).
    */
   imageBackoff?: ImageBackoffRecord[];
   /** Odd but possible inputs (e.g. statuses of containers not in the spec). */
@@ -1744,7 +1744,7 @@ export type StepOp =
   /** `StartContainer`. */
   | "StartContainer"
   /**
-   * `PullImage` (issue 14): pull the container's image, then re-plan. It replaces the
+   * `PullImage`: pull the container's image, then re-plan. It replaces the
    * container's `CreateContainer`/`StartContainer` in this plan.
    */
   | "PullImage"

@@ -1,4 +1,4 @@
-//! Wire types of image pulls (issue 14): what the request reports about the node's images
+//! Wire types of image pulls: what the request reports about the node's images
 //! and past pulls, and what a `PullImage` step carries. Computed by `crate::images` and
 //! `crate::steps`; a leaf like the rest of `plan`.
 

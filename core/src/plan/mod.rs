@@ -76,7 +76,7 @@ pub struct Plan {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub backoff: Vec<BackoffRecord>,
     /// The updated image-pull back-off records, to pass to the next request as
-    /// `imageBackoff` (extension, issue 14).
+    /// `imageBackoff` (extension).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub image_backoff: Vec<ImageBackoffRecord>,
     /// Odd but possible inputs (e.g. statuses of containers not in the spec).

@@ -26,7 +26,7 @@ pub enum StepOp {
     CreateContainer,
     /// `StartContainer`.
     StartContainer,
-    /// `PullImage` (issue 14): pull the container's image, then re-plan. It replaces the
+    /// `PullImage`: pull the container's image, then re-plan. It replaces the
     /// container's `CreateContainer`/`StartContainer` in this plan.
     PullImage,
     /// Not a CRI call: the directories and files the kubelet writes on the node before
