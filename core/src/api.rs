@@ -183,8 +183,10 @@ fn looks_like_bare_pod(bytes: &[u8]) -> bool {
 /// Reads a request from an already-parsed JSON value (e.g. converted from YAML).
 /// Errors name the JSON path; they carry no line and column, which would point into
 /// the value's JSON text rather than the caller's document.
-pub fn parse_request_value(value: serde_json::Value) -> Result<PlanRequest, PlanError> {
-    let bytes = serde_json::to_vec(&value)
+pub fn parse_request_value(
+    value: impl std::borrow::Borrow<serde_json::Value>,
+) -> Result<PlanRequest, PlanError> {
+    let bytes = serde_json::to_vec(value.borrow())
         .map_err(|e| PlanError::invalid("", format!("the request cannot be read: {e}")))?;
     parse_request(&bytes).map_err(|mut e| {
         e.message = without_position(&e.message).to_string();

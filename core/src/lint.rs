@@ -271,7 +271,7 @@ pub fn lint_object(
     // knows it is newer than podplan; one that does not drops it too) and named.
     let mut unknown_fields = Vec::new();
     let parsed = loop {
-        match crate::api::parse_request_value(request.clone()) {
+        match crate::api::parse_request_value(&request) {
             Err(e)
                 if e.message.starts_with("unknown field `")
                     && unknown_fields.len() < MAX_UNKNOWN_FIELDS

@@ -57,8 +57,26 @@ pub fn generate_for(
     index: usize,
     pod_qos: Option<pod_resources::QosClass>,
 ) -> Result<ContainerConfigEntry, (String, ConfigError)> {
-    let node = node_of(request);
-    let node = node.as_ref();
+    generate_on(
+        request,
+        node_of(request).as_ref(),
+        gates,
+        kind,
+        index,
+        pod_qos,
+    )
+}
+
+/// [`generate_for`] on the node `node` instead of the request's (the lint tries one pod
+/// on several nodes).
+pub fn generate_on(
+    request: &PlanRequest,
+    node: &NodeContext,
+    gates: &FeatureGates,
+    kind: ContainerKind,
+    index: usize,
+    pod_qos: Option<pod_resources::QosClass>,
+) -> Result<ContainerConfigEntry, (String, ConfigError)> {
     let pod = &request.pod;
     let selected = container::select(pod, kind, index).map_err(|e| (String::new(), e))?;
     let c = &selected.container;

@@ -29,7 +29,7 @@ pub(super) struct Raw {
 /// Runs the rules `enabled` selects on `pod`.
 pub(super) fn run(pod: Pod, facts: &LintFacts, enabled: impl Fn(Rule) -> bool) -> Vec<Raw> {
     let mut out = Vec::new();
-    let mut request = PlanRequest {
+    let request = PlanRequest {
         pod,
         ..PlanRequest::default()
     };
@@ -60,16 +60,10 @@ pub(super) fn run(pod: Pod, facts: &LintFacts, enabled: impl Fn(Rule) -> bool) -
             .or_else(|_| Known::new(&empty, pod))
             .ok();
         if let Some(known) = known {
-            let spec_copy = spec.clone();
-            let entries = containers(&spec_copy);
-            config_errors(&mut request, &known, &gates, &entries, &mut out);
+            config_errors(&request, &known, &gates, &containers(spec), &mut out);
             volume_objects(&request.pod, &known, &mut out);
         }
     }
-    let pod = &request.pod;
-    let Some(spec) = pod.spec.as_ref() else {
-        return out;
-    };
     let containers = containers(spec);
     if enabled(Rule::UnexpandedVariable) {
         let service = master_service_variables(pod);
@@ -300,18 +294,11 @@ struct Outcome {
 
 fn outcome(
     request: &PlanRequest,
+    node: &NodeContext,
     gates: &FeatureGates,
     containers: &[Entry<'_>],
     world: World,
 ) -> Outcome {
-    let default;
-    let node = match &request.node {
-        Some(n) => n,
-        None => {
-            default = NodeContext::default();
-            &default
-        }
-    };
     let pod = &request.pod;
     // Only what reads the unknown a world varies can end otherwise than in the
     // favourable world; the rest is not generated again (`None`: as favourable).
@@ -331,7 +318,7 @@ fn outcome(
             if !reads {
                 return None;
             }
-            config::generate_for(request, gates, c.kind, c.index, pod_qos)
+            config::generate_on(request, node, gates, c.kind, c.index, pod_qos)
                 .err()
                 .map(|(_, e)| e)
         })
@@ -401,7 +388,7 @@ fn on_windows(
 /// world is certain (every world fails); one of another world only is conditional on
 /// the unknown that world changes.
 fn config_errors(
-    request: &mut PlanRequest,
+    request: &PlanRequest,
     known: &Known<'_>,
     gates: &FeatureGates,
     containers: &[Entry<'_>],
@@ -410,10 +397,9 @@ fn config_errors(
     let worlds = worlds(known, &request.pod);
     let mut outcomes = Vec::with_capacity(worlds.len());
     for &world in &worlds {
-        request.node = Some(known.node(world));
-        outcomes.push((world, outcome(request, gates, containers, world)));
+        let node = known.node(world);
+        outcomes.push((world, outcome(request, &node, gates, containers, world)));
     }
-    request.node = None;
     let pod = &request.pod;
     // The sandbox.
     let mut reported = false;
