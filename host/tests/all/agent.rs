@@ -1877,13 +1877,24 @@ spec:
     let log_dir = logs.join("default_vols-n1_fixed-uid");
     assert!(log_dir.is_dir());
     std::fs::remove_file(h.manifests.join("v.yaml")).unwrap();
-    h.rounds(2, Duration::from_secs(1));
-    assert!(!root.join("pods/fixed-uid").exists());
-    assert!(!log_dir.exists());
-    // The same UID again: a fresh emptyDir.
+    // The pod worker stops the pod, then cleans up: a few rounds, more on a loaded machine
+    // (bounded).
+    let pod_dir = root.join("pods/fixed-uid");
+    let gone = (0..20).any(|_| {
+        h.rounds(1, Duration::from_secs(1));
+        !pod_dir.exists() && !log_dir.exists()
+    });
+    assert!(
+        gone,
+        "pod dir {pod_dir:?} or log dir {log_dir:?} still there"
+    );
+    // The same UID again, once its old worker is done: a fresh emptyDir.
     write(&h.manifests, "v.yaml", pod);
-    h.rounds(3, Duration::from_secs(1));
-    assert!(scratch.is_dir());
+    let back = (0..20).any(|_| {
+        h.rounds(1, Duration::from_secs(1));
+        scratch.is_dir()
+    });
+    assert!(back, "{scratch:?} was not made again");
     assert!(!scratch.join("left-over").exists());
 }
 
