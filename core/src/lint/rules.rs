@@ -239,26 +239,15 @@ fn depends_on_runtime_state(e: &ConfigError) -> bool {
 }
 
 /// The worlds the unknowns of `known` ask for, the favourable one first. A world is
-/// left out when nothing of `pod` reads the unknown it varies, so its outcome would be
+/// left out when nothing of `pod` (its `containers`) reads the unknown it varies, so its outcome would be
 /// the favourable one's: only `verifyRunAsNonRoot` reads the image's user
 /// ([`reads_image_user`]); only `hostUsers: false` reads the handler's user-namespace
 /// support (the one feature the default node lacks).
-fn worlds(known: &Known<'_>, pod: &Pod) -> Vec<World> {
+fn worlds(known: &Known<'_>, pod: &Pod, containers: &[Entry<'_>]) -> Vec<World> {
     let mut out = vec![World::Favourable];
-    let spec = pod.spec.as_ref();
-    let reads_images = spec.into_iter().any(|s| {
-        s.init_containers
-            .iter()
-            .flatten()
-            .chain(&s.containers)
-            .any(|c| reads_image_user(pod, c))
-    }) || spec
-        .and_then(|s| s.ephemeral_containers.as_ref())
-        .is_some_and(|e| {
-            e.iter()
-                .any(|c| reads_image_user(pod, &ephemeral_as_container(c)))
-        });
-    if reads_images
+    if containers
+        .iter()
+        .any(|c| reads_image_user(pod, &c.container))
         && known
             .references
             .images
@@ -394,7 +383,7 @@ fn config_errors(
     containers: &[Entry<'_>],
     out: &mut Vec<Raw>,
 ) {
-    let worlds = worlds(known, &request.pod);
+    let worlds = worlds(known, &request.pod, containers);
     let mut outcomes = Vec::with_capacity(worlds.len());
     for &world in &worlds {
         let node = known.node(world);
