@@ -760,13 +760,21 @@ fn e2e_module_swaps_during_syncs_cause_no_failed_sync() {
         "  annotations:\n    runtime-sim.podplan.io/container.app: '{\"exit\": {\"code\": 1, \"afterSeconds\": 3}}'\n",
     );
     let mut h = harness(Planner::Wasm(Arc::clone(&slot)), &[("web.yaml", &crashing)]);
-    // Two variants of the module (each compiled once, then from the cache) and a broken
-    // candidate, offered in turn while the agent syncs.
+    // Two variants of the module and a broken candidate, offered in turn while the agent
+    // syncs. The variants are compiled into the cache first: what is under test is a swap
+    // during syncs, not how long a debug build takes to compile a module on a busy CI box
+    // (two compiles took most of four minutes there).
     let variants = [
         crate::support::variant(module, "a"),
         b"\0asm broken".to_vec(),
         crate::support::variant(module, "b"),
     ];
+    for bytes in [&variants[0], &variants[2]] {
+        let sha: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(bytes).into();
+        crate::support::cache()
+            .load_or_compile(slot.engine(), bytes, &sha)
+            .unwrap();
+    }
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let swapper = {
         let (slot, stop) = (Arc::clone(&slot), Arc::clone(&stop));
@@ -785,7 +793,7 @@ fn e2e_module_swaps_during_syncs_cause_no_failed_sync() {
     let start = std::time::Instant::now();
     while rounds.len() < 16
         || (slot.status().swaps < 3 || slot.status().rejections < 1)
-            && start.elapsed() < Duration::from_secs(240)
+            && start.elapsed() < Duration::from_secs(600)
     {
         rounds.extend(h.rounds(1, Duration::from_millis(500)));
     }
