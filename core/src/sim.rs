@@ -129,12 +129,18 @@ fn plus_nanos(t: jiff::Timestamp, n: u32) -> jiff::Timestamp {
 /// runtime.apply_step(&request.pod, &create, now);
 /// let start = Step { op: StepOp::StartContainer, container: Some("app".into()), ..Step::default() };
 /// runtime.apply_step(&request.pod, &start, now);
-/// let app = &runtime.status().container_statuses[0];
+/// let status = runtime.status();
+/// let app = &status.container_statuses[0];
 /// assert_eq!((app.name.as_str(), app.state), ("app", ContainerState::Running));
 /// assert_eq!(app.pod_sandbox_id, Some(runtime.status().sandbox_statuses[0].id.clone()));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Runtime {
+    /// What the runtime reports, except that the container statuses are kept oldest
+    /// first (the runtime reports them newest first): a create appends instead of
+    /// moving every earlier status, so carrying out a plan stays linear in the pod's
+    /// containers. [`Runtime::status`] and [`Runtime::into_outcome`] give the runtime's
+    /// order.
     status: RuntimeStatus,
     actuated: Option<ActuatedResources>,
     /// Operations carried out so far: they order the creation times of one instant.
@@ -157,6 +163,7 @@ impl Runtime {
     #[must_use]
     pub fn from_request(request: &PlanRequest) -> Self {
         let mut status = request.runtime_status.clone().unwrap_or_default();
+        status.container_statuses.reverse();
         if status.id.is_empty() {
             status.id = pod_uid(&request.pod).to_string();
             status.name = request.pod.metadata.name.clone().unwrap_or_default();
@@ -212,10 +219,13 @@ impl Runtime {
         &self.node_files
     }
 
-    /// What the runtime reports now.
+    /// What the runtime reports now (containers newest first, as a CRI runtime lists
+    /// them).
     #[must_use]
-    pub fn status(&self) -> &RuntimeStatus {
-        &self.status
+    pub fn status(&self) -> RuntimeStatus {
+        let mut status = self.status.clone();
+        status.container_statuses.reverse();
+        status
     }
 
     /// The actuated-resources checkpoint (none until something was actuated).
@@ -228,8 +238,10 @@ impl Runtime {
     #[must_use]
     pub fn into_outcome(self) -> Outcome {
         let (images, pull_results) = self.images.into_parts();
+        let mut runtime_status = self.status;
+        runtime_status.container_statuses.reverse();
         Outcome {
-            runtime_status: self.status,
+            runtime_status,
             actuated_resources: self.actuated,
             hook_results: self.hook_results,
             blocked_millis: self.blocked_millis,
@@ -262,7 +274,7 @@ impl Runtime {
                 // The containers are killed in parallel: each after its own preStop; the
                 // pod kill takes as long as the longest.
                 let mut longest = 0;
-                for s in &mut self.status.container_statuses {
+                for s in self.status.container_statuses.iter_mut().rev() {
                     if s.state == ContainerState::Running {
                         let waited = match step
                             .pre_stops
@@ -358,6 +370,7 @@ impl Runtime {
                     .status
                     .container_statuses
                     .iter_mut()
+                    .rev()
                     .find(|s| s.name == name && s.state == ContainerState::Created)
                 {
                     s.state = ContainerState::Running;
@@ -384,25 +397,35 @@ impl Runtime {
     /// the latest when its stop grace period ends (SIGKILL). The sync is blocked until
     /// the last one has exited; then every sandbox is stopped.
     fn kill_pod(&mut self, step: &Step, now: jiff::Timestamp) {
-        let running = |id: &str, statuses: &[ContainerStatus]| {
-            statuses
-                .iter()
-                .any(|s| s.id == id && s.state == ContainerState::Running)
-        };
-        let kills: Vec<crate::plan::ContainerKill> = step
+        // Where each running container is, by id: one lookup per kill, not a scan.
+        let position: BTreeMap<&str, usize> = self
+            .status
+            .container_statuses
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.state == ContainerState::Running)
+            .map(|(i, s)| (s.id.as_str(), i))
+            .collect();
+        let (kills, at): (Vec<crate::plan::ContainerKill>, Vec<usize>) = step
             .kills
             .iter()
-            .filter(|k| running(&k.container_id, &self.status.container_statuses))
-            .cloned()
-            .collect();
+            .filter_map(|k| {
+                position
+                    .get(k.container_id.as_str())
+                    .map(|&i| (k.clone(), i))
+            })
+            .unzip();
         let mut hook_millis = BTreeMap::new();
         let mut results = Vec::new();
+        // The index in `results` of each kill's preStop report.
+        let mut result_of = Vec::with_capacity(kills.len());
         for k in &kills {
-            if let Some(h) = &k.pre_stop {
+            result_of.push(k.pre_stop.as_ref().map(|h| {
                 let r = self.hooks.pre_stop(h, &k.container_id);
                 hook_millis.insert(k.container.clone(), r.elapsed_millis.unwrap_or(0));
-                results.push((k.container.clone(), r));
-            }
+                results.push(r);
+                results.len() - 1
+            }));
         }
         let exit_millis: BTreeMap<String, u64> = kills
             .iter()
@@ -415,22 +438,16 @@ impl Runtime {
             .collect();
         let timeline = crate::terminate::kill_timeline(&kills, &hook_millis, &exit_millis);
         let mut last = 0;
-        for (k, t) in kills.iter().zip(&timeline) {
-            if let Some((_, r)) = results.iter_mut().find(|(c, _)| *c == k.container) {
+        for ((t, &i), r) in timeline.iter().zip(&at).zip(&result_of) {
+            if let Some(r) = r.and_then(|r| results.get_mut(r)) {
                 r.stop_grace_period_seconds = Some(t.stop_grace_period_seconds);
             }
             last = last.max(t.exited_at_millis);
-            if let Some(s) = self
-                .status
-                .container_statuses
-                .iter_mut()
-                .find(|s| s.id == k.container_id)
-            {
+            if let Some(s) = self.status.container_statuses.get_mut(i) {
                 stop(s, plus_millis(now, t.exited_at_millis));
             }
         }
-        self.hook_results
-            .extend(results.into_iter().map(|(_, r)| r));
+        self.hook_results.extend(results);
         // Containers the kills do not name (no spec) are stopped with the sandbox.
         for s in &mut self.status.container_statuses {
             if s.state == ContainerState::Running {
@@ -597,7 +614,7 @@ impl Runtime {
             restart_count: i32::try_from(step.attempt.unwrap_or(0)).unwrap_or(0),
             ..ContainerStatus::default()
         };
-        self.status.container_statuses.insert(0, status);
+        self.status.container_statuses.push(status);
         if kind != ContainerKind::Ephemeral {
             self.actuated
                 .get_or_insert_with(Default::default)

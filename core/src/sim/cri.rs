@@ -496,7 +496,7 @@ impl Node {
     /// The kubelet's view of one pod (by UID): its sandboxes and containers, newest first,
     /// container ids as `<runtimeName>://<id>`.
     #[must_use]
-    pub fn pod_status(&self, uid: &str) -> Option<&crate::runtime::RuntimeStatus> {
+    pub fn pod_status(&self, uid: &str) -> Option<crate::runtime::RuntimeStatus> {
         self.pods.get(uid).map(Runtime::status)
     }
 
@@ -907,7 +907,8 @@ impl Node {
             resources: resources_value(config.linux.as_ref().and_then(|l| l.resources.as_ref())),
             ..ContainerStatus::default()
         };
-        runtime.status.container_statuses.insert(0, status);
+        // Kept oldest first inside the model runtime (see `Runtime`): an append.
+        runtime.status.container_statuses.push(status);
         self.names.insert(name.clone(), id.clone());
         if script.exit.is_some() {
             self.scripted_containers.insert(id.clone());

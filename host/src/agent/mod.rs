@@ -21,6 +21,7 @@ pub mod grpc;
 pub mod hooks;
 pub mod images;
 pub mod manifest;
+mod probe_tls;
 pub mod prober;
 pub mod runtime;
 pub mod status;

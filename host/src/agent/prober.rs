@@ -6,7 +6,8 @@
 //! `initialDelaySeconds`; liveness and readiness only once the startup probe succeeded;
 //! a result changes after `failureThreshold` / `successThreshold` equal results in a row;
 //! a succeeded startup probe and a failed liveness or startup probe stop probing that
-//! instance. Actions: `exec` (`ExecSync`), `httpGet` (HTTP/1.1 GET, 2xx and 3xx pass),
+//! instance. Actions: `exec` (`ExecSync`), `httpGet` (HTTP/1.1 GET, over TLS for
+//! `scheme: HTTPS` without a certificate check as the kubelet's; 2xx and 3xx pass),
 //! `tcpSocket` (a connection), `grpc` (not supported: unknown).
 
 use std::collections::{BTreeMap, HashMap};
@@ -220,21 +221,17 @@ fn run_probe(
         let Some(port) = resolve_port(&http.port, c) else {
             return Some(ProbeResult::Failure);
         };
-        if http
+        let https = http
             .scheme
             .as_deref()
-            .is_some_and(|s| s.eq_ignore_ascii_case("HTTPS"))
-        {
-            tracing::warn!(container = %c.name, "HTTPS probes are not supported by podplan agent");
-            return Some(ProbeResult::Unknown);
-        }
+            .is_some_and(|s| s.eq_ignore_ascii_case("HTTPS"));
         let host = http
             .host
             .clone()
             .or_else(|| pod_ip.map(str::to_string))
             .unwrap_or_else(|| "127.0.0.1".into());
         let path = http.path.clone().unwrap_or_else(|| "/".into());
-        return Some(http_get(&host, port, &path, timeout));
+        return Some(http_get(&host, port, &path, https, timeout));
     }
     if let Some(tcp) = &probe.tcp_socket {
         let Some(port) = resolve_port(&tcp.port, c) else {
@@ -270,11 +267,14 @@ fn addr(host: &str, port: u16) -> Option<SocketAddr> {
     (host, port).to_socket_addrs().ok()?.next()
 }
 
-fn http_get(host: &str, port: u16, path: &str, timeout: Duration) -> ProbeResult {
+/// An `httpGet` probe: one HTTP/1.1 GET (over TLS when `https`, without checking the
+/// certificate, as the kubelet does); a status of 200-399 passes
+/// (`pkg/probe/http/http.go`).
+fn http_get(host: &str, port: u16, path: &str, https: bool, timeout: Duration) -> ProbeResult {
     let Some(a) = addr(host, port) else {
         return ProbeResult::Failure;
     };
-    let Ok(mut stream) = TcpStream::connect_timeout(&a, timeout) else {
+    let Ok(stream) = TcpStream::connect_timeout(&a, timeout) else {
         return ProbeResult::Failure;
     };
     let _ = stream.set_read_timeout(Some(timeout));
@@ -282,22 +282,35 @@ fn http_get(host: &str, port: u16, path: &str, timeout: Duration) -> ProbeResult
     let request = format!(
         "GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: kube-probe/1.37\r\nAccept: */*\r\nConnection: close\r\n\r\n"
     );
-    if stream.write_all(request.as_bytes()).is_err() {
-        return ProbeResult::Failure;
-    }
-    let mut head = [0u8; 64];
-    let n = stream.read(&mut head).unwrap_or(0);
-    let line = String::from_utf8_lossy(head.get(..n).unwrap_or_default());
-    let code: u16 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
+    let code = if https {
+        // A failed handshake is a failed probe.
+        match super::probe_tls::wrap(stream, host) {
+            Some(mut tls) => status_code(&mut tls, &request),
+            None => 0,
+        }
+    } else {
+        let mut stream = stream;
+        status_code(&mut stream, &request)
+    };
     if (200..400).contains(&code) {
         ProbeResult::Success
     } else {
         ProbeResult::Failure
     }
+}
+
+/// Sends `request` and reads the status code of the answer (0 when there is none).
+fn status_code(stream: &mut (impl Read + Write), request: &str) -> u16 {
+    if stream.write_all(request.as_bytes()).is_err() || stream.flush().is_err() {
+        return 0;
+    }
+    let mut head = [0u8; 64];
+    let n = stream.read(&mut head).unwrap_or(0);
+    let line = String::from_utf8_lossy(head.get(..n).unwrap_or_default());
+    line.split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
 }
 
 /// The probe workers' results, shared: the run loop's probe workers write them, the pod

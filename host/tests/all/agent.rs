@@ -568,7 +568,7 @@ impl Harness {
 
     fn status(&self, uid: &str) -> RuntimeStatus {
         self.sim
-            .with_node(|node| node.pod_status(uid).cloned())
+            .with_node(|node| node.pod_status(uid))
             .unwrap_or_default()
     }
 
@@ -1133,6 +1133,83 @@ fn probes_run_when_due_with_the_kubelets_thresholds() {
         "three refused connections"
     );
     assert!(cri.calls.is_empty(), "no exec probe: {:?}", cri.calls);
+}
+
+/// An HTTPS server on 127.0.0.1 answering `code`, with a self-signed certificate for a
+/// name that is not the address probed: the kubelet's prober does not check it.
+fn https_server(code: u16) -> u16 {
+    use tokio_rustls::rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+    use tokio_rustls::rustls::{ServerConfig, ServerConnection, StreamOwned};
+    let ck = rcgen::generate_simple_self_signed(vec!["not-the-probed-host.example".to_string()])
+        .unwrap();
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(ck.signing_key.serialize_der()));
+    let config = Arc::new(
+        ServerConfig::builder_with_provider(Arc::new(
+            tokio_rustls::rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![ck.cert.der().clone()], key)
+        .unwrap(),
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let Ok(conn) = ServerConnection::new(Arc::clone(&config)) else {
+                continue;
+            };
+            let mut tls = StreamOwned::new(conn, stream);
+            let mut buf = [0u8; 1024];
+            if std::io::Read::read(&mut tls, &mut buf).unwrap_or(0) == 0 {
+                continue;
+            }
+            let _ = std::io::Write::write_all(
+                &mut tls,
+                format!("HTTP/1.1 {code} X\r\nContent-Length: 0\r\n\r\n").as_bytes(),
+            );
+            let _ = std::io::Write::flush(&mut tls);
+            tls.conn.send_close_notify();
+            let _ = std::io::Write::flush(&mut tls);
+        }
+    });
+    port
+}
+
+#[test]
+fn https_probes_do_not_check_the_certificate_as_the_kubelets() {
+    use podplan_core::request::ProbeResult;
+    use podplan_host::agent::prober::Prober;
+    let ok = https_server(200);
+    let failing = https_server(503);
+    // A plain HTTP server probed over HTTPS: the handshake fails, so does the probe.
+    let plain = http_server(200);
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "p", "uid": "u1"},
+        "spec": {"containers": [
+            {"name": "web", "image": "x",
+             "readinessProbe": {"httpGet": {"scheme": "HTTPS", "port": ok, "path": "/readyz"}, "periodSeconds": 1},
+             "livenessProbe": {"httpGet": {"scheme": "HTTPS", "port": failing}, "periodSeconds": 1, "failureThreshold": 1}},
+            {"name": "db", "image": "x",
+             "readinessProbe": {"httpGet": {"scheme": "https", "host": "127.0.0.1", "port": plain}, "periodSeconds": 1}}
+        ]}
+    }))
+    .unwrap();
+    let status: RuntimeStatus = serde_json::from_value(serde_json::json!({
+        "id": "u1", "name": "p", "namespace": "default", "ips": ["127.0.0.1"],
+        "containerStatuses": [
+            {"id": "sim://w1", "name": "web", "state": "running", "startedAt": t0()},
+            {"id": "sim://d1", "name": "db", "state": "running", "startedAt": t0()}
+        ]
+    }))
+    .unwrap();
+    let mut prober = Prober::default();
+    let mut cri = Recorder::default();
+    let results = prober.probe_pod(&mut cri, &pod, &status, t0());
+    assert_eq!(results["sim://w1"].readiness, Some(ProbeResult::Success));
+    assert_eq!(results["sim://w1"].liveness, Some(ProbeResult::Failure));
+    assert_eq!(results["sim://d1"].readiness, Some(ProbeResult::Failure));
 }
 
 #[test]

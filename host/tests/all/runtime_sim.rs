@@ -241,10 +241,7 @@ async fn sandbox_and_container_lifecycle_over_a_unix_socket() {
 
     // The relisted status is the model's own view of the pod, container hash included.
     let relisted = relist(&mut s, "uid-web").await;
-    let model = s
-        .sim
-        .with_node(|n| n.pod_status("uid-web").cloned())
-        .unwrap();
+    let model = s.sim.with_node(|n| n.pod_status("uid-web")).unwrap();
     assert_eq!(relisted, model);
     let hash = u64::from_str_radix(&app.annotations[CONTAINER_HASH], 16).unwrap();
     assert_eq!(relisted.container_statuses[0].hash, hash);

@@ -611,6 +611,64 @@ fn the_manifests_parse_and_the_deployment_passes_the_lint() {
     assert!(findings.is_empty(), "{findings:?}");
 }
 
+/// `deploy/static-pod/podplan-webhook.yaml` runs the Deployment's container (image,
+/// hardening, resources, flags), bound to 127.0.0.1 on the host network with the
+/// certificate from a hostPath, and lints clean without any fact (scripts/e2e-containerd
+/// runs it on containerd).
+#[test]
+fn the_static_pod_runs_the_deployments_container_and_lints_clean() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::core::v1::Pod;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let deployment: Deployment = serde_yaml_ng::from_str(
+        &std::fs::read_to_string(root.join("deploy/webhook/deployment.yaml")).unwrap(),
+    )
+    .unwrap();
+    let text =
+        std::fs::read_to_string(root.join("deploy/static-pod/podplan-webhook.yaml")).unwrap();
+    let pod: Pod = serde_yaml_ng::from_str(&text).unwrap();
+    let template = deployment.spec.template.spec.unwrap();
+    let spec = pod.spec.unwrap();
+    let (want, got) = (&template.containers[0], &spec.containers[0]);
+    assert_eq!(got.image, want.image);
+    assert_eq!(got.security_context, want.security_context);
+    assert_eq!(got.resources, want.resources);
+    assert_eq!(got.ports, want.ports);
+    assert_eq!(got.volume_mounts, want.volume_mounts);
+    assert_eq!(spec.security_context, template.security_context);
+    assert_eq!(
+        spec.termination_grace_period_seconds,
+        template.termination_grace_period_seconds
+    );
+    // The flags: the Deployment's, bound to 127.0.0.1.
+    let local = |a: &String| {
+        a.replace(
+            "--metrics-bind-address=:",
+            "--metrics-bind-address=127.0.0.1:",
+        )
+    };
+    let mut want_args: Vec<String> = want.args.clone().unwrap().iter().map(local).collect();
+    want_args.push("--bind-address=127.0.0.1".into());
+    let mut got_args = got.args.clone().unwrap();
+    want_args.sort();
+    got_args.sort();
+    assert_eq!(got_args, want_args);
+    for (probe, of) in [
+        (&got.readiness_probe, &want.readiness_probe),
+        (&got.liveness_probe, &want.liveness_probe),
+    ] {
+        let mut probe = probe.clone().unwrap();
+        let http = probe.http_get.as_mut().unwrap();
+        assert_eq!(http.host.take().as_deref(), Some("127.0.0.1"));
+        assert_eq!(Some(probe), of.clone());
+    }
+    assert_eq!(spec.host_network, Some(true));
+    let object: Value = serde_yaml_ng::from_str(&text).unwrap();
+    let findings =
+        podplan_core::lint::lint_object(&object, &LintSettings::default(), true).unwrap();
+    assert!(findings.is_empty(), "{findings:?}");
+}
+
 fn podplan() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_podplan"))
 }
