@@ -32,13 +32,15 @@ pub const CONFIG_HASH_ANNOTATION: &str = "kubernetes.io/config.hash";
 pub const CONFIG_SEEN_ANNOTATION: &str = "kubernetes.io/config.seen";
 /// The file source's name (`kubetypes.FileSource`).
 pub const FILE_SOURCE: &str = "file";
+/// The URL source's name (`kubetypes.HTTPSource`).
+pub const HTTP_SOURCE: &str = "http";
 /// `maxConfigLength` of the kubelet's file source: 10 MiB.
 pub const MAX_MANIFEST_BYTES: u64 = 10 * 1024 * 1024;
 
 /// A pod read from a manifest, with the file source's defaults applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StaticPod {
-    /// The manifest file.
+    /// The manifest file (for the URL source, `--manifest-url`).
     pub file: PathBuf,
     /// The pod as the agent plans it (not API-defaulted: requests set `apiDefaults`).
     pub pod: Pod,
@@ -291,6 +293,30 @@ pub fn read_manifest(file: &Path, node: &str) -> Result<Pod, ManifestProblem> {
 pub fn pod_from_manifest(bytes: &[u8], source: &str, node: &str) -> Result<Pod, (String, String)> {
     let value: serde_json::Value = serde_yaml_ng::from_slice(bytes)
         .map_err(|e| (String::new(), format!("not a YAML or JSON document: {e}")))?;
+    pod_from_value(value, &Origin::File(source), node)
+}
+
+/// Where a static pod came from: its defaults differ (`common.go`, `applyDefaults`'s
+/// `isFile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin<'a> {
+    /// A file of `--pod-manifest-path` (its path).
+    File(&'a str),
+    /// `--manifest-url` (the URL).
+    Url(&'a str),
+}
+
+/// A decoded manifest document as a pod of `origin`, with that source's defaults, checked
+/// by the engine: `(path, message)` on a refusal.
+///
+/// # Errors
+///
+/// Not a `v1.Pod`, or a pod the engine refuses.
+pub fn pod_from_value(
+    value: serde_json::Value,
+    origin: &Origin<'_>,
+    node: &str,
+) -> Result<Pod, (String, String)> {
     let Some(object) = value.as_object() else {
         return Err((String::new(), "the manifest is not a v1.Pod object".into()));
     };
@@ -310,7 +336,7 @@ pub fn pod_from_manifest(bytes: &[u8], source: &str, node: &str) -> Result<Pod, 
     let request = podplan_core::api::parse_request_value(serde_json::json!({"pod": value}))
         .map_err(|e| (e.path, e.message))?;
     let mut pod = request.pod;
-    apply_file_defaults(&mut pod, &value, source, node);
+    apply_defaults(&mut pod, &value, origin, node);
     // The engine's own checks (names, API validation), as every sync would run them.
     let check = podplan_core::PlanRequest {
         pod: pod.clone(),
@@ -324,18 +350,35 @@ pub fn pod_from_manifest(bytes: &[u8], source: &str, node: &str) -> Result<Pod, 
 }
 
 /// `applyDefaults` of the kubelet's file source (`common.go`), plus podplan's agent label.
+pub fn apply_file_defaults(pod: &mut Pod, manifest: &serde_json::Value, source: &str, node: &str) {
+    apply_defaults(pod, manifest, &Origin::File(source), node);
+}
+
+/// `applyDefaults` of the kubelet's file and URL sources (`common.go`), plus podplan's
+/// agent label.
 ///
 /// The UID, when the manifest has none, is the MD5 of the manifest followed by
-/// `host:<node>` and `file:<source>`, as the kubelet writes them after
-/// `hash.DeepHashObject`; the manifest's bytes hashed are its canonical JSON (sorted
-/// keys), not Go's `%#v` dump of the decoded object, so the digest differs from a
-/// kubelet's for the same file while depending on the same inputs.
-pub fn apply_file_defaults(pod: &mut Pod, manifest: &serde_json::Value, source: &str, node: &str) {
+/// `host:<node>` and `file:<path>` (a file) or `url:<url>` (the URL source), as the
+/// kubelet writes them after `hash.DeepHashObject`; the manifest's bytes hashed are its
+/// canonical JSON (sorted keys), not Go's dump of the decoded object, so the digest
+/// differs from a kubelet's for the same manifest while depending on the same inputs.
+/// Only file pods get the toleration of every `NoExecute` taint (`isFile`).
+pub fn apply_defaults(
+    pod: &mut Pod,
+    manifest: &serde_json::Value,
+    origin: &Origin<'_>,
+    node: &str,
+) {
     if pod.metadata.uid.as_deref().unwrap_or("").is_empty() {
         let mut hasher = Md5::new();
         hasher.update(serde_json::to_vec(manifest).unwrap_or_default());
-        hasher.update(format!("host:{node}").as_bytes());
-        hasher.update(format!("file:{source}").as_bytes());
+        match origin {
+            Origin::File(source) => {
+                hasher.update(format!("host:{node}").as_bytes());
+                hasher.update(format!("file:{source}").as_bytes());
+            }
+            Origin::Url(url) => hasher.update(format!("url:{url}").as_bytes()),
+        }
         let digest = hasher.finalize();
         pod.metadata.uid = Some(digest.iter().map(|b| format!("{b:02x}")).collect());
     }
@@ -347,22 +390,28 @@ pub fn apply_file_defaults(pod: &mut Pod, manifest: &serde_json::Value, source: 
     let uid = pod.metadata.uid.clone().unwrap_or_default();
     let annotations = pod.metadata.annotations.get_or_insert_with(BTreeMap::new);
     annotations.insert(CONFIG_HASH_ANNOTATION.into(), uid);
-    annotations.insert(CONFIG_SOURCE_ANNOTATION.into(), FILE_SOURCE.into());
+    let source = match origin {
+        Origin::File(_) => FILE_SOURCE,
+        Origin::Url(_) => HTTP_SOURCE,
+    };
+    annotations.insert(CONFIG_SOURCE_ANNOTATION.into(), source.into());
     pod.metadata
         .labels
         .get_or_insert_with(BTreeMap::new)
         .insert(AGENT_LABEL.into(), node.to_string());
     let spec = pod.spec.get_or_insert_with(Default::default);
     spec.node_name = Some(node.to_string());
-    // `helper.AddOrUpdateTolerationInPod`: static pods tolerate every NoExecute taint.
-    let toleration = Toleration {
-        operator: Some("Exists".into()),
-        effect: Some("NoExecute".into()),
-        ..Toleration::default()
-    };
-    let tolerations = spec.tolerations.get_or_insert_with(Vec::new);
-    if !tolerations.contains(&toleration) {
-        tolerations.push(toleration);
+    // `helper.AddOrUpdateTolerationInPod`: file pods tolerate every NoExecute taint.
+    if matches!(origin, Origin::File(_)) {
+        let toleration = Toleration {
+            operator: Some("Exists".into()),
+            effect: Some("NoExecute".into()),
+            ..Toleration::default()
+        };
+        let tolerations = spec.tolerations.get_or_insert_with(Vec::new);
+        if !tolerations.contains(&toleration) {
+            tolerations.push(toleration);
+        }
     }
     pod.status.get_or_insert_with(Default::default).phase = Some("Pending".into());
 }

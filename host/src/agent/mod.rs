@@ -21,6 +21,7 @@ pub mod grpc;
 pub mod hooks;
 pub mod images;
 pub mod manifest;
+pub mod manifest_url;
 mod probe_tls;
 pub mod prober;
 pub mod runtime;

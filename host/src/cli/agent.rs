@@ -1,6 +1,6 @@
-//! `podplan agent`: run the static pods of `--pod-manifest-path` over the CRI, planning
-//! every sync with the engine (see `docs/agent.md`); `podplan agent status` prints the
-//! last round's `status.json`.
+//! `podplan agent`: run the static pods of `--pod-manifest-path` and `--manifest-url`
+//! over the CRI, planning every sync with the engine (see `docs/agent.md`); `podplan agent
+//! status` prints the last round's `status.json`.
 //!
 //! Flags carry the kubelet's names where the kubelet has the flag.
 
@@ -14,8 +14,10 @@ use clap::{Args, Subcommand, ValueEnum};
 use podplan_core::config::node::{CgroupDriver, CgroupVersion};
 use podplan_host::agent::credentials::DockerConfigSearch;
 use podplan_host::agent::grpc::GrpcRuntime;
+use podplan_host::agent::manifest::ManifestProblem;
+use podplan_host::agent::manifest_url::{parse_headers, UrlSource};
 use podplan_host::agent::status::{self, AgentStatus};
-use podplan_host::agent::{Agent, AgentConfig, CriCode, ManifestSource};
+use podplan_host::agent::{Agent, AgentConfig, CriCode, ManifestSet, ManifestSource};
 use podplan_host::runtime_sim::{Clock, ImagesScript, Scenario, SimOptions, SimRuntime};
 use podplan_host::wasm::{
     slot_for_file, EngineSettings, HostEngine, ModuleCache, ModuleWatcher, Planner, SlotConfig,
@@ -70,6 +72,19 @@ pub struct RunArgs {
     /// How often the manifest directory is re-read (a change is also seen within a second).
     #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = parse_duration)]
     pub file_check_frequency: Duration,
+    /// URL of static pods: a GET answered by one v1.Pod or a v1.PodList (YAML or JSON),
+    /// beside or instead of --pod-manifest-path. A failed read keeps the last good pods;
+    /// an empty answer removes them.
+    #[arg(long, value_name = "URL")]
+    pub manifest_url: Option<String>,
+    /// Headers for --manifest-url: `name:value` pairs separated by commas; repeatable (a
+    /// name given again adds a value), e.g. `--manifest-url-header 'a:hello,b:again'
+    /// --manifest-url-header 'b:beautiful'`.
+    #[arg(long, value_name = "NAME:VALUE,...")]
+    pub manifest_url_header: Vec<String>,
+    /// How often --manifest-url is read.
+    #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = parse_duration)]
+    pub http_check_frequency: Duration,
     /// The CRI runtime: `unix:///PATH`, or `sim` for the in-process simulated runtime
     /// [default: $CONTAINER_RUNTIME_ENDPOINT, else sim].
     #[arg(long, value_name = "ENDPOINT")]
@@ -237,12 +252,23 @@ fn absolute(path: &Path) -> PathBuf {
 }
 
 fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
-    let Some(dir) = args.pod_manifest_path.as_ref() else {
+    if args.pod_manifest_path.is_none() && args.manifest_url.is_none() {
         return Err(CliError::usage(
-            "podplan agent needs --pod-manifest-path DIR (one Pod manifest per file); see docs/agent.md",
+            "podplan agent needs --pod-manifest-path DIR (one Pod manifest per file) or --manifest-url URL; see docs/agent.md",
         ));
-    };
+    }
     let node = node_name(args.node_name.as_ref());
+    // The URL source reads on a thread of its own (a slow server never delays a relist).
+    let url_pods = match &args.manifest_url {
+        Some(url) => {
+            let headers = parse_headers(&args.manifest_url_header)
+                .map_err(|e| CliError::usage(e.to_string()))?;
+            let source = UrlSource::new(url, headers, node.clone())
+                .map_err(|e| CliError::usage(e.to_string()))?;
+            Some(spawn_url_source(source, args.http_check_frequency))
+        }
+        None => None,
+    };
     let host_dns = std::fs::read_to_string(&args.resolv_conf)
         .ok()
         .map(|t| podplan_host::agent::parse_resolv_conf(&t));
@@ -319,19 +345,31 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
             root_dir.display(),
             pod_logs_dir.display()
         );
+        let first = args
+            .pod_manifest_path
+            .as_ref()
+            .map(|dir| ManifestSource::new(dir, node.clone()).load(jiff::Timestamp::now()));
         sim_runtime(
-            &ManifestSource::new(dir, node.clone()).load(jiff::Timestamp::now()),
+            &merge(first.unwrap_or_default(), url_pods.as_ref()),
             args.runtime_request_timeout,
         )?
     } else {
         GrpcRuntime::connect(&endpoint, args.runtime_request_timeout).map_err(CliError::Usage)?
     };
     let mut agent = Agent::new(config, planner, cri);
-    let mut source = ManifestSource::new(dir, node.clone());
-    if !args.dry_run {
-        source = source.with_first_seen_file(root_dir.join("podplan-agent/first-seen.json"));
-    }
-    let mut manifests = source.load(jiff::Timestamp::now());
+    let mut source = args.pod_manifest_path.as_ref().map(|dir| {
+        let source = ManifestSource::new(dir, node.clone());
+        if args.dry_run {
+            source
+        } else {
+            source.with_first_seen_file(root_dir.join("podplan-agent/first-seen.json"))
+        }
+    });
+    let load = |source: &mut Option<ManifestSource>, now| {
+        source.as_mut().map(|s| s.load(now)).unwrap_or_default()
+    };
+    let mut files = load(&mut source, jiff::Timestamp::now());
+    let mut manifests = merge(files.clone(), url_pods.as_ref());
     if args.once {
         return run_once(&mut agent, &manifests, &endpoint, &root_dir, args.dry_run);
     }
@@ -352,18 +390,20 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
         });
     }
     let mut last_load = Instant::now();
-    let mut stamp = dir_stamp(dir);
+    let stamp_of = |source: &Option<ManifestSource>| source.as_ref().map(|s| dir_stamp(s.dir()));
+    let mut stamp = stamp_of(&source);
     let mut reported_problems = Vec::new();
     let mut unreachable_since: Option<Instant> = None;
     loop {
         let started = Instant::now();
         let now = jiff::Timestamp::now();
-        let current = dir_stamp(dir);
+        let current = stamp_of(&source);
         if current != stamp || last_load.elapsed() >= args.file_check_frequency {
-            manifests = source.load(now);
+            files = load(&mut source, now);
             last_load = Instant::now();
             stamp = current;
         }
+        manifests = merge(files.clone(), url_pods.as_ref());
         if manifests.problems != reported_problems {
             for p in &manifests.problems {
                 eprintln!("podplan agent: bad manifest skipped: {p}");
@@ -557,6 +597,79 @@ fn run_once(
 
 /// Names, sizes and modification times of the directory's entries: a change triggers a
 /// re-read before `--file-check-frequency` is up.
+/// The URL source's last good set, shared with the thread that reads it.
+type UrlPods = Arc<std::sync::Mutex<ManifestSet>>;
+
+/// Reads `source` now and then every `every` on a thread of its own, logging failures
+/// as the kubelet does (the first three, then one line saying it goes quiet, then only
+/// at -vv; one line when reading works again).
+fn spawn_url_source(mut source: UrlSource, every: Duration) -> UrlPods {
+    let shared: UrlPods = Arc::default();
+    let out = Arc::clone(&shared);
+    let read = move |source: &mut UrlSource, failures: &mut u32| {
+        let result = source.fetch(jiff::Timestamp::now());
+        *out.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = source.set().clone();
+        match result {
+            Ok(()) => {
+                if *failures > 0 {
+                    eprintln!("podplan agent: read pods from {} again", source.url());
+                }
+                *failures = 0;
+            }
+            Err(e) => {
+                match *failures {
+                    0..=2 => eprintln!("podplan agent: failed to read pods from URL: {e}"),
+                    3 => eprintln!("podplan agent: failed to read pods from URL (further failures are logged at -vv): {e}"),
+                    _ => tracing::debug!("failed to read pods from URL: {e}"),
+                }
+                *failures += 1;
+            }
+        }
+    };
+    let mut failures = 0;
+    read(&mut source, &mut failures);
+    std::thread::spawn(move || loop {
+        std::thread::sleep(every);
+        read(&mut source, &mut failures);
+    });
+    shared
+}
+
+/// The pods of both sources: the files' first; a URL pod with the full name or UID of a
+/// file pod is skipped and reported.
+fn merge(mut files: ManifestSet, url: Option<&UrlPods>) -> ManifestSet {
+    let Some(url) = url else {
+        return files;
+    };
+    let from_url = url
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    files.problems.extend(from_url.problems);
+    for pod in from_url.pods {
+        let clash = files
+            .pods
+            .iter()
+            .find(|f| f.full_name() == pod.full_name() || f.uid() == pod.uid());
+        if let Some(first) = clash {
+            files.problems.push(ManifestProblem {
+                file: pod.file.clone(),
+                path: String::new(),
+                message: format!(
+                    "the pod {} (uid {}) is already defined by {}; the URL's is ignored",
+                    pod.full_name(),
+                    pod.uid(),
+                    first.file.display()
+                ),
+            });
+            continue;
+        }
+        files.pods.push(pod);
+    }
+    files
+}
+
 fn dir_stamp(dir: &Path) -> Vec<(std::ffi::OsString, u64, Option<std::time::SystemTime>)> {
     let mut stamp: Vec<_> = std::fs::read_dir(dir)
         .into_iter()

@@ -5,6 +5,7 @@
 //!   end to end on the in-process simulated node.
 //! - [`admission`]: `podplan admit` on recorded reviews and `podplan lint` on manifests.
 //! - [`cli`]: the `podplan` binary as people and scripts run it.
+//! - [`manifest_url`]: `podplan agent --manifest-url` against a server on 127.0.0.1.
 //! - [`explain`]: `podplan explain` on recorded pods (`tests/data/explain/`).
 //! - [`explain_pasted`]: `podplan explain` on pods as people paste them
 //!   (`test_data/explain/`): kind-less pods, lists, multi-document files, manifests,
@@ -34,6 +35,8 @@ mod cli;
 mod explain;
 #[cfg(test)]
 mod explain_pasted;
+#[cfg(test)]
+mod manifest_url;
 #[cfg(test)]
 mod realworld;
 #[cfg(test)]

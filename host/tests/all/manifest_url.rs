@@ -1,0 +1,228 @@
+//! `podplan agent --manifest-url`: the URL source (`pkg/kubelet/config/http.go`) against a
+//! server on 127.0.0.1 whose answer the test changes.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use podplan_host::agent::manifest::{CONFIG_SOURCE_ANNOTATION, HTTP_SOURCE};
+use podplan_host::agent::manifest_url::{parse_headers, UrlSource, UrlSourceError};
+
+/// What the server answers, and the request heads it received.
+#[derive(Default)]
+struct Served {
+    status: u16,
+    body: String,
+    requests: Vec<Vec<String>>,
+}
+
+/// A server on 127.0.0.1 answering every GET with what `Served` holds now.
+fn server() -> (String, Arc<Mutex<Served>>) {
+    let served = Arc::new(Mutex::new(Served {
+        status: 200,
+        ..Served::default()
+    }));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/pods", listener.local_addr().unwrap());
+    let state = Arc::clone(&served);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream);
+            let mut head = Vec::new();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                head.push(line.trim_end().to_string());
+            }
+            let (status, body) = {
+                let mut s = state.lock().unwrap();
+                s.requests.push(head);
+                (s.status, s.body.clone())
+            };
+            let mut stream = reader.into_inner();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (url, served)
+}
+
+const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: app\n      image: nginx:1.27\n";
+
+fn set(served: &Arc<Mutex<Served>>, status: u16, body: &str) {
+    let mut s = served.lock().unwrap();
+    s.status = status;
+    s.body = body.to_string();
+}
+
+fn names(source: &UrlSource) -> Vec<String> {
+    source.set().pods.iter().map(|p| p.full_name()).collect()
+}
+
+fn now() -> jiff::Timestamp {
+    "2026-01-01T00:00:00Z".parse().unwrap()
+}
+
+#[test]
+fn a_pod_from_the_url_gets_the_url_sources_defaults_and_the_headers_are_sent() {
+    let (url, served) = server();
+    set(&served, 200, POD);
+    let headers = parse_headers(&["a:hello, b :again".into(), "b:beautiful".into()]).unwrap();
+    let mut source = UrlSource::new(&url, headers, "Node-1").unwrap();
+    source.fetch(now()).unwrap();
+    assert_eq!(names(&source), ["default/web-node-1"]);
+    let pod = &source.set().pods[0].pod;
+    let annotations = pod.metadata.annotations.as_ref().unwrap();
+    assert_eq!(annotations[CONFIG_SOURCE_ANNOTATION], HTTP_SOURCE);
+    // The NoExecute toleration is the file source's alone.
+    assert!(pod.spec.as_ref().unwrap().tolerations.is_none());
+    // The UID depends on the source: the same manifest as a file is another pod.
+    let as_file = podplan_host::agent::manifest::pod_from_manifest(
+        POD.as_bytes(),
+        "/etc/pods/web.yaml",
+        "Node-1",
+    )
+    .unwrap();
+    assert_ne!(as_file.metadata.uid, pod.metadata.uid);
+    let requests = &served.lock().unwrap().requests;
+    let head = &requests[0];
+    assert_eq!(head[0], "GET /pods HTTP/1.1");
+    let values = |name: &str| -> Vec<String> {
+        head.iter()
+            .filter_map(|l| l.split_once(": "))
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.to_string())
+            .collect()
+    };
+    assert_eq!(values("a"), ["hello"]);
+    assert_eq!(values("b"), ["again", "beautiful"], "{head:?}");
+}
+
+#[test]
+fn failures_keep_the_last_good_pods_and_an_empty_answer_removes_them() {
+    let (url, served) = server();
+    let list = format!(
+        "{{\"apiVersion\": \"v1\", \"kind\": \"PodList\", \"items\": [{}, {}, {}]}}",
+        r#"{"metadata": {"name": "a"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}"#,
+        r#"{"metadata": {"name": "b", "namespace": "ops"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}"#,
+        r#"{"metadata": {"name": "a"}, "spec": {"containers": [{"name": "d", "image": "x"}]}}"#,
+    );
+    set(&served, 200, &list);
+    let mut source = UrlSource::new(&url, Vec::new(), "n1").unwrap();
+    source.fetch(now()).unwrap();
+    assert_eq!(names(&source), ["default/a-n1", "ops/b-n1"]);
+    assert_eq!(
+        source.set().problems.len(),
+        1,
+        "the duplicate of a is reported"
+    );
+
+    // A server error, a body that is no pod, a list with a pod the engine refuses:
+    // nothing changes.
+    set(&served, 500, "oops");
+    assert!(matches!(
+        source.fetch(now()),
+        Err(UrlSourceError::Status { .. })
+    ));
+    set(&served, 200, "kind: ConfigMap\napiVersion: v1\n");
+    let refused = source.fetch(now()).unwrap_err();
+    assert!(refused.to_string().contains("ConfigMap"), "{refused}");
+    set(
+        &served,
+        200,
+        r#"{"kind": "PodList", "items": [{"metadata": {"name": "ok"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}, {"metadata": {"name": "bad"}, "spec": {"containers": []}}]}"#,
+    );
+    let refused = source.fetch(now()).unwrap_err();
+    assert!(refused.to_string().contains("items[1]"), "{refused}");
+    assert_eq!(names(&source), ["default/a-n1", "ops/b-n1"]);
+
+    // An empty answer empties the set (and is reported).
+    set(&served, 200, "");
+    assert!(matches!(
+        source.fetch(now()),
+        Err(UrlSourceError::Empty { .. })
+    ));
+    assert!(source.set().pods.is_empty());
+
+    // A server that is gone: an error, still nothing.
+    let gone = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/", l.local_addr().unwrap())
+    };
+    let mut unreachable = UrlSource::new(&gone, Vec::new(), "n1").unwrap();
+    assert!(matches!(
+        unreachable.fetch(now()),
+        Err(UrlSourceError::Request { .. })
+    ));
+}
+
+#[test]
+fn bad_flags_are_refused_with_the_flag_named() {
+    assert!(matches!(
+        UrlSource::new("ftp://example.invalid/pods", Vec::new(), "n1"),
+        Err(UrlSourceError::BadUrl { .. })
+    ));
+    let e = parse_headers(&["novalue".into()]).unwrap_err();
+    assert!(e.to_string().contains("--manifest-url-header"), "{e}");
+    let out = Command::new(env!("CARGO_BIN_EXE_podplan"))
+        .args([
+            "agent",
+            "--once",
+            "--dry-run",
+            "--manifest-url",
+            "not a url",
+        ])
+        .env_remove("CONTAINER_RUNTIME_ENDPOINT")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--manifest-url"));
+}
+
+#[test]
+fn the_agent_runs_the_pods_of_its_manifest_url() {
+    let (url, served) = server();
+    set(&served, 200, POD);
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_podplan"))
+        .args([
+            "agent",
+            "--once",
+            "--dry-run",
+            "--node-name",
+            "n1",
+            "--manifest-url",
+            &url,
+        ])
+        .args(["--manifest-url-header", "Authorization:Bearer t0ken"])
+        .arg("--root-dir")
+        .arg(dir.path().join("root"))
+        .arg("--pod-logs-dir")
+        .arg(dir.path().join("logs"))
+        .env_remove("CONTAINER_RUNTIME_ENDPOINT")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["pod"], "default/web-n1");
+    assert_eq!(lines[0]["file"], url);
+    let requests = &served.lock().unwrap().requests;
+    assert!(
+        requests[0]
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case("authorization: Bearer t0ken")),
+        "{requests:?}"
+    );
+}
