@@ -316,6 +316,26 @@ pub fn wide_pod(n: usize, steady: bool) -> Value {
             "now": NOW })
 }
 
+/// A Deployment of `n` containers, each with a liveness probe, a port and an env
+/// variable: the `lint/containers` group's input, for the lint's cost per container
+/// (`probe-ends-pod` included).
+#[must_use]
+pub fn wide_deployment(n: usize) -> Value {
+    let containers: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"name": format!("c{i}"), "image": "nginx:1.25",
+                "env": [{"name": "PORT", "value": "8080"}],
+                "ports": [{"name": "http", "containerPort": 8080}],
+                "livenessProbe": {"httpGet": {"path": "/", "port": "http"}}})
+        })
+        .collect();
+    json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "wide", "namespace": "default"},
+        "spec": {"selector": {"matchLabels": {"app": "wide"}},
+          "template": {"metadata": {"labels": {"app": "wide"}},
+            "spec": {"containers": containers}}}})
+}
+
 /// The pod sizes of the `pod_size` benchmark group.
 pub const POD_SIZES: [usize; 4] = [1, 10, 100, 1000];
 

@@ -38,30 +38,15 @@ fn lint(c: &mut Criterion) {
     });
 }
 
-/// A Deployment of `n` containers, each with a liveness probe and an env variable: the
-/// cost per container of every rule, `probe-ends-pod` included.
-fn wide_deployment(n: usize) -> serde_json::Value {
-    let containers: Vec<serde_json::Value> = (0..n)
-        .map(|i| {
-            serde_json::json!({"name": format!("c{i}"), "image": "nginx:1.25",
-                "env": [{"name": "PORT", "value": "8080"}],
-                "ports": [{"name": "http", "containerPort": 8080}],
-                "livenessProbe": {"httpGet": {"path": "/", "port": "http"}}})
-        })
-        .collect();
-    serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "wide", "namespace": "default"},
-        "spec": {"selector": {"matchLabels": {"app": "wide"}},
-          "template": {"metadata": {"labels": {"app": "wide"}},
-            "spec": {"containers": containers}}}})
-}
-
 fn lint_containers(c: &mut Criterion) {
     let settings = LintSettings::default();
     let mut group = c.benchmark_group("lint/containers");
     group.sample_size(10);
     for n in [10, 100, 1000] {
-        let object = wide_deployment(n);
+        let object = podplan_benches::wide_deployment(n);
+        group.throughput(criterion::Throughput::Elements(
+            u64::try_from(n).unwrap_or(u64::MAX),
+        ));
         group.bench_function(n.to_string(), |b| {
             b.iter(|| lint_object(black_box(&object), black_box(&settings), true));
         });

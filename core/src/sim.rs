@@ -142,6 +142,10 @@ pub struct Runtime {
     /// containers. [`Runtime::status`] and [`Runtime::into_outcome`] give the runtime's
     /// order.
     status: RuntimeStatus,
+    /// The ids of the container statuses (a new container's id must be new).
+    ids: std::collections::BTreeSet<String>,
+    /// The newest creation time of the container statuses (a new container is newer).
+    latest_created: Option<jiff::Timestamp>,
     actuated: Option<ActuatedResources>,
     /// Operations carried out so far: they order the creation times of one instant.
     seq: u32,
@@ -169,8 +173,20 @@ impl Runtime {
             status.name = request.pod.metadata.name.clone().unwrap_or_default();
             status.namespace = request.pod.metadata.namespace.clone().unwrap_or_default();
         }
+        let ids = status
+            .container_statuses
+            .iter()
+            .map(|s| s.id.clone())
+            .collect();
+        let latest_created = status
+            .container_statuses
+            .iter()
+            .filter_map(|s| s.created_at)
+            .max();
         Self {
             status,
+            ids,
+            latest_created,
             actuated: request.actuated_resources.clone(),
             seq: 0,
             node_files: std::collections::BTreeMap::new(),
@@ -305,7 +321,7 @@ impl Runtime {
             }
             StepOp::RemoveContainer => {
                 let id = step.container_id.as_deref().unwrap_or("");
-                self.status.container_statuses.retain(|s| s.id != id);
+                self.remove_container(id);
             }
             StepOp::RunPodSandbox => {
                 self.run_sandbox(pod, step.attempt.unwrap_or(0), now);
@@ -494,15 +510,33 @@ impl Runtime {
     /// sync (no time passed) is still the newest by creation time, which is how the
     /// kubelet tells the latest instance of a name. Instants are ordered by operation.
     fn next_container_created_at(&self, now: jiff::Timestamp) -> jiff::Timestamp {
-        let latest = self
-            .status
-            .container_statuses
-            .iter()
-            .filter_map(|s| s.created_at)
-            .max();
-        match latest {
+        match self.latest_created {
             Some(l) if l >= plus_nanos(now, self.seq) => plus_nanos(l, 1),
             _ => plus_nanos(now, self.seq),
+        }
+    }
+
+    /// Adds a container status (the newest), keeping the id set and the newest creation
+    /// time.
+    fn add_container(&mut self, status: ContainerStatus) {
+        self.ids.insert(status.id.clone());
+        self.latest_created = self.latest_created.max(status.created_at);
+        self.status.container_statuses.push(status);
+    }
+
+    /// Removes the container status(es) with `id`, keeping the id set and the newest
+    /// creation time.
+    fn remove_container(&mut self, id: &str) {
+        let before = self.status.container_statuses.len();
+        self.status.container_statuses.retain(|s| s.id != id);
+        if self.status.container_statuses.len() != before {
+            self.ids.remove(id);
+            self.latest_created = self
+                .status
+                .container_statuses
+                .iter()
+                .filter_map(|s| s.created_at)
+                .max();
         }
     }
 
@@ -596,7 +630,7 @@ impl Runtime {
             let parts: &[&[u8]] = &[uid.as_bytes(), name.as_bytes(), &created_bytes, &salt_bytes];
             let digest = fnv64(parts.get(..if salt == 0 { 3 } else { 4 }).unwrap_or(parts));
             let id = format!("sim://{name}-{:08x}", digest & 0xffff_ffff);
-            if salt == u32::MAX || !self.status.container_statuses.iter().any(|s| s.id == id) {
+            if salt == u32::MAX || !self.ids.contains(&id) {
                 break id;
             }
             salt += 1;
@@ -614,7 +648,7 @@ impl Runtime {
             restart_count: i32::try_from(step.attempt.unwrap_or(0)).unwrap_or(0),
             ..ContainerStatus::default()
         };
-        self.status.container_statuses.push(status);
+        self.add_container(status);
         if kind != ContainerKind::Ephemeral {
             self.actuated
                 .get_or_insert_with(Default::default)
@@ -694,13 +728,14 @@ fn carry_out(
     let outcome = apply_with(next, plan, now, hooks);
     let blocked = outcome.blocked_millis;
     next.hook_results = outcome.hook_results;
-    next.probes.retain(|id, _| {
-        outcome
-            .runtime_status
-            .container_statuses
-            .iter()
-            .any(|s| &s.id == id && s.state == ContainerState::Running)
-    });
+    let running: std::collections::BTreeSet<&str> = outcome
+        .runtime_status
+        .container_statuses
+        .iter()
+        .filter(|s| s.state == ContainerState::Running)
+        .map(|s| s.id.as_str())
+        .collect();
+    next.probes.retain(|id, _| running.contains(id.as_str()));
     next.runtime_status = Some(outcome.runtime_status);
     next.actuated_resources = outcome.actuated_resources;
     next.backoff.clone_from(&plan.backoff);

@@ -157,10 +157,13 @@ fn probes_end_pod(request: PlanRequest, scenarios: &[Scenario], out: &mut Vec<Ra
     let Some(mut settled) = settle(request) else {
         return;
     };
-    // One simulation per kind of scenario: linear in the number of containers.
+    // One simulation per kind of scenario: linear in the number of containers. Each
+    // simulation but the last leaves `settled` as it was, so what runs there is read
+    // once (a scan per scenario would be quadratic).
+    let up = running_names(&settled);
     let mut decided: std::collections::BTreeMap<&str, bool> = std::collections::BTreeMap::new();
     for s in scenarios {
-        if !running(&settled, &s.name) {
+        if !up.contains(s.name.as_str()) {
             continue;
         }
         let ends = match decided.get(s.key.as_str()) {
@@ -997,6 +1000,17 @@ fn kills(actions: &PodActions, s: &Scenario) -> bool {
         .containers_to_kill
         .values()
         .any(|k| k.name == s.name && k.reason == s.reason)
+}
+
+/// The names of the containers that run in `sim`'s runtime.
+fn running_names(sim: &Simulation) -> std::collections::BTreeSet<String> {
+    sim.request
+        .runtime_status
+        .iter()
+        .flat_map(|s| s.container_statuses.iter())
+        .filter(|s| s.state == crate::runtime::ContainerState::Running)
+        .map(|s| s.name.clone())
+        .collect()
 }
 
 fn running(sim: &Simulation, name: &str) -> bool {

@@ -908,7 +908,7 @@ impl Node {
             ..ContainerStatus::default()
         };
         // Kept oldest first inside the model runtime (see `Runtime`): an append.
-        runtime.status.container_statuses.push(status);
+        runtime.add_container(status);
         self.names.insert(name.clone(), id.clone());
         if script.exit.is_some() {
             self.scripted_containers.insert(id.clone());
@@ -987,7 +987,7 @@ impl Node {
         let full = full_id(&self.runtime_name, id);
         if let Some(runtime) = self.pods.get_mut(&record.uid) {
             runtime.seq += 1;
-            runtime.status.container_statuses.retain(|s| s.id != full);
+            runtime.remove_container(&full);
         }
         Ok(())
     }
