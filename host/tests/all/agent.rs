@@ -821,15 +821,27 @@ fn podplan() -> Command {
     Command::new(env!("CARGO_BIN_EXE_podplan"))
 }
 
+/// `podplan agent` on the in-process simulated runtime, its root and log directories
+/// under `dir` (`root`, `logs`); the caller adds the rest.
+pub fn agent_in(dir: &Path) -> Command {
+    let mut cmd = podplan();
+    cmd.arg("agent")
+        .arg("--root-dir")
+        .arg(dir.join("root"))
+        .arg("--pod-logs-dir")
+        .arg(dir.join("logs"))
+        .env_remove("CONTAINER_RUNTIME_ENDPOINT");
+    cmd
+}
+
 #[test]
 fn once_prints_every_plan_and_dry_run_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let manifests = dir.path().join("m");
     std::fs::create_dir(&manifests).unwrap();
     write(&manifests, "web.yaml", WEB);
-    let out = podplan()
+    let out = agent_in(dir.path())
         .args([
-            "agent",
             "--once",
             "--dry-run",
             "--node-name",
@@ -837,11 +849,6 @@ fn once_prints_every_plan_and_dry_run_changes_nothing() {
             "--pod-manifest-path",
         ])
         .arg(&manifests)
-        .arg("--root-dir")
-        .arg(dir.path().join("root"))
-        .arg("--pod-logs-dir")
-        .arg(dir.path().join("logs"))
-        .env_remove("CONTAINER_RUNTIME_ENDPOINT")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

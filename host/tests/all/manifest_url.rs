@@ -190,9 +190,8 @@ fn the_agent_runs_the_pods_of_its_manifest_url() {
     let (url, served) = server();
     set(&served, 200, POD);
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_podplan"))
+    let out = crate::agent::agent_in(dir.path())
         .args([
-            "agent",
             "--once",
             "--dry-run",
             "--node-name",
@@ -201,11 +200,6 @@ fn the_agent_runs_the_pods_of_its_manifest_url() {
             &url,
         ])
         .args(["--manifest-url-header", "Authorization:Bearer t0ken"])
-        .arg("--root-dir")
-        .arg(dir.path().join("root"))
-        .arg("--pod-logs-dir")
-        .arg(dir.path().join("logs"))
-        .env_remove("CONTAINER_RUNTIME_ENDPOINT")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
