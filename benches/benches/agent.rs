@@ -112,6 +112,8 @@ fn config(dir: &Path) -> AgentConfig {
         docker_config: DockerConfigSearch::default(),
         node_ip: None,
         cgroup_root: None,
+        cgroups_per_qos: true,
+        pod_max_pids: -1,
     }
 }
 

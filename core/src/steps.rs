@@ -178,6 +178,17 @@ impl<'a> Builder<'a> {
         let create = a.create_sandbox;
         match config::sandbox_for(self.ctx.request, self.ctx.gates, a) {
             Ok((config, warnings)) => {
+                let node = self.ctx.request.node.as_ref();
+                if create && node.and_then(|n| n.kubelet.cgroups_per_qos) == Some(true) {
+                    let default_node = config::node::NodeContext::default();
+                    let node = node.unwrap_or(&default_node);
+                    plan.pod_cgroup = Some(config::cgroups::pod_cgroup(
+                        self.ctx.pod,
+                        node,
+                        self.ctx.gates,
+                        node.kubelet.pod_pids_limit.unwrap_or(-1),
+                    ));
+                }
                 plan.sandbox_config = Some(config);
                 plan.warnings.extend(warnings);
                 SandboxConfig::Ready

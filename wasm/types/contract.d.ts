@@ -130,6 +130,12 @@ export interface Plan {
   decisions: Decision[];
   /** CRI `PodSandboxConfig`, when a sandbox is created or containers are started. */
   sandboxConfig?: PodSandboxConfig;
+  /**
+   * The pod's cgroup, which `SyncPod` ensures (`podContainerManager.EnsureExists`)
+   * before anything else of a sync that creates the pod's sandbox: only when the node
+   * context says the kubelet manages cgroups (`kubelet.cgroupsPerQOS: true`).
+   */
+  podCgroup?: PodCgroup;
   /** CRI `ContainerConfig` per container to be created. */
   containerConfigs?: ContainerConfigEntry[];
   /** CRI operations in the order `SyncPod` performs them. */
@@ -986,6 +992,18 @@ export interface KubeletSettings {
    */
   memoryReservationPolicy?: string | null;
   /**
+   * `cgroupsPerQOS`: the kubelet makes the pod and QoS cgroups itself. Absent: the
+   * plan does not describe them (a caller that does not manage cgroups); `true`: a plan
+   * that creates the sandbox carries the pod's cgroup (`Plan::pod_cgroup`); `false`:
+   * no pod cgroups.
+   */
+  cgroupsPerQOS?: boolean | null;
+  /**
+   * `podPidsLimit` (`--pod-max-pids`): the pod cgroup's pids limit; -1 or absent:
+   * unlimited.
+   */
+  podPidsLimit?: number | null;
+  /**
    * Absent: resolved as the kubelet does at start (true on cgroup v1, false on v2).
    * `null`: an unresolved nil, which the code treats as true.
    */
@@ -1702,6 +1720,40 @@ export type Effect =
   | "notCarriedOut"
   /** `noop`: set, but there is nothing to do (e.g. `killPod` before anything exists). */
   | "noop";
+
+// core/src/config/cgroups.rs
+
+/**
+ * `cm.ResourceConfig`: what a cgroup is configured with; an absent value is left as the
+ * kernel has it.
+ */
+export interface ResourceConfig {
+  /** `cpu.shares` (v1; v2 writes its `cpu.weight`). */
+  cpuShares?: number;
+  /** CFS quota in microseconds per period (-1: unlimited; 0: not set). */
+  cpuQuota?: number;
+  /** CFS period in microseconds. */
+  cpuPeriod?: number;
+  /** Memory limit in bytes (0: not set). */
+  memory?: number;
+  /** Maximum number of processes (-1 or 0: unlimited). */
+  pidsLimit?: number;
+  /** Huge page limits: page size as the cgroup files name it (`2MB`) → bytes. */
+  hugePageLimits?: { [key: string]: number };
+  /** cgroup v2 files written as they are (`memory.min`, `memory.low`). */
+  unified?: { [key: string]: string };
+}
+
+/** The pod's cgroup as `SyncPod` ensures it before the pod's sandbox exists. */
+export interface PodCgroup {
+  /**
+   * The cgroup's name as the cgroup driver spells it: the sandbox's cgroup parent
+   * (`/kubepods/burstable/pod<uid>`).
+   */
+  name: string;
+  /** What it is configured with. */
+  resources: ResourceConfig;
+}
 
 // core/src/plan/config.rs
 

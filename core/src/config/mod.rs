@@ -9,6 +9,7 @@
 //! exercise).
 
 pub mod apparmor;
+pub mod cgroups;
 pub mod complete;
 pub mod container;
 pub mod crictl;

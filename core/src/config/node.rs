@@ -200,6 +200,16 @@ pub struct KubeletSettings {
     /// Guaranteed, `memory.low` for Burstable). Default `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_reservation_policy: Option<String>,
+    /// `cgroupsPerQOS`: the kubelet makes the pod and QoS cgroups itself. Absent: the
+    /// plan does not describe them (a caller that does not manage cgroups); `true`: a plan
+    /// that creates the sandbox carries the pod's cgroup (`Plan::pod_cgroup`); `false`:
+    /// no pod cgroups.
+    #[serde(rename = "cgroupsPerQOS", skip_serializing_if = "Option::is_none")]
+    pub cgroups_per_qos: Option<bool>,
+    /// `podPidsLimit` (`--pod-max-pids`): the pod cgroup's pids limit; -1 or absent:
+    /// unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_pids_limit: Option<i64>,
     /// Absent: resolved as the kubelet does at start (true on cgroup v1, false on v2).
     /// `null`: an unresolved nil, which the code treats as true.
     #[serde(

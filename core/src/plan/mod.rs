@@ -57,6 +57,11 @@ pub struct Plan {
     /// CRI `PodSandboxConfig`, when a sandbox is created or containers are started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_config: Option<PodSandboxConfig>,
+    /// The pod's cgroup, which `SyncPod` ensures (`podContainerManager.EnsureExists`)
+    /// before anything else of a sync that creates the pod's sandbox: only when the node
+    /// context says the kubelet manages cgroups (`kubelet.cgroupsPerQOS: true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_cgroup: Option<crate::config::cgroups::PodCgroup>,
     /// CRI `ContainerConfig` per container to be created.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub container_configs: Vec<ContainerConfigEntry>,

@@ -40,6 +40,7 @@ use serde::Serialize;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::cgroups::NodeCgroups;
 use super::credentials::{DockerConfigSearch, NodeKeyring};
 use super::executor::{event_happened, execute, pod_kills, Execution, SyncFailure};
 use super::manifest::{full_name, ManifestProblem, ManifestSet, StaticPod, AGENT_LABEL};
@@ -75,9 +76,36 @@ pub struct AgentConfig {
     /// `--node-ip`: the node's address (`status.hostIP`, the `status.hostIP` downward
     /// API, hostNetwork pods' IP).
     pub node_ip: Option<String>,
-    /// The cgroup filesystem (`/sys/fs/cgroup`) whose pod cgroups the agent removes
-    /// with their pods; `None`: cgroups are not touched (the simulated runtime).
+    /// The cgroup filesystem (`/sys/fs/cgroup`) whose pod cgroups the agent keeps and
+    /// removes with their pods; `None`: cgroups are not touched (the simulated runtime).
     pub cgroup_root: Option<std::path::PathBuf>,
+    /// `--cgroups-per-qos`: the agent makes the QoS and pod cgroups (cgroupfs driver,
+    /// with a `cgroup_root`), as the kubelet's container manager does.
+    pub cgroups_per_qos: bool,
+    /// `--pod-max-pids`: each pod cgroup's pids limit (-1: none).
+    pub pod_max_pids: i64,
+}
+
+/// The node's QoS cgroups made and configured (`ContainerManager.Start`), when the agent
+/// keeps cgroups: not in a dry run, not on the simulated runtime, not with the systemd
+/// driver (logged). A failure is logged; pods still get their own cgroups.
+fn node_cgroups(config: &AgentConfig) -> Option<NodeCgroups> {
+    let root = config.cgroup_root.as_deref()?;
+    if !config.cgroups_per_qos || config.dry_run {
+        return None;
+    }
+    let version = config.cgroup_version.unwrap_or_default();
+    let Some(cgroups) = NodeCgroups::new(root, config.cgroup_driver, version) else {
+        tracing::warn!(
+            "--cgroup-driver=systemd: the QoS and pod cgroups are left to systemd and the runtime (the agent keeps them with cgroupfs only)"
+        );
+        return None;
+    };
+    let gates = podplan_core::features::FeatureGates::resolve(&config.feature_gates);
+    if let Err(e) = cgroups.start(&gates) {
+        tracing::warn!("configuring the node's QoS cgroups failed: {e}");
+    }
+    Some(cgroups)
 }
 
 /// Locks a mutex, a poisoned one too (a panicking worker must not stop the others).
@@ -140,6 +168,8 @@ struct Shared {
     terminating: Mutex<BTreeMap<String, String>>,
     /// The probe workers' results, when they run on their own.
     probes: Option<Arc<Mutex<ProbeTable>>>,
+    /// The QoS and pod cgroups, when the agent keeps them.
+    cgroups: Option<NodeCgroups>,
 }
 
 impl Shared {
@@ -155,6 +185,8 @@ impl Shared {
             kubelet: KubeletSettings {
                 root_dir: Some(self.config.root_dir.clone()),
                 pod_logs_dir: Some(self.config.pod_logs_dir.clone()),
+                cgroups_per_qos: self.cgroups.is_some().then_some(true),
+                pod_pids_limit: self.cgroups.as_ref().map(|_| self.config.pod_max_pids),
                 ..KubeletSettings::default()
             },
             ..NodeContext::default()
@@ -346,12 +378,14 @@ impl Agent {
             )]
             Err(e) => panic!("cannot start a tokio runtime: {e}"),
         };
+        let cgroups = node_cgroups(&config);
         Self {
             rt: WorkerRuntime(Some(rt)),
             workers: BTreeMap::new(),
             probe_manager: None,
             shared: Arc::new(Shared {
                 keyring: Mutex::new(NodeKeyring::new(config.docker_config.clone())),
+                cgroups,
                 config,
                 planner,
                 reports: Mutex::new(BTreeMap::new()),
@@ -537,6 +571,15 @@ impl Agent {
             }
         }
         let terminating = lock(&self.shared.terminating).clone();
+        // `UpdateQOSCgroups`: the tiers for the active pods, before any of them gets its
+        // own cgroup.
+        if let Some(cgroups) = &self.shared.cgroups {
+            let gates =
+                podplan_core::features::FeatureGates::resolve(&self.shared.config.feature_gates);
+            if let Err(e) = cgroups.update_qos(manifests.pods.iter().map(|p| &p.pod), &gates) {
+                tracing::warn!("updating the QoS cgroups failed: {e}");
+            }
+        }
         for sp in &manifests.pods {
             let uid = sp.uid().to_string();
             // `allowStaticPodStart`: not while a pod of the same full name (or this UID's
@@ -874,6 +917,24 @@ impl PodWorker {
                 None => format!("{:?}: {}", d.action, d.reason),
             })
             .collect();
+        // `podContainerManager.EnsureExists`: the pod's cgroup before anything of the
+        // sync; a failure ends the sync before any CRI call.
+        if let (Some(cgroup), Some(cgroups), false) = (
+            plan.pod_cgroup.as_ref(),
+            self.shared.cgroups.as_ref(),
+            self.shared.config.dry_run,
+        ) {
+            if let Err(e) = cgroups.ensure_pod(cgroup) {
+                let msg = format!("unable to ensure pod container exists: {e}");
+                tracing::warn!(pod = %sp.full_name(), reason = "FailedCreatePodContainer", "{msg}");
+                report.error = Some(msg.clone());
+                memory.report = Some(report);
+                memory.failed = true;
+                round.errors.push(format!("{}: {msg}", sp.full_name()));
+                self.publish();
+                return None;
+            }
+        }
         let planned = plan.clone();
         let execution = if self.shared.config.dry_run {
             Execution::default()

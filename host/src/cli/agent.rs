@@ -114,6 +114,14 @@ pub struct RunArgs {
     /// The cgroup driver of the runtime.
     #[arg(long, value_enum, default_value_t = CgroupDriverFlag::Cgroupfs)]
     pub cgroup_driver: CgroupDriverFlag,
+    /// Make the QoS cgroups (kubepods, burstable, besteffort) and each pod's cgroup with
+    /// its limits before the pod's sandbox, as the kubelet does (cgroupfs driver, real
+    /// runtime only). `--cgroups-per-qos=false` leaves them to the runtime.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub cgroups_per_qos: bool,
+    /// The most processes each pod may run (its cgroup's pids.max); -1: no limit.
+    #[arg(long, default_value_t = -1, allow_negative_numbers = true, value_name = "N")]
+    pub pod_max_pids: i64,
     /// The node's resolv.conf (pods with dnsPolicy Default and ClusterFirst use it).
     #[arg(long, value_name = "FILE", default_value = podplan_core::config::node::DEFAULT_RESOLV_CONF)]
     pub resolv_conf: PathBuf,
@@ -312,8 +320,10 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
         dry_run: args.dry_run,
         docker_config: DockerConfigSearch::kubelet(&absolute(&root_dir)),
         node_ip: args.node_ip.map(|ip| ip.to_string()),
-        // Pod cgroups are removed with their pods on a real node only.
+        // Pod cgroups are kept, and removed with their pods, on a real node only.
         cgroup_root: (!sim).then(|| PathBuf::from("/sys/fs/cgroup")),
+        cgroups_per_qos: args.cgroups_per_qos,
+        pod_max_pids: args.pod_max_pids,
     };
     // The planner, and the module watcher feeding its slot.
     let (planner, _watcher) = match &args.watch_module {

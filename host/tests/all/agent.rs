@@ -540,6 +540,8 @@ fn harness(planner: Planner, files: &[(&str, &str)]) -> Harness {
         },
         node_ip: None,
         cgroup_root: None,
+        cgroups_per_qos: true,
+        pod_max_pids: -1,
     };
     let cri = GrpcRuntime::in_process(&sim, Duration::from_secs(5)).unwrap();
     Harness {
