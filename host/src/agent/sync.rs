@@ -129,6 +129,9 @@ struct PodMemory {
     next_due: Option<jiff::Timestamp>,
     failed: bool,
     report: Option<PodReport>,
+    /// When the last sync's CRI calls were done: a relist that started before it does
+    /// not show what that sync did (the kubelet's `podCache.GetNewerThan`).
+    synced_at: Option<std::time::Instant>,
 }
 
 /// What a pod worker is asked to do.
@@ -140,6 +143,8 @@ enum Work {
         status: Option<RuntimeStatus>,
         now: jiff::Timestamp,
         force: bool,
+        /// When the relist that gave `status` started.
+        listed: std::time::Instant,
     },
     /// The manifest is gone: stop and remove the pod, then clean up.
     Terminate { status: RuntimeStatus },
@@ -522,6 +527,7 @@ impl Agent {
         wait: bool,
     ) -> Result<Vec<tokio::sync::oneshot::Receiver<Round>>, super::runtime::CriError> {
         self.manifest_problems.clone_from(&manifests.problems);
+        let listed_at = std::time::Instant::now();
         let listed = self.cri.relist()?;
         let node_name = self.shared.config.node_name.clone();
         let mut ours: BTreeMap<String, RuntimeStatus> = BTreeMap::new();
@@ -612,6 +618,7 @@ impl Agent {
                 status: ours.get(&uid).cloned(),
                 now,
                 force,
+                listed: listed_at,
             };
             waits.extend(self.send(&uid, work, wait));
         }
@@ -757,7 +764,23 @@ impl PodWorker {
                 status,
                 now,
                 force,
+                listed,
             } => {
+                // `GetNewerThan(lastSyncTime)`: a status listed before this worker's last
+                // sync was done does not show what that sync made (a sync that took
+                // seconds while the next relist ran would create its containers again).
+                let status = match self.memory.synced_at {
+                    Some(synced) if listed < synced => match self.cri.relist() {
+                        Ok(all) => all.into_iter().find(|s| s.id == pod.uid()),
+                        Err(e) => {
+                            round
+                                .errors
+                                .push(super::executor::unreachable("the runtime", &e));
+                            return false;
+                        }
+                    },
+                    _ => status,
+                };
                 self.sync_pod(&pod, status.clone(), now, force, round);
                 if let (Some(status), false) = (status, self.shared.config.dry_run) {
                     self.collect_garbage(&status);
@@ -940,6 +963,7 @@ impl PodWorker {
             Execution::default()
         } else {
             let execution = execute(self.cri.as_mut(), &request, &mut plan);
+            self.memory.synced_at = Some(std::time::Instant::now());
             // Events are recorded once what they report has happened.
             for event in planned
                 .events
