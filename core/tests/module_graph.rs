@@ -401,12 +401,6 @@ fn module_levels(tree: &Tree, graph: &Graph) -> Levels {
 const ALLOWED: &[(&str, &str, &str, &str)] = &[
     (
         "",
-        "cri",
-        "plan",
-        "cri::proto3::strict_plan reads a Plan: the strict form of a whole plan belongs to api",
-    ),
-    (
-        "",
         "hash",
         "config",
         "the container hash uses the Go encodings of config::go_encoding: they belong in go/",
