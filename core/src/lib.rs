@@ -62,6 +62,9 @@ pub mod hooks;
 pub mod images;
 pub mod pod;
 
+// Go's own encodings and durations, as the kubelet writes them (leaves).
+pub mod go;
+
 // Internal.
 mod backoff;
 mod decision;

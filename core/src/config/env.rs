@@ -16,11 +16,11 @@ use crate::quantity::Quantity;
 
 use super::errors::ConfigError;
 use super::expand::expand_bytes;
-use super::go_encoding::go_quote;
 use super::mounts::volume_info;
 use super::node::NodeContext;
 use super::paths::{clean, join_all};
 use super::ports::is_ipv6;
+use crate::go::encoding::go_quote;
 use crate::pod::is_static_pod;
 
 /// One environment variable: its name and its value's bytes (CRI `KeyValue.value` is

@@ -17,7 +17,6 @@ pub mod env;
 pub mod errors;
 pub mod expand;
 pub mod files;
-pub mod go_encoding;
 pub mod hostname;
 pub mod labels;
 pub mod mounts;

@@ -479,7 +479,7 @@ pub fn next_reason_cache(
     // ImagePullBackOff entries are start errors too (below): only crash-loop back-off
     // has its message made here.
     for h in plan.held_back.iter().filter(|h| h.reason.is_none()) {
-        let delay = duration::go_duration_seconds(h.delay_seconds);
+        let delay = crate::go::duration::go_duration_seconds(h.delay_seconds);
         cache.insert(
             h.container.clone(),
             ReasonCacheEntry {
