@@ -398,12 +398,7 @@ fn module_levels(tree: &Tree, graph: &Graph) -> Levels {
 /// Module edges that still close a cycle, each with why it is still there: the list
 /// may only shrink. `(level, from, to, reason)`; level `""` is the crate root, `"a/b"`
 /// the children of `a::b`.
-const ALLOWED: &[(&str, &str, &str, &str)] = &[(
-    "",
-    "request",
-    "config",
-    "the request carries config::node::NodeContext: the node context belongs to the request",
-)];
+const ALLOWED: &[(&str, &str, &str, &str)] = &[];
 
 fn level_name(level: &[String]) -> String {
     if level.is_empty() {

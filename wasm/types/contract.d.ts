@@ -859,7 +859,7 @@ export type ContainerState =
   /** The runtime does not know. */
   | "unknown";
 
-// core/src/config/node.rs
+// core/src/request/node.rs
 
 /** Node and kubelet facts for config generation (spec §2). Every key is optional. */
 export interface NodeContext {

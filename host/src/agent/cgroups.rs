@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use podplan_core::config::node::CgroupDriver;
+use podplan_core::request::node::CgroupDriver;
 
 /// The pod's cgroup directories that may exist under `root` (`/sys/fs/cgroup`).
 #[must_use]

@@ -1,6 +1,9 @@
-//! [`NodeContext`]: the node and kubelet facts that config generation reads besides the
-//! pod (spec `cri-config.md` §2). Every key is optional; an absent key takes the value a
-//! stock kubelet would use. `docs/node-context.md` documents each key.
+//! [`NodeContext`], the request's `node`: the node and kubelet facts that config
+//! generation reads besides the pod (spec `cri-config.md` §2): what the kubelet holds in
+//! its `KubeletConfiguration` (`pkg/kubelet/apis/config/types.go`), its node's status and
+//! its container manager (`pkg/kubelet/cm`). Every key is optional; an absent key takes the
+//! value a stock kubelet would use. `docs/node-context.md` documents each key. Part of the
+//! request (a leaf of it), read by `config` and `lint`.
 
 use std::collections::BTreeMap;
 
