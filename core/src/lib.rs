@@ -73,6 +73,7 @@ mod events;
 mod hash;
 mod json_path;
 mod json_value;
+mod kubecontainer;
 mod quantity;
 mod validate;
 

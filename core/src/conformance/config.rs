@@ -23,8 +23,8 @@ use crate::cri::{
     ContainerConfig, HugepageLimit, IdMapping, LinuxContainerConfig, LinuxContainerResources,
     NamespaceMode, PodSandboxConfig, PortMapping, Protocol, SecurityProfile, UserNamespace,
 };
-use crate::decision::{restart, status::StatusView};
 use crate::features::{FeatureGates, Gate};
+use crate::kubecontainer::{pod_status::StatusView, restart};
 use crate::request::node::NodeContext;
 use crate::runtime::RuntimeStatus;
 

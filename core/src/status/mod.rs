@@ -23,9 +23,9 @@ use k8s_openapi::api::core::v1::{
     Container, ContainerStatus, HostIP, Pod, PodCondition, PodIP, PodStatus,
 };
 
-use crate::decision::restart::is_restartable_init;
-use crate::decision::status::{FirstByName, StatusView};
 use crate::features::{FeatureGates, Gate};
+use crate::kubecontainer::pod_status::{FirstByName, StatusView};
+use crate::kubecontainer::restart::is_restartable_init;
 use crate::request::{ProbeResult, ProbeResults};
 
 pub use crate::plan::{KubectlRow, ReasonCache, ReasonCacheEntry, RowCondition};
