@@ -45,7 +45,7 @@ pub mod lint;
 pub mod admission;
 
 // What users see: the pod's API status and its `kubectl get pods` row (the plan's
-// `status` and `kubectl`), and `explain`'s reconstruction of a real pod.
+// `status` and `kubectl`); `explain` holds the reconstruction of a real pod.
 pub mod status;
 
 // The generators surface: what the conformance runner and tools call on their own

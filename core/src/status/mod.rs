@@ -10,10 +10,6 @@ pub mod containers;
 pub mod duration;
 pub mod ips;
 pub mod phase;
-pub mod reconstruct;
-pub mod reconstruct_images;
-pub mod reconstruct_next;
-pub mod reconstruct_node;
 pub mod row;
 pub mod text;
 
