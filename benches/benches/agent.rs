@@ -42,12 +42,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use podplan_core::config::node::CgroupDriver;
 use podplan_core::cri::{
     ContainerConfig, ImageSpec, PodSandboxConfig, UpdateContainerResourcesRequest,
     UpdatePodSandboxResourcesRequest,
 };
 use podplan_core::plan::AuthConfig;
+use podplan_core::request::node::CgroupDriver;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
 use podplan_host::agent::credentials::DockerConfigSearch;
 use podplan_host::agent::grpc::GrpcRuntime;

@@ -278,8 +278,25 @@ fn complete_request(bytes: &[u8]) -> Result<(Plan, bool), PlanError> {
 #[must_use]
 pub fn strict_value(plan: &Plan) -> serde_json::Value {
     let mut v = to_value_or_error(plan);
-    crate::cri::proto3::strict_plan(&mut v, plan);
+    strict_plan(&mut v, plan);
     v
+}
+
+/// The plan JSON `v` (of `typed`) with every container config's env values in strict form
+/// ([`crate::cri::proto3::strict_envs`]). Here, not in `cri`: the CRI messages are leaves
+/// that know nothing of the plan.
+fn strict_plan(v: &mut serde_json::Value, typed: &Plan) {
+    let Some(entries) = v
+        .get_mut("containerConfigs")
+        .and_then(serde_json::Value::as_array_mut)
+    else {
+        return;
+    };
+    for (json, entry) in entries.iter_mut().zip(&typed.container_configs) {
+        if let Some(config) = json.get_mut("config") {
+            crate::cri::proto3::strict_envs(config, &entry.config);
+        }
+    }
 }
 
 /// A JSON value in, a JSON value out: the plan, or `{"error": {...}}`.

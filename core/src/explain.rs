@@ -1,4 +1,11 @@
-//! Human-readable text rendering of a plan (`podplan plan --output text`).
+//! The plan in words, and `podplan explain`'s reconstruction of a real pod.
+//!
+//! * Here: human-readable text rendering of a plan (`podplan plan --output text`).
+//! * [`reconstruct`]: the request the kubelet had (runtime status, probes, back-off,
+//!   reason cache) rebuilt from a pod's API object and status, with what was assumed;
+//!   [`images`] the image manager's inputs, [`node`] a plausible node, [`next`] who
+//!   decides next and what follows. Not part of `status` (which computes the status from
+//!   a request, the other way round).
 //!
 //! ```
 //! let answer = podplan_core::plan_json(br#"{"pod": {"metadata": {"name": "web"},
@@ -8,6 +15,11 @@
 //! assert!(text.contains("create sandbox (attempt 0)"));
 //! assert!(text.contains("RunPodSandbox"));
 //! ```
+
+pub mod images;
+pub mod next;
+pub mod node;
+pub mod reconstruct;
 
 use std::fmt::Write as _;
 

@@ -2,7 +2,7 @@
 //!
 //! FNV-1a 32 over go-spew's `%#v` rendering of the JSON `{"image":..,"name":..}`.
 
-use crate::config::go_encoding::{go_json_string, is_plain_go_json};
+use crate::go::encoding::{go_json_string, is_plain_go_json};
 
 /// FNV-64 offset basis.
 pub const FNV64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;

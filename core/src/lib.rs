@@ -45,7 +45,7 @@ pub mod lint;
 pub mod admission;
 
 // What users see: the pod's API status and its `kubectl get pods` row (the plan's
-// `status` and `kubectl`), and `explain`'s reconstruction of a real pod.
+// `status` and `kubectl`); `explain` holds the reconstruction of a real pod.
 pub mod status;
 
 // The generators surface: what the conformance runner and tools call on their own
@@ -62,6 +62,9 @@ pub mod hooks;
 pub mod images;
 pub mod pod;
 
+// Go's own encodings and durations, as the kubelet writes them (leaves).
+pub mod go;
+
 // Internal.
 mod backoff;
 mod decision;
@@ -70,6 +73,7 @@ mod events;
 mod hash;
 mod json_path;
 mod json_value;
+mod kubecontainer;
 mod quantity;
 mod validate;
 

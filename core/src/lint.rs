@@ -143,7 +143,7 @@ impl LintSettings {
     /// Refuses unknown rule ids and node facts that cannot be read.
     pub fn validate(&self) -> Result<(), PlanError> {
         if let Some(node) = &self.facts.node {
-            crate::api::from_json_text::<crate::config::NodeContext>(&node.to_string()).map_err(
+            crate::api::from_json_text::<crate::request::NodeContext>(&node.to_string()).map_err(
                 |e| PlanError::invalid("settings.facts.node", format!("bad node facts: {e}")),
             )?;
         }

@@ -8,9 +8,12 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Pod, ResourceRequirements};
 use serde::{Deserialize, Serialize};
 
-use crate::config::node::NodeContext;
 use crate::plan::BackoffRecord;
 use crate::runtime::RuntimeStatus;
+
+pub mod node;
+
+pub use node::NodeContext;
 
 /// One request: everything the kubelet knows about a pod at the start of a sync.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -180,7 +180,7 @@ impl<'a> Builder<'a> {
             Ok((config, warnings)) => {
                 let node = self.ctx.request.node.as_ref();
                 if create && node.and_then(|n| n.kubelet.cgroups_per_qos) == Some(true) {
-                    let default_node = config::node::NodeContext::default();
+                    let default_node = crate::request::node::NodeContext::default();
                     let node = node.unwrap_or(&default_node);
                     plan.pod_cgroup = Some(config::cgroups::pod_cgroup(
                         self.ctx.pod,

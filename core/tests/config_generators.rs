@@ -9,10 +9,11 @@
 use k8s_openapi::api::core::v1::{Container, Pod};
 use serde_json::json;
 
-use podplan_core::config::node::NodeContext;
-use podplan_core::config::{dns, env, go_encoding, hostname, mounts, security};
+use podplan_core::config::{dns, env, hostname, mounts, security};
 use podplan_core::cri::NamespaceMode;
 use podplan_core::features::FeatureGates;
+use podplan_core::go::encoding;
+use podplan_core::request::node::NodeContext;
 
 fn pod(v: serde_json::Value) -> Pod {
     serde_json::from_value(v).unwrap_or_else(|e| panic!("bad test pod: {e}"))
@@ -261,13 +262,13 @@ fn go_json_of_handlers_and_ports() {
     ))
     .unwrap_or_default();
     assert_eq!(
-        go_encoding::lifecycle_handler_json(&h),
+        encoding::lifecycle_handler_json(&h),
         r#"{"httpGet":{"path":"/q?a=\u003cb\u003e\u0026c","port":"http","httpHeaders":[{"name":"X","value":"1"}]}}"#
     );
     let ports: Vec<k8s_openapi::api::core::v1::ContainerPort> =
         serde_json::from_value(json!([{"containerPort": 80}])).unwrap_or_default();
     assert_eq!(
-        go_encoding::container_ports_json(&ports),
+        encoding::container_ports_json(&ports),
         r#"[{"containerPort":80}]"#
     );
 }

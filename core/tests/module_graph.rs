@@ -7,7 +7,14 @@
 //! listing every strongly connected component of more than one file. Comments and the
 //! `#[cfg(test)]` tail of a file (its unit tests) are not read: tests may use anything.
 //!
-//! `cargo test -p podplan-core --test module_graph -- --nocapture` prints the graph.
+//! The same rule for modules, at every level of nesting: collapsing each file to the
+//! direct child of a directory module that holds it (for the crate root: `plan`, `cri`,
+//! `config`, ...; for `config`: `env`, `node`, ...), the imports among those children form
+//! no cycle either. A failure lists each cycle with the `file:line` of one import per
+//! arrow: the import to move. [`ALLOWED`] names the module edges still allowed to close a
+//! cycle, each with its reason; it may only shrink (an entry no longer needed fails too).
+//!
+//! `cargo test -p podplan-core --test module_graph -- --nocapture` prints both graphs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -69,10 +76,10 @@ fn code_of(text: &str) -> String {
         if t.starts_with("#[cfg(test)]") && !line.starts_with(' ') {
             break;
         }
-        if t.starts_with("//") {
-            continue;
+        // A comment line is kept as an empty line, so line numbers stay the file's.
+        if !t.starts_with("//") {
+            out.push_str(line);
         }
-        out.push_str(line);
         out.push('\n');
     }
     out
@@ -161,13 +168,21 @@ fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
+/// The line (1-based) of byte `pos` of `code`.
+fn line_of(code: &str, pos: usize) -> usize {
+    code.get(..pos).map_or(0, |b| b.matches('\n').count()) + 1
+}
+
+/// Every file each file imports, with the line of its first import of it.
+type Graph = BTreeMap<String, BTreeMap<String, usize>>;
+
 /// Every file each file imports.
-fn edges(tree: &Tree, texts: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+fn edges(tree: &Tree, texts: &BTreeMap<String, String>) -> Graph {
     let mut graph = BTreeMap::new();
     for (segs, file) in &tree.files {
         let is_mod_file = file.ends_with("mod.rs") || file == "lib.rs";
         let code = code_of(texts.get(file).map(String::as_str).unwrap_or_default());
-        let mut paths: Vec<Vec<String>> = Vec::new();
+        let mut paths: Vec<(Vec<String>, usize)> = Vec::new();
         // `use` statements (possibly over several lines).
         let mut rest = code.as_str();
         while let Some(pos) = rest.find("use ") {
@@ -186,13 +201,14 @@ fn edges(tree: &Tree, texts: &BTreeMap<String, String>) -> BTreeMap<String, BTre
                 .and_then(|b| b.rfind('\n'))
                 .map_or(0, |n| n + 1);
             let indented = code.get(line_start..).is_some_and(|l| l.starts_with(' '));
+            let line = line_of(&code, line_start);
             for mut path in expand_use(after.get(..end).unwrap_or_default()) {
                 if indented && path.first().is_some_and(|s| s == "super") {
                     if let Some(first) = path.first_mut() {
                         *first = "self".to_string();
                     }
                 }
-                paths.push(path);
+                paths.push((path, line));
             }
         }
         // Inline paths: `crate::a::b`, `super::a`.
@@ -221,7 +237,7 @@ fn edges(tree: &Tree, texts: &BTreeMap<String, String>) -> BTreeMap<String, BTre
                     .collect();
                 // `crate::{a, b}` of a `use` line was read above.
                 if path.len() > 1 {
-                    paths.push(path);
+                    paths.push((path, line_of(&code, start)));
                 }
             }
         }
@@ -238,20 +254,24 @@ fn edges(tree: &Tree, texts: &BTreeMap<String, String>) -> BTreeMap<String, BTre
                     from = start + needle.len();
                     let before = code.get(..start).and_then(|b| b.chars().last());
                     if !before.is_some_and(|c| is_ident(c) || c == ':') {
-                        paths.push(vec!["self".to_string(), name.clone()]);
+                        paths.push((
+                            vec!["self".to_string(), name.clone()],
+                            line_of(&code, start),
+                        ));
                     }
                 }
             }
         }
-        let targets: &mut BTreeSet<String> = graph.entry(file.clone()).or_default();
-        for p in paths {
+        let targets: &mut BTreeMap<String, usize> = graph.entry(file.clone()).or_default();
+        for (p, line) in paths {
             let abs = absolute(segs, is_mod_file, &p, tree);
             if abs.is_empty() && p.first().is_none_or(|s| s != "crate") {
                 continue;
             }
             if let Some(target) = tree.resolve(&abs) {
                 if target != file {
-                    targets.insert(target.clone());
+                    let first = targets.entry(target.clone()).or_insert(line);
+                    *first = (*first).min(line);
                 }
             }
         }
@@ -322,24 +342,227 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     s.out
 }
 
-fn graph_of_core() -> BTreeMap<String, BTreeSet<String>> {
+fn graph_of_core() -> (Tree, Graph) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let (tree, texts) = Tree::read(&root);
-    edges(&tree, &texts)
+    let graph = edges(&tree, &texts);
+    (tree, graph)
+}
+
+/// The graph without its lines.
+fn sets(graph: &Graph) -> BTreeMap<String, BTreeSet<String>> {
+    graph
+        .iter()
+        .map(|(f, t)| (f.clone(), t.keys().cloned().collect()))
+        .collect()
+}
+
+/// One module-level import: the file and line that make it.
+type Site = (String, usize);
+
+/// The import graph among the direct children of each directory module (`[]` is the
+/// crate root): module `a` imports sibling `b` when a file under `a` imports a file under
+/// `b`. Each file import counts once, at the level of the two files' deepest common
+/// module; a module's own file (`mod.rs`) using its children, or they it, is not a module
+/// edge (the file-level check covers it). Each edge keeps its first site.
+type Levels = BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, Site>>>;
+
+fn module_levels(tree: &Tree, graph: &Graph) -> Levels {
+    let segs_of: BTreeMap<&String, &Vec<String>> =
+        tree.files.iter().map(|(segs, f)| (f, segs)).collect();
+    let mut levels = Levels::new();
+    for (from, targets) in graph {
+        let Some(a) = segs_of.get(from) else { continue };
+        for (to, line) in targets {
+            let Some(b) = segs_of.get(to) else { continue };
+            let k = a.iter().zip(b.iter()).take_while(|(x, y)| x == y).count();
+            let (Some(ma), Some(mb)) = (a.get(k), b.get(k)) else {
+                continue;
+            };
+            let site = (from.clone(), *line);
+            let first = levels
+                .entry(a.get(..k).unwrap_or_default().to_vec())
+                .or_default()
+                .entry(ma.clone())
+                .or_default()
+                .entry(mb.clone())
+                .or_insert_with(|| site.clone());
+            if site < *first {
+                *first = site;
+            }
+        }
+    }
+    levels
+}
+
+/// Module edges that still close a cycle, each with why it is still there: the list
+/// may only shrink. `(level, from, to, reason)`; level `""` is the crate root, `"a/b"`
+/// the children of `a::b`.
+const ALLOWED: &[(&str, &str, &str, &str)] = &[];
+
+fn level_name(level: &[String]) -> String {
+    if level.is_empty() {
+        "crate".to_string()
+    } else {
+        format!("crate::{}", level.join("::"))
+    }
+}
+
+/// Every cycle of each strongly connected component of the module graph at each level:
+/// for each edge inside a component, the shortest cycle through it, one site per arrow.
+fn module_cycles(levels: &Levels) -> Vec<String> {
+    let mut report = Vec::new();
+    for (level, graph) in levels {
+        let plain: BTreeMap<String, BTreeSet<String>> = graph
+            .iter()
+            .map(|(m, t)| (m.clone(), t.keys().cloned().collect()))
+            .collect();
+        for comp in cycles(&plain) {
+            let members: BTreeSet<&String> = comp.iter().collect();
+            report.push(format!(
+                "{}: {} modules import each other: {}",
+                level_name(level),
+                comp.len(),
+                comp.join(", ")
+            ));
+            let mut seen = BTreeSet::new();
+            for u in &comp {
+                for v in plain.get(u).into_iter().flatten() {
+                    if !members.contains(v) {
+                        continue;
+                    }
+                    // Shortest path v -> ... -> u inside the component (BFS).
+                    let mut prev: BTreeMap<&String, &String> = BTreeMap::new();
+                    let mut queue = std::collections::VecDeque::from([v]);
+                    let mut reached = v == u;
+                    while let Some(x) = queue.pop_front() {
+                        if reached {
+                            break;
+                        }
+                        for y in plain.get(x).into_iter().flatten() {
+                            if members.contains(y) && y != v && !prev.contains_key(y) {
+                                prev.insert(y, x);
+                                if y == u {
+                                    reached = true;
+                                    break;
+                                }
+                                queue.push_back(y);
+                            }
+                        }
+                    }
+                    let mut path = vec![u];
+                    let mut x = u;
+                    while x != v {
+                        let Some(p) = prev.get(x) else { break };
+                        path.push(p);
+                        x = p;
+                    }
+                    path.reverse(); // v ... u
+                    let mut cyc: Vec<&String> = vec![u];
+                    cyc.extend(path.iter().copied().filter(|m| *m != u));
+                    cyc.push(u);
+                    // The same cycle from another edge: one rotation.
+                    let body: Vec<&String> = cyc.iter().skip(1).copied().collect();
+                    let start = body
+                        .iter()
+                        .enumerate()
+                        .min_by_key(|(_, m)| **m)
+                        .map_or(0, |(i, _)| i);
+                    let mut key = body.clone();
+                    key.rotate_left(start);
+                    if !seen.insert(key) {
+                        continue;
+                    }
+                    let mut line = format!("  {u}");
+                    for w in cyc.windows(2) {
+                        let (Some(a), Some(b)) = (w.first(), w.get(1)) else {
+                            continue;
+                        };
+                        let site = graph.get(*a).and_then(|t| t.get(*b));
+                        let at = site.map_or(String::new(), |(f, l)| format!(" ({f}:{l})"));
+                        line.push_str(&format!(" -> {b}{at}"));
+                    }
+                    report.push(line);
+                }
+            }
+        }
+    }
+    report
 }
 
 #[test]
 fn core_src_has_no_import_cycle() {
-    let graph = graph_of_core();
+    let (_, graph) = graph_of_core();
     for (file, targets) in &graph {
-        let list: Vec<&str> = targets.iter().map(String::as_str).collect();
+        let list: Vec<&str> = targets.keys().map(String::as_str).collect();
         println!("{file} -> {}", list.join(", "));
     }
-    let found = cycles(&graph);
+    let found = cycles(&sets(&graph));
     let report: Vec<String> = found
         .iter()
         .map(|c| format!("cycle of {} files: {}", c.len(), c.join(", ")))
         .collect();
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+#[test]
+fn core_src_modules_have_no_import_cycle_at_any_level() {
+    let (tree, graph) = graph_of_core();
+    let mut levels = module_levels(&tree, &graph);
+    for (level, graph) in &levels {
+        for (m, targets) in graph {
+            let list: Vec<String> = targets
+                .iter()
+                .map(|(t, (f, l))| format!("{t} ({f}:{l})"))
+                .collect();
+            println!("{}: {m} -> {}", level_name(level), list.join(", "));
+        }
+    }
+    let mut stale = Vec::new();
+    let mut allowed = Vec::new();
+    for (level, from, to, _why) in ALLOWED {
+        let level: Vec<String> = level
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        let removed = levels
+            .get_mut(&level)
+            .and_then(|g| g.get_mut(*from))
+            .and_then(|t| t.remove(*to));
+        if removed.is_none() {
+            stale.push(format!(
+                "allowed edge {}: {from} -> {to} is gone: remove it from ALLOWED",
+                level_name(&level)
+            ));
+        }
+        allowed.push((level, *from, *to));
+    }
+    // An allowed edge must still close a cycle: its target must reach its source.
+    for (level, from, to) in &allowed {
+        let graph = levels.get(level);
+        let mut seen = BTreeSet::from([to.to_string()]);
+        let mut queue = vec![to.to_string()];
+        while let Some(m) = queue.pop() {
+            for next in graph
+                .and_then(|g| g.get(&m))
+                .into_iter()
+                .flat_map(|t| t.keys())
+            {
+                if seen.insert(next.clone()) {
+                    queue.push(next.clone());
+                }
+            }
+        }
+        if !seen.contains(*from) {
+            stale.push(format!(
+                "allowed edge {}: {from} -> {to} closes no cycle any more: remove it from ALLOWED",
+                level_name(level)
+            ));
+        }
+    }
+    let mut report = module_cycles(&levels);
+    report.extend(stale);
     assert!(report.is_empty(), "{}", report.join("\n"));
 }
 
@@ -379,8 +602,20 @@ fn the_checker_finds_a_planted_cycle_and_resolves_paths() {
     ];
     assert_eq!(paths, want);
     // The real tree resolves a known import.
-    let graph = graph_of_core();
+    let (tree, graph) = graph_of_core();
     assert!(graph
         .get("api.rs")
-        .is_some_and(|t| t.contains("request.rs")));
+        .is_some_and(|t| t.contains_key("request.rs")));
+    // A planted module cycle is reported with a site per arrow.
+    let mut planted = graph.clone();
+    planted
+        .entry("hash.rs".into())
+        .or_default()
+        .insert("api.rs".into(), 7);
+    let report = module_cycles(&module_levels(&tree, &planted));
+    assert!(
+        report.iter().any(|l| l.contains("api (hash.rs:7)")),
+        "{}",
+        report.join("\n")
+    );
 }

@@ -865,7 +865,7 @@ export type ContainerState =
   /** The runtime does not know. */
   | "unknown";
 
-// core/src/config/node.rs
+// core/src/request/node.rs
 
 /** Node and kubelet facts for config generation (spec §2). Every key is optional. */
 export interface NodeContext {
@@ -1721,7 +1721,7 @@ export type Effect =
   /** `noop`: set, but there is nothing to do (e.g. `killPod` before anything exists). */
   | "noop";
 
-// core/src/config/cgroups.rs
+// core/src/plan/cgroup.rs
 
 /**
  * `cm.ResourceConfig`: what a cgroup is configured with; an absent value is left as the

@@ -15,11 +15,11 @@ use super::errors::ConfigError;
 use super::expand::expand_command_and_args_with;
 use super::labels::{container_annotations, container_labels};
 use super::mounts::cri_mounts_from;
-use super::node::NodeContext;
 use super::paths::join_all;
 use super::pod_resources::QosClass;
 use super::resources::container_resources_with_qos;
 pub use crate::plan::ContainerKind;
+use crate::request::node::NodeContext;
 
 use super::run_options::RunContainerOptions;
 use super::security::{container_security_context, verify_run_as_non_root, ImageUser};

@@ -6,8 +6,8 @@ use k8s_openapi::api::core::v1::Pod;
 
 use crate::cri::DnsConfig;
 
-use super::node::NodeContext;
 use super::ports::is_ipv6;
+use crate::request::node::NodeContext;
 
 /// Most name servers kept.
 pub const MAX_DNS_NAMESERVERS: usize = 3;

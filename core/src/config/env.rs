@@ -16,12 +16,12 @@ use crate::quantity::Quantity;
 
 use super::errors::ConfigError;
 use super::expand::expand_bytes;
-use super::go_encoding::go_quote;
 use super::mounts::volume_info;
-use super::node::NodeContext;
 use super::paths::{clean, join_all};
 use super::ports::is_ipv6;
+use crate::go::encoding::go_quote;
 use crate::pod::is_static_pod;
+use crate::request::node::NodeContext;
 
 /// One environment variable: its name and its value's bytes (CRI `KeyValue.value` is
 /// `bytes`: binary Secret data passes through unchanged, as in the kubelet).

@@ -20,8 +20,8 @@ pub use crate::plan::{NodeFile, NodeFileInclude, NodeFileKind};
 use super::errors::ConfigError;
 use super::hostname::pod_hostname_and_domain;
 use super::mounts::{pod_container_dir, pod_dir, should_mount_hosts_file, ETC_HOSTS_PATH};
-use super::node::{join_path, NodeContext};
 use super::paths::join_all;
+use crate::request::node::{join_path, NodeContext};
 
 /// Header of the managed hosts file of a pod-network pod.
 pub const MANAGED_HOSTS_HEADER: &str = "# Kubernetes-managed hosts file.\n";

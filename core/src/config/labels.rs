@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, Pod};
 
-use super::go_encoding::{container_ports_json, lifecycle_handler_json};
-use super::node::NameValue;
+use crate::go::encoding::{container_ports_json, lifecycle_handler_json};
+use crate::request::node::NameValue;
 
 /// Pod name label.
 pub const POD_NAME_LABEL: &str = "io.kubernetes.pod.name";

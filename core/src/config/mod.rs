@@ -18,11 +18,9 @@ pub mod env;
 pub mod errors;
 pub mod expand;
 pub mod files;
-pub mod go_encoding;
 pub mod hostname;
 pub mod labels;
 pub mod mounts;
-pub mod node;
 pub mod paths;
 pub mod pod_resources;
 pub mod ports;
@@ -39,11 +37,10 @@ use crate::cri::PodSandboxConfig;
 use crate::features::FeatureGates;
 use crate::plan::{ContainerConfigEntry, ContainerError, PodActions, Warning};
 use crate::pod::format_pod;
-use crate::request::PlanRequest;
+use crate::request::{NodeContext, PlanRequest};
 
 pub use container::ContainerKind;
 pub use errors::{ConfigError, SandboxConfigError};
-pub use node::NodeContext;
 pub use run_options::RunContainerOptions;
 
 /// Reason for a sandbox config failure when only containers are started.

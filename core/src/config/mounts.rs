@@ -11,8 +11,8 @@ use crate::features::{FeatureGates, Gate};
 
 use super::errors::ConfigError;
 use super::expand::{check_sub_path, mount_sub_path, EnvLookup};
-use super::node::{NodeContext, VolumeInfo};
 use super::paths::{clean, join_all};
+use crate::request::node::{NodeContext, VolumeInfo};
 
 /// Container path of the managed hosts file.
 pub const ETC_HOSTS_PATH: &str = "/etc/hosts";

@@ -19,8 +19,8 @@ pub use crate::cri::{UpdateContainerResourcesRequest, UpdatePodSandboxResourcesR
 use crate::features::FeatureGates;
 use crate::plan::{ContainerToUpdate, ResizeResources};
 
-use super::node::NodeContext;
 use super::resources::{container_resources, sandbox_overhead, sandbox_resources};
+use crate::request::node::NodeContext;
 
 /// The order in which `doPodResizeAction` resizes the resources.
 pub const RESIZE_ORDER: [&str; 2] = ["memory", "cpu"];
@@ -178,7 +178,7 @@ mod tests {
             ("memory".to_string(), vec![entry]),
         ]);
         let node = NodeContext {
-            cgroup_version: Some(super::super::node::CgroupVersion::V1),
+            cgroup_version: Some(crate::request::node::CgroupVersion::V1),
             huge_page_sizes: vec!["2MB".into()],
             ..NodeContext::default()
         };

@@ -10,10 +10,10 @@ use crate::features::{FeatureGates, Gate};
 use crate::pod::is_restartable_init;
 use crate::quantity::Quantity;
 
-use super::node::NodeContext;
 use super::pod_resources::{
     self, milli_to_value, pod_level, pod_level_requests_set, pod_level_set, QosClass,
 };
+use crate::request::node::NodeContext;
 
 /// Fewest CPU shares.
 pub const MIN_SHARES: i64 = 2;

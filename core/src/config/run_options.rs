@@ -15,7 +15,7 @@ use super::env::make_environment_variables;
 use super::errors::ConfigError;
 use super::hostname::{nodename_for_kernel, pod_hostname_and_domain};
 use super::mounts::{block_devices, make_mounts, pod_container_dir, RunMount};
-use super::node::{NameValue, NodeContext};
+use crate::request::node::{NameValue, NodeContext};
 
 /// One environment variable of [`RunContainerOptions`] (`kubecontainer.EnvVar`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

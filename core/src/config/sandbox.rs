@@ -12,7 +12,6 @@ use super::dns::{pod_dns, DnsNotes};
 use super::errors::ConfigError;
 use super::hostname::sandbox_hostname;
 use super::labels::{sandbox_annotations, sandbox_labels};
-use super::node::{CgroupDriver, NodeContext};
 use super::paths::join_all;
 use super::pod_resources::{pod_qos, QosClass};
 use super::ports::sandbox_port_mappings;
@@ -21,6 +20,7 @@ use super::security::{
     has_privileged_container, namespaces_for_pod, selinux_option, supplemental_groups_policy,
     user_namespace,
 };
+use crate::request::node::{CgroupDriver, NodeContext};
 
 /// `BuildPodLogsDirectory`: `<podLogsDir>/<namespace>_<name>_<uid>`.
 #[must_use]

@@ -12,9 +12,9 @@ use crate::pod::format_pod;
 
 use super::apparmor::apparmor_profile;
 use super::errors::ConfigError;
-use super::go_encoding::go_quote;
-use super::node::NodeContext;
 use super::seccomp::container_seccomp;
+use crate::go::encoding::go_quote;
+use crate::request::node::NodeContext;
 
 /// Paths masked in `/proc` and `/sys` unless `procMount: Unmasked`.
 pub const DEFAULT_MASKED_PATHS: &[&str] = &[

@@ -16,7 +16,6 @@ use serde_json::{json, Map, Value};
 use crate::config::container::{self as cc, ContainerKind};
 use crate::config::errors::{ConfigError, SandboxConfigError};
 use crate::config::expand;
-use crate::config::node::NodeContext;
 use crate::config::run_options::{self, RunContainerOptions};
 use crate::config::security::{self, ImageUser};
 use crate::config::{apparmor, env, labels, ports, resources, sandbox};
@@ -24,8 +23,9 @@ use crate::cri::{
     ContainerConfig, HugepageLimit, IdMapping, LinuxContainerConfig, LinuxContainerResources,
     NamespaceMode, PodSandboxConfig, PortMapping, Protocol, SecurityProfile, UserNamespace,
 };
-use crate::decision::{restart, status::StatusView};
 use crate::features::{FeatureGates, Gate};
+use crate::kubecontainer::{pod_status::StatusView, restart};
+use crate::request::node::NodeContext;
 use crate::runtime::RuntimeStatus;
 
 use super::diff::json_diff;
@@ -477,7 +477,7 @@ fn run(function: &str, input: &Value) -> Result<(Produced, Shape), String> {
     Ok((produced, Shape::Plain))
 }
 
-type NameValueList = Vec<crate::config::node::NameValue>;
+type NameValueList = Vec<crate::request::node::NameValue>;
 
 #[derive(serde::Deserialize)]
 struct NameValuePair {

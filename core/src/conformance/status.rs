@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::diff::json_diff;
-use crate::decision::status::StatusView;
 use crate::features::FeatureGates;
+use crate::kubecontainer::pod_status::StatusView;
 use crate::request::ProbeResults;
 use crate::runtime::RuntimeStatus;
 use crate::status::{self, conditions, containers, ips, Probes, ReasonCache, StatusInput};

@@ -47,18 +47,3 @@ pub fn strict_envs(v: &mut Value, config: &ContainerConfig) {
         }
     }
 }
-
-/// The plan JSON `plan` (of `typed`) with every container config in strict form.
-pub fn strict_plan(plan: &mut Value, typed: &crate::plan::Plan) {
-    let Some(entries) = plan
-        .get_mut("containerConfigs")
-        .and_then(Value::as_array_mut)
-    else {
-        return;
-    };
-    for (json, entry) in entries.iter_mut().zip(&typed.container_configs) {
-        if let Some(config) = json.get_mut("config") {
-            strict_envs(config, &entry.config);
-        }
-    }
-}

@@ -5,9 +5,9 @@ use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
-use super::status::StatusView;
 use crate::features::FeatureGates;
 use crate::hash::{container_hash, hash_lanes, LANES};
+use crate::kubecontainer::pod_status::StatusView;
 use crate::plan::{Action, Decision, Plan};
 use crate::request::PlanRequest;
 use crate::runtime::{ContainerState, ContainerStatus};

@@ -7,11 +7,11 @@
 
 use super::ctx::{note, Ctx};
 use super::resize::{compute_pod_resize_action, starting_resized_container};
-use super::restart::{
+use crate::features::Gate;
+use crate::kubecontainer::pod_status::{probe, ProbeKind};
+use crate::kubecontainer::restart::{
     is_init_container_failed, is_restartable_init, should_container_be_restarted,
 };
-use super::status::{probe, ProbeKind};
-use crate::features::Gate;
 use crate::plan::ContainerKind;
 use crate::plan::{Action, ContainerToKill, KillReason, Plan};
 use crate::request::ProbeResult;
@@ -77,7 +77,7 @@ pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
         );
     }
     let mut prev_init = pod_initialized;
-    let restart_on_failure = super::restart::should_restart_on_failure(ctx.pod);
+    let restart_on_failure = crate::kubecontainer::restart::should_restart_on_failure(ctx.pod);
     let last = inits.len() - 1;
 
     for (i, c) in inits.iter().enumerate().rev() {

@@ -18,14 +18,13 @@ pub mod ephemeral;
 pub mod init;
 pub mod regular;
 pub mod resize;
-pub mod restart;
 pub mod restart_all;
 pub mod sandbox;
-pub mod status;
 
 mod ctx;
 
 use crate::features::{FeatureGates, Gate};
+use crate::kubecontainer::restart;
 use crate::plan::{Action, Plan, Warning};
 use crate::request::PlanRequest;
 use sandbox::SandboxChangeReason;

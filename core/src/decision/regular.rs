@@ -4,8 +4,8 @@
 
 use super::ctx::{note, Ctx};
 use super::resize::{compute_pod_resize_action, pod_level_resize, starting_resized_container};
-use super::restart::{restart_after_kill, should_container_be_restarted};
-use super::status::{probe, ProbeKind};
+use crate::kubecontainer::pod_status::{probe, ProbeKind};
+use crate::kubecontainer::restart::{restart_after_kill, should_container_be_restarted};
 use crate::plan::ContainerKind;
 use crate::plan::{Action, ContainerToKill, KillReason, Plan};
 use crate::request::ProbeResult;
@@ -194,7 +194,7 @@ fn policy_words(ctx: &Ctx<'_>, c: &k8s_openapi::api::core::v1::Container) -> Str
             return format!("container restartPolicy {p}");
         }
     }
-    match super::restart::pod_restart_policy(ctx.pod) {
+    match crate::kubecontainer::restart::pod_restart_policy(ctx.pod) {
         "" => "restartPolicy Always (unset)".to_string(),
         p => format!("restartPolicy {p}"),
     }

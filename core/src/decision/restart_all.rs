@@ -8,7 +8,7 @@
 use k8s_openapi::api::core::v1::Container;
 
 use super::ctx::{note, Ctx};
-use super::restart::matching_rule;
+use crate::kubecontainer::restart::matching_rule;
 use crate::plan::{Action, ContainerToReset, Plan};
 use crate::runtime::ContainerState;
 

@@ -2,7 +2,7 @@
 
 use k8s_openapi::api::core::v1::Pod;
 
-use super::status::StatusView;
+use crate::kubecontainer::pod_status::StatusView;
 use crate::runtime::{NamespaceMode, SandboxState};
 
 /// Why the sandbox must be (re)created.

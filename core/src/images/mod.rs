@@ -568,32 +568,6 @@ pub fn eval_cri_pull_err(image: &str, error: &str) -> ImageError {
     }
 }
 
-/// Go's `time.Duration.String()` for a whole number of milliseconds.
-#[must_use]
-pub fn go_duration_millis(ms: u64) -> String {
-    if ms == 0 {
-        return "0s".into();
-    }
-    if ms < 1000 {
-        return format!("{ms}ms");
-    }
-    let (h, rem) = (ms / 3_600_000, ms % 3_600_000);
-    let (m, rem) = (rem / 60_000, rem % 60_000);
-    let (s, frac) = (rem / 1000, rem % 1000);
-    let mut secs = s.to_string();
-    if frac > 0 {
-        let f = format!("{frac:03}");
-        secs = format!("{s}.{}", f.trim_end_matches('0'));
-    }
-    if h > 0 {
-        format!("{h}h{m}m{secs}s")
-    } else if m > 0 {
-        format!("{m}m{secs}s")
-    } else {
-        format!("{secs}s")
-    }
-}
-
 /// The end of `pullImage`: a failure records `Failed`, advances the back-off and stores
 /// the error for the back-off message; a success records `Pulled` and garbage-collects the
 /// back-off (without resetting this key). Returns the imageRef or the error, and the
@@ -612,8 +586,8 @@ pub fn complete_pull(
                 "Pulled",
                 format!(
                     "Successfully pulled image {image:?} in {} ({} including waiting). Image size: {} bytes.",
-                    go_duration_millis(result.pull_millis),
-                    go_duration_millis(result.total_millis.max(result.pull_millis)),
+                    crate::go::duration::go_duration_millis(result.pull_millis),
+                    crate::go::duration::go_duration_millis(result.total_millis.max(result.pull_millis)),
                     result.image_size
                 ),
                 Some(container),
@@ -852,15 +826,6 @@ mod tests {
             ]
         );
         assert_eq!(backoff.delay_seconds("u_app:1"), Some(20));
-    }
-
-    #[test]
-    fn durations_render_like_go() {
-        assert_eq!(go_duration_millis(0), "0s");
-        assert_eq!(go_duration_millis(120), "120ms");
-        assert_eq!(go_duration_millis(1500), "1.5s");
-        assert_eq!(go_duration_millis(61_000), "1m1s");
-        assert_eq!(go_duration_millis(3_723_040), "1h2m3.04s");
     }
 
     #[test]

@@ -16,9 +16,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::ByteString;
 use serde::{Deserialize, Serialize};
 
-use crate::config::node::{ImageInfo, RuntimeHandlerFeatures};
-use crate::config::NodeContext;
 use crate::error::PlanError;
+use crate::request::node::{ImageInfo, RuntimeHandlerFeatures};
+use crate::request::NodeContext;
 
 /// Facts about the cluster the lint cannot see, supplied by the caller. JSON:
 /// `{"images": {"<image>": {"uid": 1000} | {"username": "app"}}, "configMaps": {"<name>":

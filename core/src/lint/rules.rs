@@ -9,10 +9,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use super::facts::{self, Known, LintFacts, ObjectKind, Unknown, WindowsVerdict, World};
 use super::Rule;
 use crate::config::container::ephemeral_as_container;
-use crate::config::{self, ConfigError, ContainerKind, NodeContext};
+use crate::config::{self, ConfigError, ContainerKind};
 use crate::features::FeatureGates;
 use crate::hooks::kill_container;
 use crate::plan::{KillReason, PodActions};
+use crate::request::NodeContext;
 use crate::request::{PlanRequest, ProbeResult};
 use crate::sim::{script, Simulation};
 

@@ -6,6 +6,7 @@
 
 mod actions;
 mod backoff;
+mod cgroup;
 mod config;
 mod decision;
 mod files;
@@ -27,6 +28,7 @@ pub use actions::{
     ContainerToKill, ContainerToReset, ContainerToUpdate, KillReason, PodActions, ResizeResources,
 };
 pub use backoff::{BackoffRecord, HeldBack};
+pub use cgroup::{PodCgroup, ResourceConfig};
 pub use config::ContainerConfigEntry;
 pub use decision::{Action, Decision, Effect};
 pub use files::{NodeFile, NodeFileInclude, NodeFileKind};
@@ -61,7 +63,7 @@ pub struct Plan {
     /// before anything else of a sync that creates the pod's sandbox: only when the node
     /// context says the kubelet manages cgroups (`kubelet.cgroupsPerQOS: true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pod_cgroup: Option<crate::config::cgroups::PodCgroup>,
+    pub pod_cgroup: Option<PodCgroup>,
     /// CRI `ContainerConfig` per container to be created.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub container_configs: Vec<ContainerConfigEntry>,

@@ -9,8 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::script;
-use crate::decision::restart::matching_rule;
 use crate::features::{FeatureGates, Gate};
+use crate::kubecontainer::restart::matching_rule;
 use crate::request::{PlanRequest, ProbeResult};
 use crate::runtime::ContainerState;
 

@@ -2,10 +2,10 @@
 
 use k8s_openapi::api::core::v1::{ContainerStatus, Pod, PodCondition, PodStatus};
 
-use crate::decision::restart::{is_restartable_init, matching_rule};
 use crate::decision::sandbox::{pod_sandbox_changed, SandboxChangeReason};
-use crate::decision::status::{FirstByName, StatusView, SCAN_UP_TO};
 use crate::features::{FeatureGates, Gate};
+use crate::kubecontainer::pod_status::{FirstByName, StatusView, SCAN_UP_TO};
+use crate::kubecontainer::restart::{is_restartable_init, matching_rule};
 use crate::runtime::ContainerState as RtState;
 
 /// Condition types the kubelet owns (it regenerates them on every sync).

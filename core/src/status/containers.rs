@@ -9,9 +9,9 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use crate::decision::restart::{is_restartable_init, should_container_be_restarted};
-use crate::decision::status::StatusView;
 use crate::features::{FeatureGates, Gate};
+use crate::kubecontainer::pod_status::StatusView;
+use crate::kubecontainer::restart::{is_restartable_init, should_container_be_restarted};
 use crate::plan::ReasonCache;
 use crate::runtime::{ContainerState as RtState, ContainerStatus as RtStatus};
 

@@ -72,21 +72,6 @@ pub fn since(t: Option<jiff::Timestamp>, now: jiff::Timestamp) -> String {
     }
 }
 
-/// A Go `time.Duration` string for whole seconds (`10s`, `1m20s`, `5m0s`, `1h0m0s`).
-#[must_use]
-pub fn go_duration_seconds(seconds: u64) -> String {
-    let h = seconds / 3600;
-    let m = (seconds % 3600) / 60;
-    let s = seconds % 60;
-    if h > 0 {
-        format!("{h}h{m}m{s}s")
-    } else if m > 0 {
-        format!("{m}m{s}s")
-    } else {
-        format!("{s}s")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,7 +87,5 @@ mod tests {
         assert_eq!(human_duration(3 * 3600 * s + 60 * s), "3h1m");
         assert_eq!(human_duration(49 * 3600 * s), "2d1h");
         assert_eq!(human_duration((2 * 365 + 1) * 24 * 3600 * s), "2y1d");
-        assert_eq!(go_duration_seconds(300), "5m0s");
-        assert_eq!(go_duration_seconds(10), "10s");
     }
 }

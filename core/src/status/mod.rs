@@ -10,10 +10,6 @@ pub mod containers;
 pub mod duration;
 pub mod ips;
 pub mod phase;
-pub mod reconstruct;
-pub mod reconstruct_images;
-pub mod reconstruct_next;
-pub mod reconstruct_node;
 pub mod row;
 pub mod text;
 
@@ -23,9 +19,9 @@ use k8s_openapi::api::core::v1::{
     Container, ContainerStatus, HostIP, Pod, PodCondition, PodIP, PodStatus,
 };
 
-use crate::decision::restart::is_restartable_init;
-use crate::decision::status::{FirstByName, StatusView};
 use crate::features::{FeatureGates, Gate};
+use crate::kubecontainer::pod_status::{FirstByName, StatusView};
+use crate::kubecontainer::restart::is_restartable_init;
 use crate::request::{ProbeResult, ProbeResults};
 
 pub use crate::plan::{KubectlRow, ReasonCache, ReasonCacheEntry, RowCondition};
@@ -479,7 +475,7 @@ pub fn next_reason_cache(
     // ImagePullBackOff entries are start errors too (below): only crash-loop back-off
     // has its message made here.
     for h in plan.held_back.iter().filter(|h| h.reason.is_none()) {
-        let delay = duration::go_duration_seconds(h.delay_seconds);
+        let delay = crate::go::duration::go_duration_seconds(h.delay_seconds);
         cache.insert(
             h.container.clone(),
             ReasonCacheEntry {

@@ -3,8 +3,10 @@
 use k8s_openapi::api::core::v1::{Container, ContainerState, ContainerStatus, Pod};
 
 use super::conditions::Statuses;
-use crate::decision::restart::{container_should_restart, is_restartable_init, pod_restart_policy};
 use crate::features::{FeatureGates, Gate};
+use crate::kubecontainer::restart::{
+    container_should_restart, is_restartable_init, pod_restart_policy,
+};
 
 /// A pod phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

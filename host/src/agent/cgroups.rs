@@ -33,9 +33,9 @@ use podplan_core::config::cgroups::{
     cgroup_files, node_allocatable_config, qos_cgroup_names, qos_tiers, CgroupFile, PodCgroup,
     QosTiers, ResourceConfig,
 };
-use podplan_core::config::node::{CgroupDriver, CgroupVersion};
 use podplan_core::config::pod_resources::MilliList;
 use podplan_core::features::FeatureGates;
+use podplan_core::request::node::{CgroupDriver, CgroupVersion};
 
 /// The v2 controllers the agent enables down to a cgroup it makes (those the parent offers).
 const V2_CONTROLLERS: [&str; 6] = ["cpu", "cpuset", "memory", "pids", "hugetlb", "io"];

@@ -143,7 +143,7 @@ pub fn execute(cri: &mut dyn CriRuntime, request: &PlanRequest, plan: &mut Plan)
             .node
             .as_ref()
             .and_then(|n| n.kubelet.root_dir.clone())
-            .unwrap_or_else(|| podplan_core::config::node::DEFAULT_ROOT_DIR.to_string());
+            .unwrap_or_else(|| podplan_core::request::node::DEFAULT_ROOT_DIR.to_string());
         if let Err(e) = super::volumes::set_up_empty_dirs(&request.pod, &root_dir) {
             let msg = format!("Unable to attach or mount volumes: {e}");
             let first = plan.steps.first().cloned().unwrap_or_default();

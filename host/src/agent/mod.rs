@@ -36,8 +36,8 @@ pub use sync::{Agent, AgentConfig};
 
 /// Reads a `resolv.conf` into the node's DNS facts (`nameserver`, `search`, `options`).
 #[must_use]
-pub fn parse_resolv_conf(text: &str) -> podplan_core::config::node::HostDns {
-    let mut dns = podplan_core::config::node::HostDns::default();
+pub fn parse_resolv_conf(text: &str) -> podplan_core::request::node::HostDns {
+    let mut dns = podplan_core::request::node::HostDns::default();
     for line in text.lines() {
         let line = line.split(['#', ';']).next().unwrap_or("");
         let mut words = line.split_whitespace();

@@ -27,11 +27,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::Pod;
-use podplan_core::config::node::{
-    CgroupDriver, CgroupVersion, HostDns, KubeletSettings, NodeContext,
-};
 use podplan_core::plan::{
     BackoffRecord, HookResult, ImageBackoffRecord, PullResultRecord, ReasonCache, ReasonCacheEntry,
+};
+use podplan_core::request::node::{
+    CgroupDriver, CgroupVersion, HostDns, KubeletSettings, NodeContext,
 };
 use podplan_core::request::ProbeResults;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxState};

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand, ValueEnum};
-use podplan_core::config::node::{CgroupDriver, CgroupVersion};
+use podplan_core::request::node::{CgroupDriver, CgroupVersion};
 use podplan_host::agent::credentials::DockerConfigSearch;
 use podplan_host::agent::grpc::GrpcRuntime;
 use podplan_host::agent::manifest::ManifestProblem;
@@ -123,7 +123,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = -1, allow_negative_numbers = true, value_name = "N")]
     pub pod_max_pids: i64,
     /// The node's resolv.conf (pods with dnsPolicy Default and ClusterFirst use it).
-    #[arg(long, value_name = "FILE", default_value = podplan_core::config::node::DEFAULT_RESOLV_CONF)]
+    #[arg(long, value_name = "FILE", default_value = podplan_core::request::node::DEFAULT_RESOLV_CONF)]
     pub resolv_conf: PathBuf,
     /// The engine.
     #[command(flatten)]
@@ -215,7 +215,7 @@ fn status_root(flag: Option<&Path>) -> PathBuf {
     if let Some(dir) = flag {
         return dir.to_path_buf();
     }
-    let kubelet = PathBuf::from(podplan_core::config::node::DEFAULT_ROOT_DIR);
+    let kubelet = PathBuf::from(podplan_core::request::node::DEFAULT_ROOT_DIR);
     if status::status_path(&kubelet).exists() {
         kubelet
     } else {
@@ -294,14 +294,14 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
         if sim {
             sim_dir("root")
         } else {
-            PathBuf::from(podplan_core::config::node::DEFAULT_ROOT_DIR)
+            PathBuf::from(podplan_core::request::node::DEFAULT_ROOT_DIR)
         }
     });
     let pod_logs_dir = args.pod_logs_dir.clone().unwrap_or_else(|| {
         if sim {
             sim_dir("logs")
         } else {
-            PathBuf::from(podplan_core::config::node::DEFAULT_POD_LOGS_DIR)
+            PathBuf::from(podplan_core::request::node::DEFAULT_POD_LOGS_DIR)
         }
     });
     let config = AgentConfig {

@@ -1,7 +1,7 @@
 //! `podplan explain POD.yaml`: a pod as the API server serves it (`kubectl get pod NAME
 //! -o yaml`), the runtime status the kubelet saw reconstructed from it, and what the
 //! kubelet will do on its next sync and why. The reconstruction is core's
-//! (`podplan_core::status::reconstruct`); its assumptions are printed with the answer.
+//! (`podplan_core::explain::reconstruct`); its assumptions are printed with the answer.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -9,8 +9,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use k8s_openapi::api::core::v1::Pod;
-use podplan_core::status::reconstruct_next::{self, Next};
-use podplan_core::status::{kubectl_pod_row, reconstruct, text};
+use podplan_core::explain::next::{self as reconstruct_next, Next};
+use podplan_core::explain::reconstruct;
+use podplan_core::status::{kubectl_pod_row, text};
 
 use super::exit::{CliError, Status};
 use super::input::Source;

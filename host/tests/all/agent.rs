@@ -9,13 +9,13 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use podplan_core::config::node::CgroupDriver;
 use podplan_core::cri::{
     ContainerConfig, ImageSpec, PodSandboxConfig, UpdateContainerResourcesRequest,
     UpdatePodSandboxResourcesRequest,
 };
 use podplan_core::plan::AuthConfig;
 use podplan_core::plan::StepOp;
+use podplan_core::request::node::CgroupDriver;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
 use podplan_core::sim::cri as simcri;
 use podplan_core::PlanRequest;

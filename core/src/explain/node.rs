@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::core::v1::{ConfigMap, Container, ContainerStatus, Pod, Secret};
 use k8s_openapi::ByteString;
 
-use crate::config::node::{ImageInfo, KubeletSettings, NodeContext};
+use crate::request::node::{ImageInfo, KubeletSettings, NodeContext};
 
 /// The cluster DNS service IP assumed for the node (kubeadm's default service CIDR).
 pub const CLUSTER_DNS: &str = "10.96.0.10";

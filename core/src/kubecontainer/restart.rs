@@ -6,7 +6,7 @@
 
 use k8s_openapi::api::core::v1::{Container, ContainerRestartRule, Pod};
 
-use super::status::StatusView;
+use super::pod_status::StatusView;
 use crate::features::{FeatureGates, Gate};
 pub(crate) use crate::pod::is_restartable_init;
 use crate::runtime::{ContainerState, ContainerStatus};

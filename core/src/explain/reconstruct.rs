@@ -14,7 +14,7 @@
 //! The pod gets the API server's defaults first (idempotent: a served pod already has
 //! them), so a document that lacks a defaulted field (`enableServiceLinks` on pods from
 //! before 1.13, trimmed pastes) does not hit an error the kubelet never sees. The node is
-//! a plausible cluster node ([`super::reconstruct_node`]).
+//! a plausible cluster node ([`super::node`]).
 
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, PodStatus};
 
@@ -317,7 +317,7 @@ pub fn reconstruct(pod: &Pod, now: jiff::Timestamp) -> Reconstruction {
         out: Reconstruction::default(),
         containers: Vec::new(),
     };
-    b.out.warnings = super::check::check_status("pod.status", pod.spec.as_ref(), status);
+    b.out.warnings = crate::status::check::check_status("pod.status", pod.spec.as_ref(), status);
     if pod.status.is_none() {
         b.out.warnings.insert(
             0,
@@ -462,12 +462,12 @@ pub fn reconstruct(pod: &Pod, now: jiff::Timestamp) -> Reconstruction {
         container_statuses: b.containers,
     });
     b.out.request.now = Some(now);
-    let guess = super::reconstruct_images::images(pod, now);
+    let guess = super::images::images(pod, now);
     b.out.request.images = guess.images;
     b.out.request.image_backoff = guess.image_backoff;
     b.out.image_backoff_remaining = guess.remaining;
     b.out.assumptions.extend(guess.assumptions);
-    let node = super::reconstruct_node::node(pod, host_ips);
+    let node = super::node::node(pod, host_ips);
     b.out.request.node = Some(node.node);
     b.out.assumptions.extend(node.assumptions);
     b.out.reported_config_errors = node.reported;

@@ -1,6 +1,9 @@
-//! [`NodeContext`]: the node and kubelet facts that config generation reads besides the
-//! pod (spec `cri-config.md` §2). Every key is optional; an absent key takes the value a
-//! stock kubelet would use. `docs/node-context.md` documents each key.
+//! [`NodeContext`], the request's `node`: the node and kubelet facts that config
+//! generation reads besides the pod (spec `cri-config.md` §2): what the kubelet holds in
+//! its `KubeletConfiguration` (`pkg/kubelet/apis/config/types.go`), its node's status and
+//! its container manager (`pkg/kubelet/cm`). Every key is optional; an absent key takes the
+//! value a stock kubelet would use. `docs/node-context.md` documents each key. Part of the
+//! request (a leaf of it), read by `config` and `lint`.
 
 use std::collections::BTreeMap;
 
@@ -434,7 +437,7 @@ impl NodeContext {
         self.kubelet
             .cpu_cfs_quota_period
             .as_deref()
-            .and_then(parse_go_duration_us)
+            .and_then(crate::go::duration::parse_go_duration_us)
             .unwrap_or(100_000)
     }
 
@@ -525,55 +528,9 @@ pub fn join_path(a: &str, b: &str) -> String {
     }
 }
 
-/// Parses a Go duration (`100ms`, `1s`, `250us`, `1m30s`) into whole microseconds.
-#[must_use]
-pub fn parse_go_duration_us(s: &str) -> Option<i64> {
-    let mut rest = s.trim();
-    if rest == "0" {
-        return Some(0);
-    }
-    let mut total: f64 = 0.0;
-    if rest.is_empty() {
-        return None;
-    }
-    while !rest.is_empty() {
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let (num, after) = rest.split_at(num_len);
-        let value: f64 = num.parse().ok()?;
-        let unit_len = after
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(after.len());
-        let (unit, next) = after.split_at(unit_len);
-        let factor = match unit {
-            "ns" => 0.001,
-            "us" | "µs" => 1.0,
-            "ms" => 1_000.0,
-            "s" => 1_000_000.0,
-            "m" => 60_000_000.0,
-            "h" => 3_600_000_000.0,
-            _ => return None,
-        };
-        total += value * factor;
-        rest = next;
-    }
-    // Truncation towards zero, like Go's `Duration / time.Microsecond`.
-    Some(total as i64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_go_duration_us("100ms"), Some(100_000));
-        assert_eq!(parse_go_duration_us("1s"), Some(1_000_000));
-        assert_eq!(parse_go_duration_us("5ms"), Some(5_000));
-        assert_eq!(parse_go_duration_us("1m30s"), Some(90_000_000));
-        assert_eq!(parse_go_duration_us("x"), None);
-    }
 
     #[test]
     fn single_process_oom_kill_tri_state() {

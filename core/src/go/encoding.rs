@@ -53,7 +53,7 @@ pub fn is_plain_go_json(s: &str) -> bool {
 /// Go `strconv.Quote` (printable characters kept, others escaped).
 ///
 /// ```
-/// use podplan_core::config::go_encoding::go_quote;
+/// use podplan_core::go::encoding::go_quote;
 /// assert_eq!(go_quote("a\"b\n"), r#""a\"b\n""#);
 /// assert_eq!(go_quote("é"), "\"é\"");
 /// assert_eq!(go_quote("\u{7f}"), r#""\x7f""#);
