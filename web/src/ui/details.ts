@@ -5,7 +5,7 @@ import type { SyncRecord } from "../session";
 import type { ErrorAnswer, HeldBack, Plan, Pod, Step } from "../../../wasm/types/podplan";
 import { isError, type Engine } from "../engine";
 import { h } from "./dom";
-import { statusTab, terminalPhase, terminalWhy } from "./status";
+import { deleted, statusTab, terminalPhase, terminalWhy, workerEnd } from "./status";
 import { describePod, watchLog } from "../kubectl";
 import { continuation, hookReport } from "./timeline";
 
@@ -117,6 +117,28 @@ function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
     );
   const terminal = terminalPhase(plan);
   if (terminal) out.push(h("div", { class: "callout error terminal", id: "terminal-note", role: "note" }, h("strong", null, "No SyncPod: "), terminalWhy(terminal, plan)));
+  // The pod worker's termination: SyncTerminatingPod (the kills, in order, within the
+  // grace period) or SyncTerminatedPod (the cleanup), not SyncPod.
+  const end = workerEnd(plan, deleted(sync.request));
+  if (end)
+    out.push(
+      h(
+        "div",
+        { class: "callout worker", id: "worker-note", role: "note", "data-worker-phase": end.phase },
+        end.phase === "terminating"
+          ? [
+              h("strong", null, "SyncTerminatingPod: "),
+              `the pod worker terminates the pod${deleted(sync.request) ? " (deleted)" : plan.status?.reason ? ` (${plan.status.reason})` : ""} instead of SyncPod: one KillPod stops every container — each preStop hook first, then SIGTERM, regular containers at once and sidecars after them in reverse order — within the effective grace period${end.grace !== undefined ? ` (${end.grace} s)` : ""}; StopContainer gets what is left of it (at least 2 s), after which the runtime sends SIGKILL. Then the sandbox stops. Nothing is started.`,
+              sync.took ? ` The model's clock moved ${sync.took} s while the stops ran.` : "",
+            ]
+          : [
+              h("strong", null, "SyncTerminatedPod: "),
+              "nothing runs any more; the pod worker cleans up: the pod's cgroup, ",
+              end.gone || plan.status?.reason === "Evicted" ? "its containers and sandbox (removed), its logs and directories. " : "its directories. ",
+              end.gone ? "The pod was deleted: the status manager then deletes the pod object from the API server." : "The pod worker syncs the pod no more.",
+            ],
+      ),
+    );
   // Two different back-offs can hold a start back: the container's crash-loop back-off
   // (`CrashLoopBackOff`) and its image's pull back-off (`ImagePullBackOff`). The plan
   // says which (`heldBack[].reason`, absent = crash loop); each gets its own note.
