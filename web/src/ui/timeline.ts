@@ -216,7 +216,7 @@ export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: 
     ),
     h(
       "tr",
-      null,
+      { class: "row-sandbox" },
       h("th", { scope: "row", class: "rowhead" }, h("span", { class: "kind kind-sandbox" }, "sandbox")),
       syncs.map((s) => cell(sandboxCell(s), s.index === selected)),
     ),
