@@ -818,6 +818,9 @@ async function main() {
       const steps = await page.locator("#tabpanel").innerText();
       check(/KillPod/.test(steps), "delete: the steps hold the KillPod");
       await page.screenshot({ path: join(artifacts, "20-delete-terminating.png"), fullPage: true });
+      await page.click("#tab-describe");
+      const described = await page.locator("#tabpanel").innerText();
+      check(/Status:\s+Terminating \(lasts <invalid>\)/.test(described) && /Termination Grace Period:\s+20s/.test(described), "delete: kubectl describe says Terminating (lasts <invalid>, kubectl's own wording while the grace period runs) and the grace period");
       await drive(page, "#resync");
       const r = d + 1;
       check((await page.locator(`#sync-${r}`).innerText()).includes("t=5s"), "delete: the clock moved by the preStop: the next sync is at t=5s");
@@ -826,6 +829,10 @@ async function main() {
       check((await page.locator("#resync").isDisabled()) && /gone/.test((await page.locator("#resync").getAttribute("title")) ?? ""), "delete: nothing more syncs: the pod is gone");
       check(await page.locator("#settle").isDisabled(), "delete: nor run until stable");
       await page.screenshot({ path: join(artifacts, "21-delete-removed.png"), fullPage: true });
+      await page.click("#tab-watch");
+      const watch = (await page.locator("#watch-log").innerText()).trim().split("\n");
+      const statuses = watch.slice(1).map((l) => l.trim().split(/\s+/)[2]);
+      check(statuses.includes("Terminating") && watch[watch.length - 1] === watch[watch.length - 2] && (await page.locator('#watch-log [data-deleted="true"]').count()) === 1, `delete: kubectl get pods -w shows Terminating and, when the pod is deleted, its last row again (${JSON.stringify(statuses)})`);
       // A share link replays the deletion.
       await page.waitForTimeout(600);
       const page2 = await open(page.url());

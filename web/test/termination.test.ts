@@ -8,6 +8,7 @@ import { ended, replay, settle, type Session, type SessionAction, type SyncRecor
 import { scenarioText } from "../src/scenarios";
 import { decodeShare, encodeShare } from "../src/share";
 import { buildRequest, nextBackoffExpiry } from "../src/sim";
+import { describePod, watchLog } from "../src/kubectl";
 import type { Plan, Pod } from "../../wasm/types/podplan";
 import { engine } from "./wasm";
 
@@ -67,6 +68,28 @@ describe("deleting a pod", () => {
     const request = buildRequest(state, { ...pod, metadata: { name: pod.metadata?.name, namespace: "default", uid: pod.metadata?.uid } });
     expect(request.pod.metadata?.deletionTimestamp).toBe("2026-01-01T00:00:20Z");
     expect(request.pod.metadata?.deletionGracePeriodSeconds).toBe(20);
+  });
+});
+
+describe("kubectl get pods -w of a deletion", () => {
+  it("Running, Terminating, the final row, and the final row again when the API server deletes the pod", () => {
+    const syncs = replay(engine, session("delete", [...running, { t: "delete", g: 20 }, { t: "sync" }]));
+    const { lines } = watchLog(syncs, syncs.length - 1);
+    const status = (l: { text: string }) => l.text.trim().split(/\s+/)[2];
+    expect(lines.map(status)).toEqual(["Init:0/1", "PodInitializing", "Running", "Terminating", "Error", "Error"]);
+    expect(lines.map((l) => l.deleted ?? false)).toEqual([false, false, false, false, false, true]);
+    expect(lines[5]!.text).toBe(lines[4]!.text);
+    // Before the cleanup the pod is still there: no deletion line.
+    expect(watchLog(syncs, 3).lines.some((l) => l.deleted)).toBe(false);
+    // kubectl describe of the terminating pod, as describe.go prints it (the deletion
+    // timestamp is 20 s ahead: "lasts <invalid>", kubectl's own quirk).
+    const described = describePod(syncs, 3);
+    expect(described).toMatch(/^Status:\s+Terminating \(lasts <invalid>\)$/m);
+    expect(described).toMatch(/^Termination Grace Period:\s+20s$/m);
+    expect(describePod(syncs, 2)).toMatch(/^Status:\s+Running$/m);
+    // An evicted pod is not deleted.
+    const evicted = replay(engine, session("evict", [{ t: "evict" }, { t: "sync" }]));
+    expect(watchLog(evicted, 2).lines.some((l) => l.deleted)).toBe(false);
   });
 });
 

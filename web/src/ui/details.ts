@@ -398,7 +398,7 @@ function watchTab(ctx: DetailsContext): HTMLElement[] {
   const pre = h(
     "pre",
     { id: "watch-log", tabindex: "0", "aria-label": "kubectl get pods -w" },
-    h("code", null, h("span", { class: "watch-head" }, header), "\n", lines.map((l) => [h("span", { class: `watch-row${l.sync === ctx.sync.index ? " current" : ""}`, "data-sync": String(l.sync) }, l.text), "\n"])),
+    h("code", null, h("span", { class: "watch-head" }, header), "\n", lines.map((l) => [h("span", { class: `watch-row${l.sync === ctx.sync.index ? " current" : ""}`, "data-sync": String(l.sync), "data-deleted": l.deleted ? "true" : undefined, title: l.deleted ? "The DELETED event: the API server removed the pod; kubectl prints its last row again" : undefined }, l.text), "\n"])),
   );
   return [
     h(
@@ -406,7 +406,7 @@ function watchTab(ctx: DetailsContext): HTMLElement[] {
       { class: "small muted" },
       "What ",
       h("code", null, "kubectl get pods -w"),
-      ` prints from the pod's creation up to sync #${ctx.sync.index}: a row each time the kubelet writes a different status (at the start of a sync), as kubectl's printer aligns them. A sync that leaves the status unchanged prints nothing. The rows are the engine's (the timeline's kubectl row).`,
+      ` prints from the pod's creation up to sync #${ctx.sync.index}: a row each time the kubelet writes a different status (at the start of a sync), as kubectl's printer aligns them. A sync that leaves the status unchanged prints nothing; a deleted pod's last row is printed once more when the API server removes it (the watch's DELETED event). The rows are the engine's (the timeline's kubectl row).`,
     ),
     terminalBlock("watch-log", "kubectl get pods -w", text, ctx.copy, pre),
   ];
