@@ -817,6 +817,10 @@ async function main() {
       await page.click("#tab-steps");
       const steps = await page.locator("#tabpanel").innerText();
       check(/KillPod/.test(steps), "delete: the steps hold the KillPod");
+      const order = await page.locator("#tabpanel ol.kills li").evaluateAll((lis) => lis.map((li) => li.dataset.kill));
+      check(JSON.stringify(order) === '["web","log-shipper"]' && /waits for web/.test(await page.locator('#tabpanel [data-kill="log-shipper"]').innerText()), `delete: the kills in the termination order, the sidecar after web (${JSON.stringify(order)})`);
+      const did = await page.locator("#hook-results").innerText();
+      check(/preStop of web: succeeded, ran 5 s; StopContainer then got 15 s/.test(did), `delete: what the runtime did: the preStop ran 5 s, StopContainer got the 15 s left (${JSON.stringify(did)})`);
       await page.screenshot({ path: join(artifacts, "20-delete-terminating.png"), fullPage: true });
       await page.click("#tab-describe");
       const described = await page.locator("#tabpanel").innerText();

@@ -291,12 +291,45 @@ export function stepText(s: Step): string {
   return rest.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(" · ");
 }
 
+/**
+ * A `KillPod`'s kills in words (the step's line leaves out `kills` and `preStops`, which
+ * this list says; the Request & plan tab has them as JSON), in the termination order the plan gives
+ * (`kuberuntime_termination_order.go`): each container's stage, its preStop hook and the
+ * grace period it starts with, what it waits for.
+ */
+function killsList(step: Step): HTMLElement | null {
+  const kills = step.kills ?? [];
+  if (!kills.length) return null;
+  const hook = (k: (typeof kills)[number]) => {
+    const hd = k.preStop?.handler;
+    if (!k.preStop) return "no preStop hook";
+    const what = !hd ? "preStop (cannot run)" : hd.type === "sleep" ? `preStop sleep ${hd.seconds} s` : `preStop ${hd.type}`;
+    return `${what} (at most ${k.preStop.timeoutSeconds ?? k.gracePeriodSeconds} s)`;
+  };
+  return h(
+    "ol",
+    { class: "kills small", "aria-label": "The kills in the termination order" },
+    kills.map((k) =>
+      h(
+        "li",
+        { "data-kill": k.container },
+        h("strong", null, k.container),
+        ` (${k.kind}, stage ${k.order}): `,
+        k.waitFor?.length ? `waits for ${k.waitFor.join(", ")} to stop; ` : "",
+        `${hook(k)}, then SIGTERM with what is left of ${k.gracePeriodSeconds} s (at least 2 s), then SIGKILL.`,
+      ),
+    ),
+  );
+}
+
 function stepsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   const steps = plan.steps ?? [];
+  // What this sync's hooks did in the model (the next request's hookResults).
+  const hookResults = ctx.sync.after.world.hookResults ?? [];
   const out: HTMLElement[] = [
     h("p", { class: "small muted" }, "The CRI calls the kubelet's SyncPod makes, in order."),
     steps.length
-      ? h("ol", { class: "steps" }, steps.map((s) => h("li", null, h("code", { class: "op" }, s.op), " ", h("span", { class: "small" }, stepText(s)))))
+      ? h("ol", { class: "steps" }, steps.map((s) => h("li", null, h("code", { class: "op" }, s.op), " ", h("span", { class: "small" }, stepText(s.kills?.length ? { ...s, kills: undefined, preStops: undefined } : s)), s.op === "KillPod" ? killsList(s) : null)))
       : h("p", { class: "muted" }, "No CRI calls in this sync."),
     h("h4", null, "What the simulated runtime did"),
     h(
@@ -305,7 +338,26 @@ function stepsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
       ctx.sync.applied.length
         ? `podplan's runtime model (core::sim) carried out all ${ctx.sync.applied.length} step(s); it does not simulate runtime errors.`
         : "Nothing changed.",
+      ctx.sync.took ? ` It took ${ctx.sync.took} s (preStop hooks, stops waited for): the clock moved on by that much.` : "",
     ),
+    ...(hookResults.length
+      ? [
+          h(
+            "ul",
+            { class: "hook-results small", id: "hook-results" },
+            hookResults.map((r) => {
+              const name = ctx.sync.after.runtime.containerStatuses.find((c) => c.id === r.containerId)?.name ?? r.containerId;
+              return h(
+                "li",
+                null,
+                `${r.hook} of ${name}: ${r.error ? `failed (${r.error})` : "succeeded"}`,
+                r.elapsedMillis !== undefined && r.elapsedMillis !== null ? `, ran ${r.elapsedMillis / 1000} s` : "",
+                r.stopGracePeriodSeconds !== undefined && r.stopGracePeriodSeconds !== null ? `; StopContainer then got ${r.stopGracePeriodSeconds} s` : "",
+              );
+            }),
+          ),
+        ]
+      : []),
     ...(ctx.sync.notes.length ? [h("ul", { class: "notes" }, ctx.sync.notes.map((n) => h("li", null, `Note: ${n}`)))] : []),
   ];
   return out;
