@@ -276,7 +276,7 @@ export const SCENARIOS: Scenario[] = [
     summary: "postStart runs right after the start; preStop runs before each stop and eats into the grace period.",
     tryThis: [
       "Press “postStart fails”, then make api exit: the restart's hook fails, the kubelet kills api (FailedPostStartHook) and the start fails with PostStartHookError; crash-loop back-off follows.",
-      "Set “preStop takes” to 12 s and edit the image: the kill's StopContainer gets 30 − 12 = 18 s.",
+      "Set “preStop takes” to 12 s and edit the image: the kill's StopContainer gets 30 − 12 = 18 s, and the sync takes 12 s: Resync, and the next sync is at t=12s (RESTARTS 1 (0s ago)).",
       "Set it to 45 s: the kubelet stops waiting at 30 s and StopContainer gets the 2 s minimum.",
     ],
     yaml: `${meta("hooked", "7d3c1f60-0013-4000-8000-000000000013")}spec:
