@@ -711,9 +711,23 @@ pub fn next_request_with(
     now: jiff::Timestamp,
     hooks: &HookControls,
 ) -> PlanRequest {
+    next_request_timed(request, plan, now, hooks).0
+}
+
+/// [`next_request_with`], and how long carrying the plan out kept the sync busy
+/// (milliseconds): preStop hooks and stops waited for, up to the grace periods. The next
+/// request keeps `now`; a caller with a clock advances it by this much
+/// ([`Simulation::carry_out`] does, and the playground).
+#[must_use]
+pub fn next_request_timed(
+    request: &PlanRequest,
+    plan: &Plan,
+    now: jiff::Timestamp,
+    hooks: &HookControls,
+) -> (PlanRequest, u64) {
     let mut next = request.clone();
-    carry_out(&mut next, plan, now, hooks);
-    next
+    let blocked = carry_out(&mut next, plan, now, hooks);
+    (next, blocked)
 }
 
 /// [`next_request_with`] in place: `next` becomes the next sync's request (no copy of the

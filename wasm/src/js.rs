@@ -37,7 +37,8 @@ pub fn plan(request: JsValue) -> JsValue {
 }
 
 /// Carries out a plan on the request's runtime state with `podplan_core::sim`:
-/// `{request, plan}` in, `{request}` out (the next sync's request), or `{error}`.
+/// `{request, plan}` in, `{request, changed, blockedMillis}` out (the next sync's request,
+/// whether the runtime changed, how long the plan's steps took), or `{error}`.
 #[wasm_bindgen(js_name = simApply)]
 pub fn sim_apply(call: JsValue) -> JsValue {
     call_object(&call, "call", sim_apply_json)

@@ -48,7 +48,8 @@ export function completeJson(input: string): string;
  * Carries out `call.plan` on `call.request`'s runtime state with podplan's runtime
  * model (`podplan_core::sim::next_request`) at `request.now`; answers the request of the
  * next sync (runtime status, actuated resources, back-off records, probes of running
- * containers, `now`). Never throws.
+ * containers, `now`), whether the runtime changed, and how long the plan's steps took
+ * (`blockedMillis`). Never throws.
  */
 export function simApply(call: SimApplyCall): SimAnswer | ErrorAnswer;
 
@@ -127,7 +128,12 @@ export interface SimAnswer {
   changed?: boolean;
   /** simEvent: the world's hook behaviour after the event (keep it for the next call). */
   hooks?: HookControls;
-  /** simStep: hook waiting of the plan's steps so far, ms (pass it with the next step). */
+  /**
+   * simStep: hook waiting of the plan's steps so far, ms (pass it with the next step).
+   * simApply: how long carrying out the whole plan took, ms (preStop hooks, stops waited
+   * for up to their grace periods); the answered request keeps `now`, so a caller with a
+   * clock moves it by this much before the next sync.
+   */
   blockedMillis?: number;
 }
 

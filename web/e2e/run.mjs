@@ -3,6 +3,7 @@
 //   npm run e2e            (builds first; see package.json)
 //   CHROMIUM=/path node e2e/run.mjs
 //   E2E_URL=http://127.0.0.1:8137/ node e2e/run.mjs   (test a running `podplan playground`)
+//   E2E_ONLY='delete|evict' node e2e/run.mjs          (only the sections whose names match)
 //
 // It serves web/dist on 127.0.0.1 with its own tiny server, drives the page like a user
 // and saves screenshots of the main views to e2e/artifacts/. The checks are written
@@ -196,7 +197,10 @@ async function main() {
     await page.mouse.move(0, 0);
   };
   /** Each section runs on its own page; one failing does not hide the others. */
+  const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : undefined;
   const section = async (name, body) => {
+    // E2E_ONLY=<regex>: run only the sections whose names match (while working on them).
+    if (only && !only.test(name)) return;
     console.log(name);
     const page = await open();
     try {
@@ -792,6 +796,112 @@ async function main() {
       const page2 = await open(copied);
       check((await page2.locator("#link-error").isHidden()) && (await page2.locator(".syncbtn").count()) === 1, "the copied link opens");
       await page2.close();
+    });
+
+    await section("delete a pod: Terminating, preStop, grace period, removal", async (page) => {
+      await scenario(page, "delete");
+      await page.click("#settle");
+      await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length >= 3);
+      const n = (await syncCount(page)) - 1;
+      check((await kubectlStatus(page, n)) === "Running" && (await cellText(page, "web", n)).includes("running"), `delete: the pod runs after run until stable (sync #${n})`);
+      check((await page.locator("#delete-grace").inputValue()) === "20", "delete: the grace period defaults to the pod's (20 s)");
+      check((await page.locator("#evict-pod").isEnabled()) && (await page.locator("#oom-web").isEnabled()), "delete: Evict pod and OOM-kill are offered while the pod runs");
+      await drive(page, "#delete-pod");
+      const d = n + 1;
+      check((await kubectlStatus(page, d)) === "Terminating", `delete: kubectl shows Terminating (${await kubectlStatus(page, d)})`);
+      check((await page.locator("#drive-worker").getAttribute("data-worker-phase")) === "terminating", "delete: the runtime panel says the pod worker is terminating it");
+      check(/SyncTerminatingPod/.test(await page.locator("#worker-note").innerText()) && /20 s/.test(await page.locator("#worker-note").innerText()), "delete: the details explain SyncTerminatingPod and its 20 s grace period");
+      check((await page.locator(`#sync-${d}`).innerText()).includes("took 5s"), `delete: the preStop's 5 s show as the sync's time (${JSON.stringify((await page.locator(`#sync-${d}`).innerText()).replace(/\n/g, " | "))})`);
+      check(/exited/.test(await cellText(page, "web", d)) && /exited/.test(await cellText(page, "log-shipper", d)), "delete: web and its sidecar are stopped");
+      check((await page.locator("#delete-pod").isDisabled()) && /already being deleted/.test((await page.locator("#delete-pod").getAttribute("title")) ?? ""), "delete: a second delete is not offered, and says why");
+      await page.click("#tab-steps");
+      const steps = await page.locator("#tabpanel").innerText();
+      check(/KillPod/.test(steps), "delete: the steps hold the KillPod");
+      const order = await page.locator("#tabpanel ol.kills li").evaluateAll((lis) => lis.map((li) => li.dataset.kill));
+      check(JSON.stringify(order) === '["web","log-shipper"]' && /waits for web/.test(await page.locator('#tabpanel [data-kill="log-shipper"]').innerText()), `delete: the kills in the termination order, the sidecar after web (${JSON.stringify(order)})`);
+      const did = await page.locator("#hook-results").innerText();
+      check(/preStop of web: succeeded, ran 5 s; StopContainer then got 15 s/.test(did), `delete: what the runtime did: the preStop ran 5 s, StopContainer got the 15 s left (${JSON.stringify(did)})`);
+      await page.screenshot({ path: join(artifacts, "20-delete-terminating.png"), fullPage: true });
+      await page.click("#tab-describe");
+      const described = await page.locator("#tabpanel").innerText();
+      check(/Status:\s+Terminating \(lasts <invalid>\)/.test(described) && /Termination Grace Period:\s+20s/.test(described), "delete: kubectl describe says Terminating (lasts <invalid>, kubectl's own wording while the grace period runs) and the grace period");
+      await drive(page, "#resync");
+      const r = d + 1;
+      check((await page.locator(`#sync-${r}`).innerText()).includes("t=5s"), "delete: the clock moved by the preStop: the next sync is at t=5s");
+      check((await cellText(page, "web", r)).includes("removed") && (await page.locator("#timeline-body tr.row-sandbox td").nth(r).innerText()).includes("removed"), "delete: SyncTerminatedPod removes the containers and the sandbox");
+      check((await page.locator("#row-kubectl td").nth(r).getAttribute("data-gone")) === "true", "delete: the kubectl row says the pod is then deleted");
+      check((await page.locator("#resync").isDisabled()) && /gone/.test((await page.locator("#resync").getAttribute("title")) ?? ""), "delete: nothing more syncs: the pod is gone");
+      check(await page.locator("#settle").isDisabled(), "delete: nor run until stable");
+      await page.screenshot({ path: join(artifacts, "21-delete-removed.png"), fullPage: true });
+      await page.click("#tab-watch");
+      const watch = (await page.locator("#watch-log").innerText()).trim().split("\n");
+      const statuses = watch.slice(1).map((l) => l.trim().split(/\s+/)[2]);
+      check(statuses.includes("Terminating") && watch[watch.length - 1] === watch[watch.length - 2] && (await page.locator('#watch-log [data-deleted="true"]').count()) === 1, `delete: kubectl get pods -w shows Terminating and, when the pod is deleted, its last row again (${JSON.stringify(statuses)})`);
+      // A share link replays the deletion.
+      await page.waitForTimeout(600);
+      const page2 = await open(page.url());
+      check((await syncCount(page2)) === r + 1 && (await page2.locator("#row-kubectl td").nth(d).getAttribute("data-status")) === "Terminating", "delete: the share link replays the deletion");
+      await page2.close();
+    });
+
+    await section("delete a pod whose container ignores SIGTERM: SIGKILL at the end of the grace period", async (page) => {
+      await scenario(page, "delete");
+      await page.click("#settle");
+      await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length >= 3);
+      await page.fill("#stop-s-web", "60");
+      await drive(page, "#stop-web");
+      check(/exits after 60 s/.test(await page.locator('#drive-body tr[data-container="web"]').innerText()), "sigkill: the runtime panel shows web ignores SIGTERM for 60 s");
+      await page.fill("#delete-grace", "8");
+      await drive(page, "#delete-pod");
+      const d = (await syncCount(page)) - 1;
+      check((await page.locator(`#sync-${d}`).innerText()).includes("took 8s"), `sigkill: the stop takes the whole 8 s grace period (${JSON.stringify((await page.locator(`#sync-${d}`).innerText()).replace(/\n/g, " | "))})`);
+      await drive(page, "#resync");
+      check((await page.locator(`#sync-${d + 1}`).innerText()).includes("t=8s"), "sigkill: the next sync is 8 s later");
+    });
+
+    await section("evict a pod", async (page) => {
+      await scenario(page, "evict");
+      await drive(page, "#evict-pod");
+      check((await kubectlStatus(page, 1)) === "Evicted", `evict: kubectl shows Evicted (${await kubectlStatus(page, 1)})`);
+      check((await page.locator("#drive-worker").getAttribute("data-worker-phase")) === "terminating" && (await page.locator("#resync").isEnabled()), "evict: the phase Failed is not the end: SyncTerminatedPod follows");
+      check((await page.locator("#terminal-note").count()) === 0, "evict: no “No SyncPod” note for the pod worker's plan");
+      await page.click("#tab-status");
+      check(/Evicted/.test(await page.locator("#tabpanel").innerText()), "evict: the Status tab shows the reason Evicted");
+      await drive(page, "#resync");
+      check((await cellText(page, "job", 2)).includes("removed"), "evict: the cleanup removes the container");
+      check((await page.locator("#resync").isDisabled()) && !/gone/.test((await page.locator("#resync").getAttribute("title")) ?? "x") && (await page.locator("#row-kubectl td").nth(2).getAttribute("data-gone")) === null, "evict: nothing more syncs, and the evicted pod is not deleted");
+      await page.screenshot({ path: join(artifacts, "22-evicted.png"), fullPage: true });
+    });
+
+    await section("OOM-kill a container", async (page) => {
+      await scenario(page, "oom");
+      await drive(page, "#oom-cruncher");
+      check((await kubectlStatus(page, 1)) === "OOMKilled", `oom: kubectl shows OOMKilled (${await kubectlStatus(page, 1)})`);
+      check((await cellText(page, "cruncher", 1)).includes("running ↻1"), "oom: the kubelet restarts it at once (restartPolicy Always)");
+      await page.click("#tab-status");
+      check(/OOMKilled/.test(await page.locator("#tabpanel").innerText()) && /137/.test(await page.locator("#tabpanel").innerText()), "oom: the Status tab shows the last state: OOMKilled, exit code 137");
+      await drive(page, "#oom-cruncher");
+      check(/CrashLoopBackOff/.test(await cellText(page, "cruncher", 2)), "oom: a second OOM kill waits for the crash-loop back-off");
+      await page.screenshot({ path: join(artifacts, "23-oomkilled.png"), fullPage: true });
+    });
+
+    await section("honest clock: a 12 s preStop moves the clock (no <invalid> RESTARTS)", async (page) => {
+      await scenario(page, "hooks");
+      await page.fill("#prestop-s-api", "12");
+      await drive(page, "#prestop-api");
+      await page.locator(".cm-content").click();
+      await page.keyboard.press("Control+a");
+      const edited = (await page.evaluate(() => document.querySelector(".cm-content").innerText)).replace("example/api:1.0", "example/api:1.1").trimEnd() + "\n";
+      await page.keyboard.insertText(edited);
+      await page.waitForTimeout(400);
+      await drive(page, "#apply");
+      check((await page.locator("#sync-2").innerText()).includes("took 12s"), `clock: the image change's kill took 12 s (${JSON.stringify((await page.locator("#sync-2").innerText()).replace(/\n/g, " | "))})`);
+      await drive(page, "#resync");
+      check((await page.locator("#sync-3").innerText()).includes("t=12s"), "clock: the next sync is at t=12s");
+      const row = (await page.locator("#row-kubectl td").nth(3).getAttribute("title")) ?? "";
+      check(/RESTARTS 1 \(0s ago\)/.test(row) && !/invalid/.test(row), `clock: RESTARTS reads 1 (0s ago), not <invalid> (${row.replace(/.*RESTARTS /, "").replace(/, AGE.*/, "")})`);
+      check(/t = 12 s/.test(await page.locator("#drive-body .clock").innerText()), "clock: the runtime panel's clock reads 12 s");
+      await page.screenshot({ path: join(artifacts, "24-honest-clock.png"), fullPage: true });
     });
 
     await section("presentation mode", async (page) => {

@@ -149,12 +149,15 @@ const plan = (s: SyncRecord): Plan | undefined => (isError(s.answer) ? undefined
 export interface WatchLine {
   sync: number;
   text: string;
+  /** The watch's DELETED event: the API server removed the pod (kubectl prints its last row again). */
+  deleted?: boolean;
 }
 
 /**
  * `kubectl get pods -w` from before the pod's first sync until sync `upto`: the header and
  * the first row, then a row for every status the kubelet wrote that differs from the one
- * before (the watch sees an update only when the object changes). Rows are the engine's
+ * before, or after a delete (the watch sees an update only when the object changes), and
+ * a deleted pod's last row again when the API server removes it. Rows are the engine's
  * (`plan.kubectl`, computed at that sync's time); kubectl's printer aligns them with a
  * tabwriter that remembers its column widths (`printers.GetNewTabWriter`).
  */
@@ -167,7 +170,9 @@ export function watchLog(syncs: SyncRecord[], upto: number): { header: string; l
     const p = plan(s);
     const row = p?.kubectl;
     if (!p || !row) continue;
-    const status = JSON.stringify(p.status ?? null);
+    // The object changes with its status, and with a delete (kubectl delete sets
+    // metadata.deletionTimestamp: the watch's MODIFIED event prints `Terminating`).
+    const status = JSON.stringify([p.status ?? null, s.request?.pod.metadata?.deletionTimestamp ?? null]);
     if (status === last) continue;
     last = status;
     const cells = `${row.name}\t${row.ready}\t${row.status}\t${row.restarts}\t${row.age}\n`;
@@ -178,6 +183,12 @@ export function watchLog(syncs: SyncRecord[], upto: number): { header: string; l
     const text = all[all.length - 1]!;
     lines.push({ sync: s.index, text });
   }
+  // A deleted pod that the pod worker has terminated (SyncTerminatedPod) is then deleted
+  // from the API server by the status manager: the watch gets a DELETED event and kubectl
+  // prints the object's row once more.
+  const end = syncs.slice(0, upto + 1).find((s) => plan(s)?.workerPhase === "terminated" && !!s.request?.pod.metadata?.deletionTimestamp);
+  const final = lines[lines.length - 1];
+  if (end && final) lines.push({ sync: end.index, text: final.text, deleted: true });
   return { header, lines };
 }
 
@@ -355,7 +366,14 @@ export function describePod(syncs: SyncRecord[], upto: number): string {
   out.write(`Namespace:\t${pod.metadata?.namespace ?? ""}\n`);
   out.write(spec?.nodeName ? `Node:\t${spec.nodeName}/${st.hostIP ?? ""}\n` : "Node:\t<none>\n");
   if (st.startTime) out.write(`Start Time:\t${rfc1123z(st.startTime)}\n`);
-  out.write(`Status:\t${st.phase ?? ""}\n`);
+  // describe.go: a deleted pod that is not terminal reads "Terminating (lasts …)", the
+  // time since its deletionTimestamp (which is in the future while the grace period runs,
+  // so kubectl prints "<invalid>" then, as it does), and its grace period.
+  const deletion = pod.metadata?.deletionTimestamp;
+  if (deletion && st.phase !== "Failed" && st.phase !== "Succeeded") {
+    out.write(`Status:\tTerminating (lasts ${humanDuration(sync.before.now - Date.parse(deletion))})\n`);
+    out.write(`Termination Grace Period:\t${pod.metadata?.deletionGracePeriodSeconds ?? 0}s\n`);
+  } else out.write(`Status:\t${st.phase ?? ""}\n`);
   if (st.reason) out.write(`Reason:\t${st.reason}\n`);
   if (st.message) out.write(`Message:\t${st.message}\n`);
   out.write(`IP:\t${st.podIP ?? ""}\n`);

@@ -14,7 +14,7 @@ import { renderDetails, type ConfigForm, type TabId } from "./ui/details";
 import { renderDrive } from "./ui/drive";
 import { createEditor, type PodEditor } from "./ui/editor";
 import { continuation, renderTimeline, seconds } from "./ui/timeline";
-import { terminalPhase } from "./ui/status";
+import { deleted, noSyncAfter } from "./ui/status";
 import { specContainers } from "./containers";
 import type { PullFault, SimEvent } from "../../wasm/types/podplan";
 
@@ -143,11 +143,11 @@ function select(i: number) {
   saveHash();
 }
 
-/** Why no further sync can follow the selected one: its status phase is terminal. */
+/** Why no further sync can follow the selected one: its status phase is terminal, or the pod worker is done with it. */
 function noSyncReason(): string | undefined {
-  const answer = current().answer;
-  const phase = isError(answer) ? undefined : terminalPhase(answer);
-  return phase ? `The pod is terminal (phase ${phase}): the kubelet syncs it no more, so a spec change leads to no sync. “Start over” makes this pod the starting one.` : undefined;
+  const sync = current();
+  const why = isError(sync.answer) ? undefined : noSyncAfter(sync.answer, deleted(sync.request));
+  return why ? `${why}, so a spec change leads to no sync. “Start over” makes this pod the starting one.` : undefined;
 }
 
 function summary(sync: SyncRecord): string {
@@ -532,7 +532,7 @@ function render() {
   const cont = continuation(sync);
   $("see-title").textContent = cont
     ? `Sync #${sync.index} at t=${seconds(sync, app.syncs[0]!)}s — the same kubelet sync as #${cont.of}, continued after ${cont.after}`
-    : `Sync #${sync.index} at t=${seconds(sync, app.syncs[0]!)}s — ${describeAction(sync.trigger)}`;
+    : `Sync #${sync.index} at t=${seconds(sync, app.syncs[0]!)}s — ${describeAction(sync.trigger)}${sync.took ? ` (took ${sync.took} s)` : ""}`;
   replaceChildren(
     $("see-body"),
     ...renderDetails({

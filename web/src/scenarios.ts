@@ -276,7 +276,7 @@ export const SCENARIOS: Scenario[] = [
     summary: "postStart runs right after the start; preStop runs before each stop and eats into the grace period.",
     tryThis: [
       "Press “postStart fails”, then make api exit: the restart's hook fails, the kubelet kills api (FailedPostStartHook) and the start fails with PostStartHookError; crash-loop back-off follows.",
-      "Set “preStop takes” to 12 s and edit the image: the kill's StopContainer gets 30 − 12 = 18 s.",
+      "Set “preStop takes” to 12 s and edit the image: the kill's StopContainer gets 30 − 12 = 18 s, and the sync takes 12 s: Resync, and the next sync is at t=12s (RESTARTS 1 (0s ago)).",
       "Set it to 45 s: the kubelet stops waiting at 30 s and StopContainer gets the 2 s minimum.",
     ],
     yaml: `${meta("hooked", "7d3c1f60-0013-4000-8000-000000000013")}spec:
@@ -291,6 +291,67 @@ export const SCENARIOS: Scenario[] = [
       preStop:
         exec:
           command: ["sh", "-c", "drain --timeout 20s"]
+`,
+  },
+  {
+    id: "delete",
+    title: "Delete a pod (Terminating, grace period, preStop, SIGKILL)",
+    summary:
+      "kubectl delete sets deletionTimestamp; the kubelet's pod worker then terminates the pod (Terminating): preStop hooks, SIGTERM, SIGKILL when the grace period runs out, sidecars last, then the cleanup and the pod is gone.",
+    tryThis: [
+      "Press “Run until stable”: the sidecar log-shipper starts, then web.",
+      "Press “Delete pod” (grace period 20 s, the pod's): the next sync is SyncTerminatingPod, kubectl shows Terminating; web's preStop sleeps 5 s, then SIGTERM; log-shipper stops after web. The sync took 5 s on the clock.",
+      "Resync: SyncTerminatedPod removes the containers and the sandbox; the API server deletes the pod.",
+      "Start over, run until stable, set web's “exits after” to 60 s (it ignores SIGTERM), then delete: StopContainer gives web the 15 s left after its preStop, then the runtime SIGKILLs it; the sync takes the whole 20 s grace period.",
+    ],
+    yaml: `${meta("shop-web", "7d3c1f60-0015-4000-8000-000000000015")}spec:
+  terminationGracePeriodSeconds: 20
+  initContainers:
+  - name: log-shipper
+    image: fluent/fluent-bit:3.1
+    restartPolicy: Always
+  containers:
+  - name: web
+    image: nginx:1.27
+    lifecycle:
+      preStop:
+        sleep:
+          seconds: 5
+`,
+  },
+  {
+    id: "oom",
+    title: "OOMKilled",
+    summary: "A container over its memory limit is killed by the kernel's OOM killer: exit code 137, reason OOMKilled; the kubelet restarts it like any other exit.",
+    tryThis: [
+      "Press “OOM-kill” on cruncher: it exits 137 (OOMKilled) and is restarted at once; the Status tab shows lastState terminated, reason OOMKilled.",
+      "OOM-kill it again: now the restart waits for the crash-loop back-off (CrashLoopBackOff, 10 s).",
+      "Advance to the back-off expiry: it starts again; the next wait doubles.",
+    ],
+    yaml: `${meta("cruncher", "7d3c1f60-0016-4000-8000-000000000016")}spec:
+  containers:
+  - name: cruncher
+    image: example/cruncher:1.0
+    resources:
+      requests:
+        memory: 64Mi
+      limits:
+        memory: 128Mi
+`,
+  },
+  {
+    id: "evict",
+    title: "Evicted",
+    summary: "Under memory pressure the kubelet's eviction manager evicts a pod: it is stopped with a 1 s grace period, its phase becomes Failed with reason Evicted, and it stays in the API.",
+    tryThis: [
+      "Press “Evict pod”: the next sync is SyncTerminatingPod with a 1 s grace period; kubectl shows Evicted (phase Failed, a DisruptionTarget condition).",
+      "Resync: SyncTerminatedPod removes the containers and the sandbox; the pod object stays, Failed/Evicted, until someone deletes it.",
+    ],
+    yaml: `${meta("batch-job", "7d3c1f60-0017-4000-8000-000000000017")}spec:
+  containers:
+  - name: job
+    image: busybox:1.36
+    command: ["sh", "-c", "sleep 3600"]
 `,
   },
 ];

@@ -7,6 +7,7 @@ import { admitted } from "./defaults";
 import { isError, type Engine } from "./engine";
 import { convertText, parsePodText, type Format } from "./podtext";
 import { applyEvent, applyPlan, buildRequest, initialState, type SimState } from "./sim";
+import { deleted, noSyncAfter } from "./ui/status";
 import type { PlanAnswer, PlanRequest, Pod, ProbeKind, ProbeResult, SimEvent, Step } from "../../wasm/types/podplan";
 
 /** Something the user did between two syncs. Each one is followed by a sync. */
@@ -25,7 +26,15 @@ export type SessionAction =
   /** From now on the container's postStart hook fails (`f`) or succeeds again. */
   | { t: "postStartFails"; c: string; f: boolean }
   /** From now on the container's preStop hook runs `s` seconds. */
-  | { t: "preStopTakes"; c: string; s: number };
+  | { t: "preStopTakes"; c: string; s: number }
+  /** From now on the container takes `s` seconds to exit after its stop signal (cut at the grace period: SIGKILL). */
+  | { t: "stopTakes"; c: string; s: number }
+  /** `kubectl delete pod` with grace period `g` (absent: the pod's). */
+  | { t: "delete"; g?: number }
+  /** The kubelet's eviction manager evicts the pod (node low on memory). */
+  | { t: "evict" }
+  /** The kernel's OOM killer kills the container (exit 137, OOMKilled). */
+  | { t: "oom"; c: string };
 
 export interface Session {
   /** Gallery scenario the session started from ("custom" if none). */
@@ -63,6 +72,12 @@ export interface SyncRecord {
   applied: Step[];
   /** Carrying out the plan changed the runtime (a PLEG event follows: the next sync runs at once). */
   changed: boolean;
+  /**
+   * Seconds carrying out the plan took (preStop hooks, stops waited for up to the grace
+   * period), as the runtime model answers (`blockedMillis`, rounded up): the clock of
+   * `after` is that much later than the sync's.
+   */
+  took: number;
 }
 
 /** The runtime events of an action (none for edits and resyncs). */
@@ -84,6 +99,14 @@ export function eventsOf(action: SessionAction): SimEvent[] {
       return [{ type: "postStartFails", container: action.c, fails: action.f }];
     case "preStopTakes":
       return [{ type: "preStopTakes", container: action.c, seconds: action.s }];
+    case "stopTakes":
+      return [{ type: "stopTakes", container: action.c, seconds: action.s }];
+    case "delete":
+      return [action.g === undefined ? { type: "delete" } : { type: "delete", gracePeriodSeconds: action.g }];
+    case "evict":
+      return [{ type: "evict" }];
+    case "oom":
+      return [{ type: "oomKill", container: action.c }];
     case "edit":
     case "sync":
     case "pleg":
@@ -92,7 +115,7 @@ export function eventsOf(action: SessionAction): SimEvent[] {
 }
 
 function failed(index: number, trigger: SessionAction | undefined, podText: string, before: SimState, message: string, pod?: Pod, request?: PlanRequest): SyncRecord {
-  return { index, trigger, notes: [], podText, pod, before, request, answer: { error: { kind: "InvalidInput", path: "", message } }, after: before, applied: [], changed: false };
+  return { index, trigger, notes: [], podText, pod, before, request, answer: { error: { kind: "InvalidInput", path: "", message } }, after: before, applied: [], changed: false, took: 0 };
 }
 
 /** Runs one sync: build the request, ask the engine, let the runtime model carry out the plan. */
@@ -102,10 +125,10 @@ export function runSync(engine: Engine, index: number, trigger: SessionAction | 
   const pod = admitted(parsed.pod);
   const request = buildRequest(before, pod, gates);
   const answer = engine.plan(request);
-  if (isError(answer)) return { index, trigger, notes, podText, pod, before, request, answer, after: before, applied: [], changed: false };
+  if (isError(answer)) return { index, trigger, notes, podText, pod, before, request, answer, after: before, applied: [], changed: false, took: 0 };
   const done = applyPlan(engine, request, answer, before.hooks);
   if (isError(done)) return failed(index, trigger, podText, before, `the runtime model refused the plan: ${done.error.message}`, pod, request);
-  return { index, trigger, notes, podText, pod, before, request, answer, after: done.state, applied: done.applied, changed: done.changed };
+  return { index, trigger, notes, podText, pod, before, request, answer, after: done.state, applied: done.applied, changed: done.changed, took: done.took };
 }
 
 /** Replays a whole session. The first sync runs on the starting pod with nothing running, at `start`. */
@@ -144,14 +167,20 @@ export function next(engine: Engine, prev: SyncRecord, action: SessionAction, se
 /** The most syncs "Run until stable" runs (a crash loop would never settle). */
 export const SETTLE_MAX_SYNCS = 12;
 
+/** Why no sync follows `sync` (a terminal phase, or the pod worker is done with the pod), if none does. */
+export function ended(sync: SyncRecord): string | undefined {
+  return isError(sync.answer) ? undefined : noSyncAfter(sync.answer, deleted(sync.request));
+}
+
 /**
  * The PLEG syncs that follow `from` until a plan changes nothing in the runtime, at most
- * `max`: the kubelet syncs a pod again at once when its PLEG relists a change.
+ * `max`: the kubelet syncs a pod again at once when its PLEG relists a change. None follows
+ * a sync after which the kubelet syncs the pod no more (terminal, or terminated).
  */
 export function settle(engine: Engine, from: SyncRecord, session: Pick<Session, "format" | "gates">, max = SETTLE_MAX_SYNCS): SyncRecord[] {
   const out: SyncRecord[] = [];
   let prev = from;
-  while (prev.changed && !isError(prev.answer) && out.length < max) {
+  while (prev.changed && !isError(prev.answer) && !ended(prev) && out.length < max) {
     prev = next(engine, prev, { t: "pleg" }, session);
     out.push(prev);
   }
@@ -197,5 +226,13 @@ export function describeAction(a: SessionAction | undefined): string {
       return a.f ? `${a.c}: postStart hook fails from now on` : `${a.c}: postStart hook succeeds again`;
     case "preStopTakes":
       return `${a.c}: preStop hook takes ${a.s}s`;
+    case "stopTakes":
+      return `${a.c}: exits ${a.s}s after SIGTERM`;
+    case "delete":
+      return a.g === undefined ? "kubectl delete pod" : `kubectl delete pod --grace-period=${a.g}`;
+    case "evict":
+      return "evicted (node low on memory)";
+    case "oom":
+      return `${a.c} OOM-killed`;
   }
 }

@@ -98,7 +98,14 @@ function isAction(a: unknown): a is SessionAction {
     case "postStartFails":
       return typeof o.c === "string" && typeof o.f === "boolean";
     case "preStopTakes":
+    case "stopTakes":
       return typeof o.c === "string" && Number.isInteger(o.s) && (o.s as number) >= 0;
+    case "delete":
+      return o.g === undefined || (Number.isInteger(o.g) && (o.g as number) >= 0);
+    case "evict":
+      return true;
+    case "oom":
+      return typeof o.c === "string";
     case "events":
       // The module checks each event's fields; here only the shape of the list.
       return Array.isArray(o.e) && o.e.every(isEvent);

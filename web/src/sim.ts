@@ -42,6 +42,11 @@ export interface SimState {
   heldBack: HeldBack[];
   /** The world's hook behaviour ("postStart fails", "preStop takes N s"), kept by the model. */
   hooks: HookControls;
+  /**
+   * Seconds the clock has moved since the plan that left `heldBack` was made (the time its
+   * steps took, then any advance): the back-offs it reports are that much closer to expiry.
+   */
+  elapsed: number;
 }
 
 export function iso(ms: number): string {
@@ -49,7 +54,7 @@ export function iso(ms: number): string {
 }
 
 /** The state for a world the module answered. */
-function stateOf(world: PlanRequest, heldBack: HeldBack[], hooks: HookControls = {}): SimState {
+function stateOf(world: PlanRequest, heldBack: HeldBack[], hooks: HookControls = {}, elapsed = 0): SimState {
   const rt = world.runtimeStatus ?? {};
   const now = world.now ? Date.parse(world.now) : EPOCH_MS;
   return {
@@ -59,6 +64,7 @@ function stateOf(world: PlanRequest, heldBack: HeldBack[], hooks: HookControls =
     probes: world.probes ?? {},
     heldBack,
     hooks,
+    elapsed,
   };
 }
 
@@ -79,29 +85,49 @@ export function buildRequest(state: SimState, pod: Pod, gates: Record<string, bo
   const status = world.pod?.status ?? pod.status;
   // The creation time is the API server's, like the status: an edit keeps it.
   const creationTimestamp = pod.metadata?.creationTimestamp ?? world.pod?.metadata?.creationTimestamp;
-  const withMeta: Pod = creationTimestamp ? { ...pod, metadata: { ...pod.metadata, creationTimestamp } } : pod;
+  // So are a deletion's marks (`kubectl delete`: the model's `delete` event sets them on
+  // the world's pod): an edit keeps them.
+  const deletionTimestamp = world.pod?.metadata?.deletionTimestamp;
+  const deletionGracePeriodSeconds = world.pod?.metadata?.deletionGracePeriodSeconds;
+  const meta = {
+    ...pod.metadata,
+    ...(creationTimestamp ? { creationTimestamp } : {}),
+    ...(deletionTimestamp ? { deletionTimestamp } : {}),
+    ...(deletionGracePeriodSeconds !== undefined && deletionGracePeriodSeconds !== null ? { deletionGracePeriodSeconds } : {}),
+  };
+  const withMeta: Pod = creationTimestamp || deletionTimestamp ? { ...pod, metadata: meta } : pod;
   const request: PlanRequest = { ...world, pod: status ? { ...withMeta, status } : withMeta, apiDefaults: true, node: NODE_CONTEXT };
   if (Object.keys(gates).length) request.featureGates = gates;
   else delete request.featureGates;
   return request;
 }
 
-/** podplan's runtime model carries out `plan` (made for `request`). */
-export function applyPlan(engine: Engine, request: PlanRequest, plan: Plan, hooks: HookControls = {}): { state: SimState; applied: Step[]; changed: boolean } | ErrorAnswer {
+/**
+ * podplan's runtime model carries out `plan` (made for `request`). The model says how long
+ * the plan's steps took (`blockedMillis`: preStop hooks, stops waited for up to the grace
+ * period); the clock moves on by that much, in whole seconds rounded up (as
+ * `core::sim::Simulation` does), so the next sync happens after the stop, not at the
+ * instant it began. `took` is those seconds.
+ */
+export function applyPlan(engine: Engine, request: PlanRequest, plan: Plan, hooks: HookControls = {}): { state: SimState; applied: Step[]; changed: boolean; took: number } | ErrorAnswer {
   const answer = engine.apply(request, plan, hooks);
   if (isError(answer)) return answer;
-  return { state: stateOf(answer.request, plan.heldBack ?? [], hooks), applied: plan.steps, changed: answer.changed === true };
+  const took = Math.ceil((answer.blockedMillis ?? 0) / 1000);
+  const world = answer.request;
+  if (took > 0 && world.now) world.now = iso(Date.parse(world.now) + took * 1000);
+  return { state: stateOf(world, plan.heldBack ?? [], hooks, took), applied: plan.steps, changed: answer.changed === true, took };
 }
 
 /** podplan's runtime model applies one event between syncs. */
 export function applyEvent(engine: Engine, state: SimState, event: SimEvent): { state: SimState; note?: string } | ErrorAnswer {
   const answer = engine.event(state.world, event, state.hooks);
   if (isError(answer)) return answer;
-  return { state: stateOf(answer.request, state.heldBack, answer.hooks ?? state.hooks), note: answer.note };
+  const moved = Math.max(0, Math.round(((answer.request.now ? Date.parse(answer.request.now) : state.now) - state.now) / 1000));
+  return { state: stateOf(answer.request, state.heldBack, answer.hooks ?? state.hooks, state.elapsed + moved), note: answer.note };
 }
 
 /** Seconds until the earliest held-back start may go ahead, if any. */
 export function nextBackoffExpiry(state: SimState): number | undefined {
   const waits = state.heldBack.map((h) => h.waitSeconds).filter((w) => typeof w === "number" && w >= 0);
-  return waits.length ? Math.min(...waits) : undefined;
+  return waits.length ? Math.max(0, Math.min(...waits) - state.elapsed) : undefined;
 }

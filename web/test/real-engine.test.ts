@@ -16,6 +16,9 @@ const ACTIONS: Record<string, SessionAction[]> = {
   sandbox: [{ t: "exit", c: "warmup", code: 0 }, { t: "sandboxNoIp" }, { t: "sandboxDie" }],
   rules: [{ t: "exit", c: "trainer", code: 99 }],
   resize: [{ t: "sync" }],
+  delete: [{ t: "pleg" }, { t: "pleg" }, { t: "stopTakes", c: "web", s: 60 }, { t: "delete", g: 20 }, { t: "sync" }],
+  oom: [{ t: "oom", c: "cruncher" }, { t: "oom", c: "cruncher" }, { t: "advance", s: 10, why: "backoff" }],
+  evict: [{ t: "evict" }, { t: "sync" }],
 };
 
 describe("the engine accepts every request the playground builds", () => {

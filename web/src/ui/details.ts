@@ -5,7 +5,7 @@ import type { SyncRecord } from "../session";
 import type { ErrorAnswer, HeldBack, Plan, Pod, Step } from "../../../wasm/types/podplan";
 import { isError, type Engine } from "../engine";
 import { h } from "./dom";
-import { statusTab, terminalPhase, terminalWhy } from "./status";
+import { deleted, statusTab, terminalPhase, terminalWhy, workerEnd } from "./status";
 import { describePod, watchLog } from "../kubectl";
 import { continuation, hookReport } from "./timeline";
 
@@ -117,6 +117,28 @@ function decisionsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
     );
   const terminal = terminalPhase(plan);
   if (terminal) out.push(h("div", { class: "callout error terminal", id: "terminal-note", role: "note" }, h("strong", null, "No SyncPod: "), terminalWhy(terminal, plan)));
+  // The pod worker's termination: SyncTerminatingPod (the kills, in order, within the
+  // grace period) or SyncTerminatedPod (the cleanup), not SyncPod.
+  const end = workerEnd(plan, deleted(sync.request));
+  if (end)
+    out.push(
+      h(
+        "div",
+        { class: "callout worker", id: "worker-note", role: "note", "data-worker-phase": end.phase },
+        end.phase === "terminating"
+          ? [
+              h("strong", null, "SyncTerminatingPod: "),
+              `the pod worker terminates the pod${deleted(sync.request) ? " (deleted)" : plan.status?.reason ? ` (${plan.status.reason})` : ""} instead of SyncPod: one KillPod stops every container — each preStop hook first, then SIGTERM, regular containers at once and sidecars after them in reverse order — within the effective grace period${end.grace !== undefined ? ` (${end.grace} s)` : ""}; StopContainer gets what is left of it (at least 2 s), after which the runtime sends SIGKILL. Then the sandbox stops. Nothing is started.`,
+              sync.took ? ` The model's clock moved ${sync.took} s while the stops ran.` : "",
+            ]
+          : [
+              h("strong", null, "SyncTerminatedPod: "),
+              "nothing runs any more; the pod worker cleans up: the pod's cgroup, ",
+              end.gone || plan.status?.reason === "Evicted" ? "its containers and sandbox (removed), its logs and directories. " : "its directories. ",
+              end.gone ? "The pod was deleted: the status manager then deletes the pod object from the API server." : "The pod worker syncs the pod no more.",
+            ],
+      ),
+    );
   // Two different back-offs can hold a start back: the container's crash-loop back-off
   // (`CrashLoopBackOff`) and its image's pull back-off (`ImagePullBackOff`). The plan
   // says which (`heldBack[].reason`, absent = crash loop); each gets its own note.
@@ -269,12 +291,45 @@ export function stepText(s: Step): string {
   return rest.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(" · ");
 }
 
+/**
+ * A `KillPod`'s kills in words (the step's line leaves out `kills` and `preStops`, which
+ * this list says; the Request & plan tab has them as JSON), in the termination order the plan gives
+ * (`kuberuntime_termination_order.go`): each container's stage, its preStop hook and the
+ * grace period it starts with, what it waits for.
+ */
+function killsList(step: Step): HTMLElement | null {
+  const kills = step.kills ?? [];
+  if (!kills.length) return null;
+  const hook = (k: (typeof kills)[number]) => {
+    const hd = k.preStop?.handler;
+    if (!k.preStop) return "no preStop hook";
+    const what = !hd ? "preStop (cannot run)" : hd.type === "sleep" ? `preStop sleep ${hd.seconds} s` : `preStop ${hd.type}`;
+    return `${what} (at most ${k.preStop.timeoutSeconds ?? k.gracePeriodSeconds} s)`;
+  };
+  return h(
+    "ol",
+    { class: "kills small", "aria-label": "The kills in the termination order" },
+    kills.map((k) =>
+      h(
+        "li",
+        { "data-kill": k.container },
+        h("strong", null, k.container),
+        ` (${k.kind}, stage ${k.order}): `,
+        k.waitFor?.length ? `waits for ${k.waitFor.join(", ")} to stop; ` : "",
+        `${hook(k)}, then SIGTERM with what is left of ${k.gracePeriodSeconds} s (at least 2 s), then SIGKILL.`,
+      ),
+    ),
+  );
+}
+
 function stepsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   const steps = plan.steps ?? [];
+  // What this sync's hooks did in the model (the next request's hookResults).
+  const hookResults = ctx.sync.after.world.hookResults ?? [];
   const out: HTMLElement[] = [
     h("p", { class: "small muted" }, "The CRI calls the kubelet's SyncPod makes, in order."),
     steps.length
-      ? h("ol", { class: "steps" }, steps.map((s) => h("li", null, h("code", { class: "op" }, s.op), " ", h("span", { class: "small" }, stepText(s)))))
+      ? h("ol", { class: "steps" }, steps.map((s) => h("li", null, h("code", { class: "op" }, s.op), " ", h("span", { class: "small" }, stepText(s.kills?.length ? { ...s, kills: undefined, preStops: undefined } : s)), s.op === "KillPod" ? killsList(s) : null)))
       : h("p", { class: "muted" }, "No CRI calls in this sync."),
     h("h4", null, "What the simulated runtime did"),
     h(
@@ -283,7 +338,26 @@ function stepsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
       ctx.sync.applied.length
         ? `podplan's runtime model (core::sim) carried out all ${ctx.sync.applied.length} step(s); it does not simulate runtime errors.`
         : "Nothing changed.",
+      ctx.sync.took ? ` It took ${ctx.sync.took} s (preStop hooks, stops waited for): the clock moved on by that much.` : "",
     ),
+    ...(hookResults.length
+      ? [
+          h(
+            "ul",
+            { class: "hook-results small", id: "hook-results" },
+            hookResults.map((r) => {
+              const name = ctx.sync.after.runtime.containerStatuses.find((c) => c.id === r.containerId)?.name ?? r.containerId;
+              return h(
+                "li",
+                null,
+                `${r.hook} of ${name}: ${r.error ? `failed (${r.error})` : "succeeded"}`,
+                r.elapsedMillis !== undefined && r.elapsedMillis !== null ? `, ran ${r.elapsedMillis / 1000} s` : "",
+                r.stopGracePeriodSeconds !== undefined && r.stopGracePeriodSeconds !== null ? `; StopContainer then got ${r.stopGracePeriodSeconds} s` : "",
+              );
+            }),
+          ),
+        ]
+      : []),
     ...(ctx.sync.notes.length ? [h("ul", { class: "notes" }, ctx.sync.notes.map((n) => h("li", null, `Note: ${n}`)))] : []),
   ];
   return out;
@@ -376,7 +450,7 @@ function watchTab(ctx: DetailsContext): HTMLElement[] {
   const pre = h(
     "pre",
     { id: "watch-log", tabindex: "0", "aria-label": "kubectl get pods -w" },
-    h("code", null, h("span", { class: "watch-head" }, header), "\n", lines.map((l) => [h("span", { class: `watch-row${l.sync === ctx.sync.index ? " current" : ""}`, "data-sync": String(l.sync) }, l.text), "\n"])),
+    h("code", null, h("span", { class: "watch-head" }, header), "\n", lines.map((l) => [h("span", { class: `watch-row${l.sync === ctx.sync.index ? " current" : ""}`, "data-sync": String(l.sync), "data-deleted": l.deleted ? "true" : undefined, title: l.deleted ? "The DELETED event: the API server removed the pod; kubectl prints its last row again" : undefined }, l.text), "\n"])),
   );
   return [
     h(
@@ -384,7 +458,7 @@ function watchTab(ctx: DetailsContext): HTMLElement[] {
       { class: "small muted" },
       "What ",
       h("code", null, "kubectl get pods -w"),
-      ` prints from the pod's creation up to sync #${ctx.sync.index}: a row each time the kubelet writes a different status (at the start of a sync), as kubectl's printer aligns them. A sync that leaves the status unchanged prints nothing. The rows are the engine's (the timeline's kubectl row).`,
+      ` prints from the pod's creation up to sync #${ctx.sync.index}: a row each time the kubelet writes a different status (at the start of a sync), as kubectl's printer aligns them. A sync that leaves the status unchanged prints nothing; a deleted pod's last row is printed once more when the API server removes it (the watch's DELETED event). The rows are the engine's (the timeline's kubectl row).`,
     ),
     terminalBlock("watch-log", "kubectl get pods -w", text, ctx.copy, pre),
   ];

@@ -6,7 +6,7 @@ import { findContainer, liveContainer, specContainers, type ContainerKind } from
 import { isError } from "../engine";
 import { iso, nextBackoffExpiry } from "../sim";
 import { h, idPart } from "./dom";
-import { terminalPhase, waitingReason } from "./status";
+import { deleted, noSyncAfter, terminalPhase, waitingReason, workerEnd } from "./status";
 import type { Plan, SimEvent } from "../../../wasm/types/podplan";
 
 export interface DriveContext {
@@ -78,7 +78,9 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
   // A terminal pod (this sync's status phase Succeeded or Failed) gets no more syncs.
   const plan = isError(sync.answer) ? undefined : (sync.answer as Plan);
   const terminal = terminalPhase(plan);
-  const noSync = terminal ? `The pod is terminal (phase ${terminal}): the kubelet calls SyncPod for it no more` : undefined;
+  const isDeleted = deleted(sync.request);
+  const end = workerEnd(plan, isDeleted);
+  const noSync = noSyncAfter(plan, isDeleted);
   if (terminal) {
     out.push(
       h(
@@ -87,6 +89,34 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
         h("strong", null, `Terminal: phase ${terminal}. `),
         "The kubelet returns from SyncPod as soon as the status it generates is Succeeded or Failed, and syncs the pod no more: there is no next sync to run. ",
         "Edit the pod and “Start over”, or pick a scenario.",
+      ),
+    );
+  }
+  // The pod worker's termination (kubectl delete, eviction): what this sync was, what follows.
+  if (end) {
+    const evicted = plan?.status?.reason === "Evicted";
+    const cause = isDeleted ? "deleted (kubectl delete)" : evicted ? "evicted" : "being terminated";
+    out.push(
+      h(
+        "p",
+        { id: "drive-worker", class: `note ${end.phase === "terminated" ? "warn" : ""} drive-worker`, role: "note", "data-worker-phase": end.phase },
+        end.phase === "terminating"
+          ? [
+              h("strong", null, `Terminating: the pod was ${cause}. `),
+              `This sync was the pod worker's SyncTerminatingPod: it stopped every container in the termination order (preStop hooks first, sidecars last) within the grace period${end.grace !== undefined ? ` of ${end.grace} s` : ""}, then the sandbox; nothing starts any more. `,
+              sync.took ? `It took ${sync.took} s on the clock. ` : "",
+              "The next sync (Resync, or Run until stable) is SyncTerminatedPod: the cleanup.",
+            ]
+          : [
+              h("strong", null, end.gone ? "Removed. " : "Terminated. "),
+              "This sync was SyncTerminatedPod: the pod's containers and sandbox are removed and its directories cleaned up. ",
+              end.gone
+                ? "The pod was deleted, so the API server now removes the pod object: kubectl get pods no longer lists it."
+                : evicted
+                  ? "An evicted pod is not deleted: it stays in the API with phase Failed, reason Evicted, until someone deletes it (its controller makes a new pod)."
+                  : "The pod keeps its final status.",
+              " Edit the pod and “Start over”, or pick a scenario.",
+            ],
       ),
     );
   }
@@ -142,6 +172,49 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
           : sync.changed
           ? "This sync changed the runtime: the kubelet's PLEG would sync again at once. “Run until stable” does so until nothing changes."
           : "Stable: this sync changed nothing in the runtime, so only a change you make (or the clock) triggers the next sync.",
+      ),
+    ),
+  );
+
+  // The pod: the API server deletes it (kubectl delete), the kubelet evicts it. Each is a
+  // runtime-model event (`delete`, `evict`); the engine's next plan is the pod worker's
+  // SyncTerminatingPod.
+  const world = state.world;
+  const beingDeleted = !!world.pod?.metadata?.deletionTimestamp;
+  const beingKilled = !!world.podWorker?.kill;
+  const podGrace = pod?.spec?.terminationGracePeriodSeconds ?? 30;
+  const graceId = "delete-grace";
+  const del = () => {
+    const g = readInt(ctx, graceId, String(podGrace), 0, 86_400);
+    if (g !== undefined && pod && !noSync && !beingDeleted) ctx.act({ t: "delete", g });
+  };
+  const deleteWhy = noSync ?? (!pod ? "There is no valid pod" : beingDeleted ? "The pod is already being deleted" : undefined);
+  const evictWhy = noSync ?? (!pod ? "There is no valid pod" : beingKilled ? "The pod is already being killed" : beingDeleted ? "The pod is being deleted: the eviction manager only evicts active pods" : undefined);
+  out.push(
+    h(
+      "div",
+      { class: "drive-group", role: "group", "aria-labelledby": "pod-h" },
+      h("h3", { id: "pod-h" }, "Pod"),
+      h(
+        "p",
+        { class: "small muted" },
+        beingDeleted
+          ? `Deleted: deletionTimestamp ${world.pod?.metadata?.deletionTimestamp}, grace period ${world.pod?.metadata?.deletionGracePeriodSeconds ?? "?"} s.`
+          : beingKilled
+            ? `Being evicted: ${world.podWorker?.kill?.message ?? ""}`
+            : "“Delete pod” is kubectl delete: the API server sets deletionTimestamp and the kubelet terminates the pod (Terminating). “Evict pod” is the kubelet's eviction manager under memory pressure (phase Failed, reason Evicted, grace 1 s).",
+      ),
+      h(
+        "div",
+        { class: "controls" },
+        h(
+          "span",
+          { class: "inline", role: "group", "aria-label": "Delete the pod" },
+          h("label", { for: graceId, class: "small" }, "grace period (s)"),
+          numberInput(ctx, graceId, "Grace period of the delete, seconds", String(podGrace), del, { min: "0", max: "86400", disabled: !!deleteWhy }),
+          h("button", { id: "delete-pod", disabled: !!deleteWhy, title: deleteWhy ?? "kubectl delete pod --grace-period=N: the kubelet runs the preStop hooks, sends SIGTERM, and SIGKILL when the grace period is over", onclick: del }, "Delete pod"),
+        ),
+        h("button", { id: "evict-pod", disabled: !!evictWhy, title: evictWhy ?? "The eviction manager evicts the pod (node low on memory): phase Failed, reason Evicted, its containers stopped with a 1 s grace period", onclick: () => ctx.act({ t: "evict" }) }, "Evict pod"),
       ),
     ),
   );
@@ -255,6 +328,33 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
         why && live && !noSync ? h("span", { class: "small muted probe-why" }, ` ${why}.`) : null,
       );
     };
+    // How long the container takes to exit after SIGTERM (the world's `exitSeconds`): a
+    // container that ignores SIGTERM is killed (SIGKILL) when its stop's grace period ends.
+    const stopControl = () => {
+      const stopId = `stop-s-${key}`;
+      const current = state.hooks.exitSeconds?.[name];
+      const set = () => {
+        const sec = readInt(ctx, stopId, String(current ?? 60), 0, 86_400);
+        if (sec !== undefined && !noSync) ctx.act({ t: "stopTakes", c: name, s: sec });
+      };
+      return h(
+        "span",
+        { class: "inline probe", role: "group", "aria-label": `Stop of ${name}` },
+        h("span", { class: "probe-label" }, "after SIGTERM: ", h("span", { class: "pill" }, current === undefined ? "exits at once" : `exits after ${current} s`)),
+        numberInput(ctx, stopId, `Seconds ${name} takes to exit after SIGTERM`, String(current ?? 60), set, { min: "0", max: "86400", disabled: !!noSync }),
+        h(
+          "button",
+          {
+            id: `stop-${key}`,
+            disabled: !!noSync,
+            title: noSync ?? "From now on the container takes this long to exit after a stop's SIGTERM; longer than the stop's grace period, the runtime kills it (SIGKILL, exit 137)",
+            "aria-label": `${name} takes that many seconds to exit after SIGTERM`,
+            onclick: set,
+          },
+          "exits after (s)",
+        ),
+      );
+    };
     // The world's hook behaviour: the runtime model runs the plan's hook steps with it.
     const hookControls = () => {
       const out: (HTMLElement | null)[] = [];
@@ -328,6 +428,18 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
           numberInput(ctx, exitId, `Exit code for ${name}`, defaultExitCode(kind), exit, { min: "0", max: "255", disabled: !live || !!noSync }),
           h("button", { id: `exit-${key}`, disabled: !live || !!noSync, title: noSync, "aria-label": `Make ${name} exit with that code`, onclick: exit }, "Exit"),
         ),
+        h(
+          "button",
+          {
+            id: `oom-${key}`,
+            disabled: !live || !!noSync,
+            title: noSync ?? (live ? "The kernel's OOM killer kills it: exit code 137, reason OOMKilled" : `${name} is not running`),
+            "aria-label": `OOM-kill ${name}`,
+            onclick: () => live && !noSync && ctx.act({ t: "oom", c: name }),
+          },
+          "OOM-kill",
+        ),
+        stopControl(),
         probeControls("startup"),
         probeControls("liveness"),
         probeControls("readiness"),

@@ -5,10 +5,47 @@
 import type { ApiContainerState, ApiContainerStatus, Plan, PodStatus } from "../../../wasm/types/podplan";
 import { h } from "./dom";
 
-/** The plan's status phase when it is terminal (`Succeeded` or `Failed`). */
+/**
+ * The plan's status phase when it is terminal (`Succeeded` or `Failed`) in a `SyncPod`
+ * plan. A plan of the pod worker's termination (`workerPhase` `terminating` or
+ * `terminated`, e.g. an eviction's `Failed`) is not this: see [`workerEnd`].
+ */
 export function terminalPhase(plan: Plan | undefined): "Succeeded" | "Failed" | undefined {
+  if (plan?.workerPhase === "terminating" || plan?.workerPhase === "terminated") return undefined;
   const phase = plan?.status?.phase;
   return phase === "Succeeded" || phase === "Failed" ? phase : undefined;
+}
+
+/** Whether the plan's pod has been deleted (`kubectl delete`: a `deletionTimestamp`). */
+export function deleted(request: { pod?: { metadata?: { deletionTimestamp?: string | null } | null } } | undefined): boolean {
+  return !!request?.pod?.metadata?.deletionTimestamp;
+}
+
+/**
+ * The pod worker's termination as the plan reports it (`workerPhase`): `terminating` is
+ * `SyncTerminatingPod` (stop everything, in the termination order, within the grace
+ * period; nothing starts), `terminated` is `SyncTerminatedPod` and the cleanup after it;
+ * after that the worker syncs the pod no more. `gone`: a deleted pod's object is then
+ * removed from the API server (the status manager's final delete); an evicted or
+ * terminal pod stays, with its final status.
+ */
+export function workerEnd(plan: Plan | undefined, isDeleted: boolean): { phase: "terminating" | "terminated"; gone: boolean; grace?: number } | undefined {
+  const phase = plan?.workerPhase;
+  if (phase !== "terminating" && phase !== "terminated") return undefined;
+  const kill = plan?.steps.find((s) => s.op === "KillPod");
+  return { phase, gone: phase === "terminated" && isDeleted, grace: kill?.gracePeriodSeconds ?? undefined };
+}
+
+/** Why no sync follows this one (a terminal phase, or the pod worker is done), if none does. */
+export function noSyncAfter(plan: Plan | undefined, isDeleted: boolean): string | undefined {
+  const terminal = terminalPhase(plan);
+  if (terminal) return `The pod is terminal (phase ${terminal}): the kubelet calls SyncPod for it no more`;
+  const end = workerEnd(plan, isDeleted);
+  if (end?.phase === "terminated")
+    return end.gone
+      ? "The pod is gone: the pod worker has terminated it and cleaned up, and the API server has deleted the pod object, so there is nothing left to sync"
+      : "The pod worker has terminated the pod and cleaned up (SyncTerminatedPod): it syncs the pod no more; the pod keeps its final status";
+  return undefined;
 }
 
 /**

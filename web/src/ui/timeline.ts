@@ -6,7 +6,7 @@ import type { Plan } from "../../../wasm/types/podplan";
 import { specContainers, type ContainerKind } from "../containers";
 import { isError } from "../engine";
 import { h, idPart } from "./dom";
-import { terminalPhase, waitingReason } from "./status";
+import { deleted, terminalPhase, waitingReason, workerEnd } from "./status";
 
 export interface CellInfo {
   /** CSS state class: running, done, failed, waiting, created, none, ready, notready. */
@@ -56,6 +56,7 @@ export function containerCell(sync: SyncRecord, name: string): CellInfo {
     };
   }
   if (!s) {
+    if (marks.includes("removed")) return { state: "none", label: "removed", marks, title: `${name}: removed from the runtime (RemoveContainer)` };
     if (waiting) return { state: "waiting", label: waiting.reason, marks, title: `${name}: not created; waiting: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ""}` };
     return { state: "none", label: "—", marks, title: `${name}: not created` };
   }
@@ -80,7 +81,8 @@ export function sandboxCell(sync: SyncRecord): CellInfo {
   const marks: string[] = [];
   if (sync.applied.some((o) => o.op === "RunPodSandbox")) marks.push("created");
   if (sync.applied.some((o) => o.op === "KillPod")) marks.push("stopped");
-  if (!sb) return { state: "none", label: "—", marks, title: "no sandbox" };
+  if (sync.applied.some((o) => o.op === "RemovePodSandbox")) marks.push("removed");
+  if (!sb) return marks.includes("removed") ? { state: "none", label: "removed", marks, title: "the sandbox was removed (RemovePodSandbox)" } : { state: "none", label: "—", marks, title: "no sandbox" };
   const attempt = sb.metadata?.attempt ?? 0;
   if (sb.state !== "SANDBOX_READY") return { state: "notready", label: `${sb.id} not ready`, marks, title: `${sb.id} (attempt ${attempt}) is not ready` };
   if (sb.network && sb.network.ip === "") return { state: "failed", label: `${sb.id} no IP`, marks, title: `${sb.id} (attempt ${attempt}) has no IP address` };
@@ -110,15 +112,18 @@ function kubectlCell(sync: SyncRecord, selected: boolean) {
   const row = plan?.kubectl;
   if (!row) return h("td", { class: `cell kubectl st-none${selected ? " selected" : ""}` }, "—");
   const terminal = terminalPhase(plan);
-  const title = `kubectl get pods at the start of sync #${sync.index}: READY ${row.ready}, STATUS ${row.status}, RESTARTS ${row.restarts}, AGE ${row.age}${terminal ? `; phase ${terminal}: terminal, the kubelet syncs it no more` : ""}`;
+  const end = workerEnd(plan, deleted(sync.request));
+  const gone = end?.gone ? "; then the API server deletes the pod: it is gone from kubectl get pods" : "";
+  const title = `kubectl get pods at the start of sync #${sync.index}: READY ${row.ready}, STATUS ${row.status}, RESTARTS ${row.restarts}, AGE ${row.age}${terminal ? `; phase ${terminal}: terminal, the kubelet syncs it no more` : ""}${gone}`;
   return h(
     "td",
-    { class: `cell kubectl${terminal ? " terminal" : ""}${selected ? " selected" : ""}`, title, "data-status": row.status },
+    { class: `cell kubectl${terminal || end?.phase === "terminated" ? " terminal" : ""}${selected ? " selected" : ""}`, title, "data-status": row.status, "data-gone": end?.gone ? "true" : undefined },
     h(
       "span",
       { class: "kubectl-inner", "aria-hidden": "true" },
       h("span", { class: "k-status" }, row.status),
       h("span", { class: "k-rest" }, `${row.ready} · ↻${row.restarts} · ${row.age}`),
+      end?.gone ? h("span", { class: "k-rest k-gone" }, "then deleted") : null,
     ),
     h("span", { class: "sr-only" }, title),
   );
@@ -186,13 +191,14 @@ export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: 
             id: `sync-${s.index}`,
             class: "syncbtn",
             "aria-current": s.index === selected ? "true" : undefined,
-            "aria-label": `Sync ${s.index} at t=${seconds(s, first)}s, ${why}${err ? " (engine error)" : ""}`,
+            "aria-label": `Sync ${s.index} at t=${seconds(s, first)}s, ${why}${s.took ? `, took ${s.took}s` : ""}${err ? " (engine error)" : ""}`,
             title: cont ? `The same kubelet sync as #${cont.of}, continued after ${cont.after}: the kubelet does this inside one sync; podplan splits it so the next plan can read the result.` : undefined,
             onclick: () => onSelect(s.index),
           },
           h("span", { class: "syncno" }, cont ? `#${s.index} ↳` : `#${s.index}`),
           h("span", { class: "synctime" }, `t=${seconds(s, first)}s`),
           h("span", { class: "synctrigger" }, syncCause(s)),
+          s.took ? h("span", { class: "synctook", title: `Carrying out this sync's plan took ${s.took} s (preStop hooks, stops waited for): the next sync is that much later` }, `took ${s.took}s`) : null,
         ),
       );
     }),
@@ -210,7 +216,7 @@ export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: 
     ),
     h(
       "tr",
-      null,
+      { class: "row-sandbox" },
       h("th", { scope: "row", class: "rowhead" }, h("span", { class: "kind kind-sandbox" }, "sandbox")),
       syncs.map((s) => cell(sandboxCell(s), s.index === selected)),
     ),
@@ -241,6 +247,7 @@ export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: 
       h("li", null, h("span", { class: "mark mark-resized" }, "⇕"), " resized"),
       h("li", null, h("span", { class: "mark mark-removed" }, "✖"), " removed"),
       h("li", null, "↻ restarts"),
+      h("li", null, "“took N s”: the sync's stops and preStop hooks took that long; the clock moved with them"),
       h("li", null, "↳ the same kubelet sync, continued (after an image pull)"),
     ),
   );
