@@ -32,7 +32,7 @@ const PULL_TIMEOUT_FACTOR: u32 = 10;
 /// that each pod worker has its own handle and calls of different pods run at once.
 #[derive(Clone)]
 pub struct GrpcRuntime {
-    rt: std::sync::Arc<tokio::runtime::Runtime>,
+    rt: std::sync::Arc<ClientRuntime>,
     client: RuntimeClient,
     images: ImageClient,
     timeout: Duration,
@@ -77,6 +77,39 @@ fn image_error(call: &'static str, status: &tonic::Status) -> CriError {
         status.message()
     );
     CriError::new(call, code(status), message)
+}
+
+/// The client's tokio runtime, shut down without blocking when the last client goes
+/// (`shutdown_background`): a pod worker's client may be dropped anywhere, in a task of
+/// the agent's own runtime too (dropping a runtime there panics: "Cannot drop a runtime
+/// in a context where blocking is not allowed").
+struct ClientRuntime {
+    handle: tokio::runtime::Handle,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl ClientRuntime {
+    fn new(runtime: tokio::runtime::Runtime) -> Self {
+        Self {
+            handle: runtime.handle().clone(),
+            runtime: Some(runtime),
+        }
+    }
+}
+
+impl std::ops::Deref for ClientRuntime {
+    type Target = tokio::runtime::Handle;
+    fn deref(&self) -> &Self::Target {
+        &self.handle
+    }
+}
+
+impl Drop for ClientRuntime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 /// The CRI client's runtime: two threads drive every call of every pod worker.
@@ -173,7 +206,7 @@ impl GrpcRuntime {
         timeout: Duration,
     ) -> Self {
         Self {
-            rt: std::sync::Arc::new(rt),
+            rt: std::sync::Arc::new(ClientRuntime::new(rt)),
             client,
             images,
             timeout,
