@@ -150,25 +150,7 @@ impl Builder<'_> {
                 self.probe(&id, |p| p.startup = Some(result));
             }
         } else if let Some(t) = &state.terminated {
-            let tid = t
-                .container_id
-                .clone()
-                .filter(|i| !i.is_empty())
-                .unwrap_or(id.clone());
-            self.containers.push(RtStatus {
-                id: tid,
-                state: RtState::Exited,
-                exit_code: t.exit_code,
-                reason: t.reason.clone().unwrap_or_default(),
-                message: t.message.clone().unwrap_or_default(),
-                started_at: ts(t.started_at.as_ref()),
-                created_at: ts(t.started_at.as_ref()),
-                finished_at: ts(t.finished_at.as_ref()),
-                ..base.clone()
-            });
-            if let Some(f) = ts(t.finished_at.as_ref()) {
-                reference_exit = Some((f, ts(t.started_at.as_ref())));
-            }
+            reference_exit = self.push_exited(t, &id, &base).or(reference_exit);
         } else if let Some(w) = &state.waiting {
             let reason = w.reason.clone().unwrap_or_default();
             if !matches!(
@@ -185,25 +167,7 @@ impl Builder<'_> {
             }
             if let Some(t) = last {
                 // The newest instance is the one that last terminated.
-                let tid = t
-                    .container_id
-                    .clone()
-                    .filter(|i| !i.is_empty())
-                    .unwrap_or(id.clone());
-                self.containers.push(RtStatus {
-                    id: tid,
-                    state: RtState::Exited,
-                    exit_code: t.exit_code,
-                    reason: t.reason.clone().unwrap_or_default(),
-                    message: t.message.clone().unwrap_or_default(),
-                    started_at: ts(t.started_at.as_ref()),
-                    created_at: ts(t.started_at.as_ref()),
-                    finished_at: ts(t.finished_at.as_ref()),
-                    ..base.clone()
-                });
-                if let Some(f) = ts(t.finished_at.as_ref()) {
-                    reference_exit = Some((f, ts(t.started_at.as_ref())));
-                }
+                reference_exit = self.push_exited(t, &id, &base).or(reference_exit);
             } else if id.is_empty() {
                 self.out.assumptions.push(format!(
                     "{kind} {}: waiting ({}) with no container id: never created in the runtime",
@@ -219,6 +183,33 @@ impl Builder<'_> {
         if let Some((finished, started)) = reference_exit {
             self.backoff(c, s, finished, started, kind);
         }
+    }
+
+    /// An exited instance from a `terminated` state (its own id when it has one, else
+    /// `id`); its finish and start times when it has finished.
+    fn push_exited(
+        &mut self,
+        t: &k8s_openapi::api::core::v1::ContainerStateTerminated,
+        id: &str,
+        base: &RtStatus,
+    ) -> Option<(jiff::Timestamp, Option<jiff::Timestamp>)> {
+        let tid = t
+            .container_id
+            .clone()
+            .filter(|i| !i.is_empty())
+            .unwrap_or_else(|| id.to_string());
+        self.containers.push(RtStatus {
+            id: tid,
+            state: RtState::Exited,
+            exit_code: t.exit_code,
+            reason: t.reason.clone().unwrap_or_default(),
+            message: t.message.clone().unwrap_or_default(),
+            started_at: ts(t.started_at.as_ref()),
+            created_at: ts(t.started_at.as_ref()),
+            finished_at: ts(t.finished_at.as_ref()),
+            ..base.clone()
+        });
+        ts(t.finished_at.as_ref()).map(|f| (f, ts(t.started_at.as_ref())))
     }
 
     fn probe(&mut self, id: &str, f: impl FnOnce(&mut ProbeResults)) {
