@@ -24,10 +24,11 @@ use k8s_openapi::api::core::v1::{Container, Pod};
 use serde::{Deserialize, Serialize};
 
 use super::pod_resources::{self, milli_to_value, pod_qos, to_i64, QosClass};
-use super::resources::{huge_page_unit_size, milli_cpu_to_quota, milli_cpu_to_shares, MIN_SHARES};
+use super::resources::{
+    huge_page_resource_unit, milli_cpu_to_quota, milli_cpu_to_shares, MIN_SHARES,
+};
 use crate::features::{FeatureGates, Gate};
 pub use crate::plan::{PodCgroup, ResourceConfig};
-use crate::quantity::Quantity;
 use crate::request::node::{CgroupDriver, CgroupVersion, NodeContext};
 
 /// The two QoS tiers the QoS container manager keeps (the Guaranteed tier is the
@@ -384,13 +385,7 @@ pub fn cpu_shares_to_weight(shares: u64) -> u64 {
 fn huge_page_amounts(list: &pod_resources::MilliList) -> BTreeMap<String, i64> {
     let mut out: BTreeMap<String, i64> = BTreeMap::new();
     for (name, amount) in list {
-        let Some(size) = name.strip_prefix("hugepages-") else {
-            continue;
-        };
-        let Some(unit) = Quantity::parse(size)
-            .ok()
-            .and_then(|q| huge_page_unit_size(q.value()))
-        else {
+        let Some(unit) = huge_page_resource_unit(name) else {
             continue;
         };
         let v = out.entry(unit).or_insert(0);

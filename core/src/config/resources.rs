@@ -152,13 +152,7 @@ pub fn hugepage_limits(
 ) -> Vec<HugepageLimit> {
     let mut required: BTreeMap<String, u64> = BTreeMap::new();
     for (name, amount) in limits.into_iter().flatten() {
-        let Some(size) = name.strip_prefix("hugepages-") else {
-            continue;
-        };
-        let Ok(size) = Quantity::parse(size) else {
-            continue;
-        };
-        let Some(unit) = huge_page_unit_size(size.value()) else {
+        let Some(unit) = huge_page_resource_unit(name) else {
             continue;
         };
         // Go converts the int64 value to uint64 (a negative value wraps).
@@ -171,6 +165,14 @@ pub fn hugepage_limits(
             limit: required.get(p).copied().unwrap_or(0),
         })
         .collect()
+}
+
+/// The page size of a `hugepages-<size>` resource name as the cgroup files name it
+/// (`hugepages-2Mi` → `2MB`); `None` for any other name or an unreadable size.
+#[must_use]
+pub fn huge_page_resource_unit(name: &str) -> Option<String> {
+    let size = Quantity::parse(name.strip_prefix("hugepages-")?).ok()?;
+    huge_page_unit_size(size.value())
 }
 
 /// `HugePageUnitSizeFromByteSize`: `2097152` → `2MB`; `None` when not expressible.

@@ -47,15 +47,34 @@ pub struct NodeCgroups {
     version: CgroupVersion,
     /// The host's huge page sizes (`2MB`) when it has the hugetlb controller.
     page_sizes: Vec<String>,
-    /// The QoS tiers last written (written again only when they change).
-    tiers: Mutex<Option<QosTiers>>,
+    /// The feature gates the tiers are computed with.
+    gates: FeatureGates,
+    /// What the tiers were last computed from, and what was written.
+    qos: Mutex<QosState>,
 }
+
+/// The QoS tiers last written, for which pods, and when they were computed.
+#[derive(Debug, Default)]
+struct QosState {
+    tiers: Option<QosTiers>,
+    uids: Vec<String>,
+    computed: Option<std::time::Instant>,
+}
+
+/// How often the tiers are computed again for an unchanged set of pods
+/// (`periodicQOSCgroupUpdateInterval`).
+const QOS_UPDATE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl NodeCgroups {
     /// The tree under `root` (`/sys/fs/cgroup`); `None` for the systemd driver (systemd
     /// owns the slices; the kubelet talks to it over D-Bus, which the agent does not).
     #[must_use]
-    pub fn new(root: &Path, driver: CgroupDriver, version: CgroupVersion) -> Option<Self> {
+    pub fn new(
+        root: &Path,
+        driver: CgroupDriver,
+        version: CgroupVersion,
+        gates: FeatureGates,
+    ) -> Option<Self> {
         if driver != CgroupDriver::Cgroupfs {
             return None;
         }
@@ -73,7 +92,8 @@ impl NodeCgroups {
             root: root.to_path_buf(),
             version,
             page_sizes,
-            tiers: Mutex::new(None),
+            gates,
+            qos: Mutex::new(QosState::default()),
         })
     }
 
@@ -83,25 +103,41 @@ impl NodeCgroups {
     /// # Errors
     ///
     /// A cgroup that could not be made or written.
-    pub fn start(&self, gates: &FeatureGates) -> Result<(), String> {
+    pub fn start(&self) -> Result<(), String> {
         let (root, _, _) = qos_cgroup_names(CgroupDriver::Cgroupfs);
         self.ensure(root, &node_allocatable_config(&machine_allocatable()))?;
-        self.update_qos(std::iter::empty(), gates)
+        self.update_qos(std::iter::empty())
     }
 
-    /// The QoS tiers for the node's active pods, written when they changed.
+    /// The QoS tiers for the node's active pods (UID and pod), computed when the set of
+    /// pods changed or a minute after the last time (as `UpdateQOSCgroups` runs when a
+    /// pod's cgroup is made and every minute), written when they changed.
     ///
     /// # Errors
     ///
     /// A tier that could not be made or written.
     pub fn update_qos<'a>(
         &self,
-        active_pods: impl IntoIterator<Item = &'a Pod>,
-        gates: &FeatureGates,
+        active_pods: impl IntoIterator<Item = (&'a str, &'a Pod)>,
     ) -> Result<(), String> {
-        let tiers = qos_tiers(active_pods, gates, &self.page_sizes);
-        let mut last = super::sync::lock(&self.tiers);
-        if last.as_ref() == Some(&tiers) {
+        let pods: Vec<(&str, &Pod)> = active_pods.into_iter().collect();
+        let mut state = super::sync::lock(&self.qos);
+        let same_pods = state
+            .uids
+            .iter()
+            .map(String::as_str)
+            .eq(pods.iter().map(|p| p.0));
+        if same_pods
+            && state
+                .computed
+                .is_some_and(|t| t.elapsed() < QOS_UPDATE_INTERVAL)
+        {
+            return Ok(());
+        }
+        state.uids = pods.iter().map(|p| p.0.to_string()).collect();
+        state.computed = Some(std::time::Instant::now());
+        let tiers = qos_tiers(pods.iter().map(|p| p.1), &self.gates, &self.page_sizes);
+        if state.tiers.as_ref() == Some(&tiers) {
             return Ok(());
         }
         let (_, burstable, best_effort) = qos_cgroup_names(CgroupDriver::Cgroupfs);
@@ -111,7 +147,7 @@ impl NodeCgroups {
             burstable_shares = tiers.burstable.cpu_shares,
             "QoS cgroups updated"
         );
-        *last = Some(tiers);
+        state.tiers = Some(tiers);
         Ok(())
     }
 
@@ -338,18 +374,13 @@ pub fn pod_cgroup_candidates(root: &Path, driver: CgroupDriver, uid: &str) -> Ve
             .collect(),
     };
     // v2: the unified hierarchy at the root; v1: one hierarchy per controller directory.
-    let mut hierarchies = vec![root.to_path_buf()];
-    if !root.join("cgroup.controllers").exists() {
-        hierarchies = std::fs::read_dir(root)
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .map(|e| e.path())
-            .collect();
-    }
+    let dirs = if root.join("cgroup.controllers").exists() {
+        vec![root.to_path_buf()]
+    } else {
+        hierarchies(root)
+    };
     let mut out = Vec::new();
-    for h in &hierarchies {
+    for h in &dirs {
         for r in &relative {
             out.push(h.join(r));
         }
@@ -449,8 +480,13 @@ mod tests {
         std::fs::write(root.path().join("cpuset/cpuset.mems"), "0\n").unwrap();
         std::fs::create_dir_all(root.path().join("cpu,cpuacct")).unwrap();
         std::os::unix::fs::symlink("cpu,cpuacct", root.path().join("cpu")).unwrap();
-        let cgroups =
-            NodeCgroups::new(root.path(), CgroupDriver::Cgroupfs, CgroupVersion::V1).unwrap();
+        let cgroups = NodeCgroups::new(
+            root.path(),
+            CgroupDriver::Cgroupfs,
+            CgroupVersion::V1,
+            FeatureGates::default(),
+        )
+        .unwrap();
         v1_files(root.path(), "kubepods/podu1");
         let pod = PodCgroup {
             name: "/kubepods/podu1".into(),
@@ -483,16 +519,20 @@ mod tests {
         for tier in ["kubepods/burstable", "kubepods/besteffort"] {
             v1_files(root.path(), tier);
         }
-        let cgroups =
-            NodeCgroups::new(root.path(), CgroupDriver::Cgroupfs, CgroupVersion::V1).unwrap();
-        let gates = FeatureGates::default();
+        let cgroups = NodeCgroups::new(
+            root.path(),
+            CgroupDriver::Cgroupfs,
+            CgroupVersion::V1,
+            FeatureGates::default(),
+        )
+        .unwrap();
         let burstable: Pod = serde_json::from_value(serde_json::json!({
             "metadata": {"name": "b", "uid": "b"},
             "spec": {"containers": [{"name": "a", "image": "i",
                 "resources": {"requests": {"cpu": "500m"}}}]}
         }))
         .unwrap();
-        cgroups.update_qos([&burstable], &gates).unwrap();
+        cgroups.update_qos([("b", &burstable)]).unwrap();
         let shares = |tier: &str| {
             std::fs::read_to_string(
                 root.path()
@@ -502,7 +542,7 @@ mod tests {
         };
         assert_eq!(shares("burstable"), "512");
         assert_eq!(shares("besteffort"), "2");
-        cgroups.update_qos(std::iter::empty(), &gates).unwrap();
+        cgroups.update_qos(std::iter::empty()).unwrap();
         assert_eq!(shares("burstable"), "2");
     }
 
@@ -514,8 +554,13 @@ mod tests {
             "cpuset cpu io memory pids",
         )
         .unwrap();
-        let cgroups =
-            NodeCgroups::new(root.path(), CgroupDriver::Cgroupfs, CgroupVersion::V2).unwrap();
+        let cgroups = NodeCgroups::new(
+            root.path(),
+            CgroupDriver::Cgroupfs,
+            CgroupVersion::V2,
+            FeatureGates::default(),
+        )
+        .unwrap();
         let dir = root.path().join("kubepods/besteffort/podu2");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("cpu.weight"), "").unwrap();
@@ -537,7 +582,13 @@ mod tests {
                 .unwrap()
                 .starts_with('+')
         );
-        assert!(NodeCgroups::new(root.path(), CgroupDriver::Systemd, CgroupVersion::V2).is_none());
+        assert!(NodeCgroups::new(
+            root.path(),
+            CgroupDriver::Systemd,
+            CgroupVersion::V2,
+            FeatureGates::default()
+        )
+        .is_none());
         assert_eq!(count_cpus("0-3,6\n"), 5);
     }
 }

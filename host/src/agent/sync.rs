@@ -95,14 +95,14 @@ fn node_cgroups(config: &AgentConfig) -> Option<NodeCgroups> {
         return None;
     }
     let version = config.cgroup_version.unwrap_or_default();
-    let Some(cgroups) = NodeCgroups::new(root, config.cgroup_driver, version) else {
+    let gates = podplan_core::features::FeatureGates::resolve(&config.feature_gates);
+    let Some(cgroups) = NodeCgroups::new(root, config.cgroup_driver, version, gates) else {
         tracing::warn!(
             "--cgroup-driver=systemd: the QoS and pod cgroups are left to systemd and the runtime (the agent keeps them with cgroupfs only)"
         );
         return None;
     };
-    let gates = podplan_core::features::FeatureGates::resolve(&config.feature_gates);
-    if let Err(e) = cgroups.start(&gates) {
+    if let Err(e) = cgroups.start() {
         tracing::warn!("configuring the node's QoS cgroups failed: {e}");
     }
     Some(cgroups)
@@ -580,9 +580,7 @@ impl Agent {
         // `UpdateQOSCgroups`: the tiers for the active pods, before any of them gets its
         // own cgroup.
         if let Some(cgroups) = &self.shared.cgroups {
-            let gates =
-                podplan_core::features::FeatureGates::resolve(&self.shared.config.feature_gates);
-            if let Err(e) = cgroups.update_qos(manifests.pods.iter().map(|p| &p.pod), &gates) {
+            if let Err(e) = cgroups.update_qos(manifests.pods.iter().map(|p| (p.uid(), &p.pod))) {
                 tracing::warn!("updating the QoS cgroups failed: {e}");
             }
         }
@@ -770,14 +768,9 @@ impl PodWorker {
                 // sync was done does not show what that sync made (a sync that took
                 // seconds while the next relist ran would create its containers again).
                 let status = match self.memory.synced_at {
-                    Some(synced) if listed < synced => match self.cri.relist() {
-                        Ok(all) => all.into_iter().find(|s| s.id == pod.uid()),
-                        Err(e) => {
-                            round
-                                .errors
-                                .push(super::executor::unreachable("the runtime", &e));
-                            return false;
-                        }
+                    Some(synced) if listed < synced => match self.relist_pod(pod.uid(), round) {
+                        Some(fresh) => fresh,
+                        None => return false,
                     },
                     _ => status,
                 };
@@ -796,6 +789,29 @@ impl PodWorker {
                 done
             }
         }
+    }
+
+    /// The pod's runtime status as the runtime lists it now (`Some(None)`: it has nothing
+    /// of the pod); `None` when the runtime could not be listed (the error is in `round`).
+    fn relist_pod(&mut self, uid: &str, round: &mut Round) -> Option<Option<RuntimeStatus>> {
+        match self.cri.relist() {
+            Ok(listed) => Some(listed.into_iter().find(|s| s.id == uid)),
+            Err(e) => {
+                round
+                    .errors
+                    .push(super::executor::unreachable("the runtime", &e));
+                None
+            }
+        }
+    }
+
+    /// A sync that ended before its first CRI call: the report says why, the sync is
+    /// retried next round.
+    fn sync_failed(&mut self, mut report: PodReport, error: String) {
+        report.error = Some(error);
+        self.memory.report = Some(report);
+        self.memory.failed = true;
+        self.publish();
     }
 
     /// Publishes the worker's last report.
@@ -827,15 +843,10 @@ impl PodWorker {
             if !pulled {
                 return;
             }
-            status = match self.cri.relist() {
-                Ok(listed) => listed.into_iter().find(|s| s.id == sp.uid()),
-                Err(e) => {
-                    round
-                        .errors
-                        .push(super::executor::unreachable("the runtime", &e));
-                    return;
-                }
+            let Some(fresh) = self.relist_pod(sp.uid(), round) else {
+                return;
             };
+            status = fresh;
             force = true;
         }
     }
@@ -909,11 +920,8 @@ impl PodWorker {
             Ok(Err(e)) => {
                 let msg = format!("{}: {}: {}", sp.file.display(), e.path, e.message);
                 tracing::error!(pod = %sp.full_name(), "the engine refused the pod: {msg}");
-                report.error = Some(msg.clone());
-                memory.report = Some(report);
-                memory.failed = true;
-                round.errors.push(msg);
-                self.publish();
+                round.errors.push(msg.clone());
+                self.sync_failed(report, msg);
                 return None;
             }
             Err(e) => {
@@ -922,11 +930,8 @@ impl PodWorker {
                     sp.full_name()
                 );
                 tracing::error!("{msg}");
-                report.error = Some(msg.clone());
-                memory.report = Some(report);
-                memory.failed = true;
-                round.errors.push(msg);
-                self.publish();
+                round.errors.push(msg.clone());
+                self.sync_failed(report, msg);
                 return None;
             }
         };
@@ -950,11 +955,8 @@ impl PodWorker {
             if let Err(e) = cgroups.ensure_pod(cgroup) {
                 let msg = format!("unable to ensure pod container exists: {e}");
                 tracing::warn!(pod = %sp.full_name(), reason = "FailedCreatePodContainer", "{msg}");
-                report.error = Some(msg.clone());
-                memory.report = Some(report);
-                memory.failed = true;
                 round.errors.push(format!("{}: {msg}", sp.full_name()));
-                self.publish();
+                self.sync_failed(report, msg);
                 return None;
             }
         }
