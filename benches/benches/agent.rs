@@ -12,8 +12,13 @@
 //!   relist, `ImageStatus`) is answered from memory by a frozen copy of what the simulated
 //!   runtime answered last ([`Frozen`]), with no gRPC round trip; no manifest is read
 //!   (the agent rereads manifests only when the directory changes).
-//!   `not-due`: the same round without `force`, as most rounds are (nothing changed and
-//!   `--sync-frequency` is not up): relist, probes and fingerprint, no plan.
+//!   `not-due`: the same round without `force`, as most rounds are (nothing changed,
+//!   no probe is due and `--sync-frequency` is not up): the relist and the comparison of
+//!   what the pod's worker last read; no update reaches the worker.
+//!   `native-per-pod-of-100`: a forced round over 100 such pods (each on its own
+//!   worker), per pod: what a sync costs the node when the hand-offs to the workers
+//!   overlap with the work, as they do on a node of many pods (the one-pod round
+//!   above also pays a hand-off to the worker and back in full).
 //!   The wasm variant needs the embedded module (`scripts/build-wasm` before building the
 //!   benches); without it, it is skipped with a note.
 //! - `agent/1000-manifests/to-running`: 1,000 manifest files (one container each, image
@@ -22,6 +27,8 @@
 //!   gRPC channel): the manifest read and every round up to all running, timed as a whole.
 //!   Here the runtime's time (the gRPC calls and the simulated node) is in the figure;
 //!   writing the files and starting the simulator are not.
+//!
+//! The agent runs on the `podplan` binary's allocator (mimalloc), as it does in production.
 //!
 //! `cargo bench -p podplan-benches --bench agent` (`-- --test`: each once).
 
@@ -40,6 +47,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// The allocator of the `podplan` binary (host/src/main.rs), whose agent is measured:
+/// with glibc's, the pod workers' threads spend most of a sync in `malloc`.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use podplan_core::cri::{
@@ -320,11 +332,19 @@ struct Steady {
     _dir: tempfile::TempDir,
 }
 
-fn steady(planner: Planner) -> Steady {
+fn steady(planner: Planner, pods: usize) -> Steady {
     let dir = tempfile::tempdir().unwrap();
     let manifest_dir = dir.path().join("manifests");
     std::fs::create_dir(&manifest_dir).unwrap();
-    std::fs::write(manifest_dir.join("shop.yaml"), STEADY).unwrap();
+    for i in 0..pods {
+        let name = if i == 0 {
+            "shop".to_string()
+        } else {
+            format!("shop-{i}")
+        };
+        let text = STEADY.replace("name: shop\n", &format!("name: {name}\n"));
+        std::fs::write(manifest_dir.join(format!("{name}.yaml")), text).unwrap();
+    }
     let clock = Clock::virtual_at(t0());
     let sim = sim(&clock);
     let frozen = Arc::new(AtomicBool::new(false));
@@ -362,19 +382,19 @@ fn steady(planner: Planner) -> Steady {
     // changes anything.
     let round = agent.round(&manifests, now, true).unwrap();
     assert!(round.errors.is_empty(), "{:?}", round.errors);
-    let [(_, plan)] = round.synced.as_slice() else {
-        panic!("one pod synced: {:?}", round.synced.len());
-    };
-    assert!(
-        plan.steps.is_empty(),
-        "the pod is not steady: {:?}",
-        plan.steps
-    );
-    let row = plan.kubectl.as_ref().unwrap();
-    assert_eq!(
-        (row.ready.as_str(), row.status.as_str()),
-        ("2/2", "Running")
-    );
+    assert_eq!(round.synced.len(), pods, "every pod synced");
+    for (_, plan) in &round.synced {
+        assert!(
+            plan.steps.is_empty(),
+            "the pod is not steady: {:?}",
+            plan.steps
+        );
+        let row = plan.kubectl.as_ref().unwrap();
+        assert_eq!(
+            (row.ready.as_str(), row.status.as_str()),
+            ("2/2", "Running")
+        );
+    }
     assert_eq!(mutations.load(Ordering::Relaxed), 0);
     Steady {
         agent,
@@ -387,7 +407,7 @@ fn steady(planner: Planner) -> Steady {
 
 fn steady_sync(c: &mut Criterion) {
     let mut group = c.benchmark_group("agent/steady-sync");
-    let mut native = steady(Planner::Native);
+    let mut native = steady(Planner::Native, 1);
     group.bench_function("native", |b| {
         b.iter(|| {
             native
@@ -407,9 +427,21 @@ fn steady_sync(c: &mut Criterion) {
         });
     });
     assert_eq!(native.mutations.load(Ordering::Relaxed), 0);
+    let mut many = steady(Planner::Native, 100);
+    group.bench_function("native-per-pod-of-100", |b| {
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                let round = many.agent.round(&many.manifests, many.now, true).unwrap();
+                assert_eq!(round.synced.len(), 100);
+            }
+            start.elapsed() / 100
+        });
+    });
+    assert_eq!(many.mutations.load(Ordering::Relaxed), 0);
     match Planner::wasm(None, None, EngineSettings::default()) {
         Ok(planner) => {
-            let mut wasm = steady(planner);
+            let mut wasm = steady(planner, 1);
             group.bench_function("wasm", |b| {
                 b.iter(|| wasm.agent.round(&wasm.manifests, wasm.now, true).unwrap());
             });

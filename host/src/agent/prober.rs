@@ -183,6 +183,53 @@ impl Prober {
         out
     }
 
+    /// When [`Prober::probe_pod`] next runs a probe of `pod`'s running containers
+    /// (`None`: none until a container changes): the earliest of each probe's
+    /// `initialDelaySeconds` after the start and `periodSeconds` after its last run. A
+    /// probe on hold, a startup probe that succeeded, and liveness and readiness probes
+    /// waiting for the startup probe (whose own run comes first) are not counted.
+    #[must_use]
+    pub fn next_due(&self, pod: &Pod, status: &RuntimeStatus) -> Option<jiff::Timestamp> {
+        let mut next: Option<jiff::Timestamp> = None;
+        for c in spec_containers(pod) {
+            let Some(instance) = status.container_statuses.iter().find(|s| s.name == c.name) else {
+                continue;
+            };
+            if instance.state != ContainerState::Running {
+                continue;
+            }
+            let worker = |kind| self.workers.get(&(instance.id.clone(), kind));
+            let startup_done = c.startup_probe.is_none()
+                || worker(Kind::Startup).is_some_and(|w| w.result == ProbeResult::Success);
+            for kind in [Kind::Startup, Kind::Liveness, Kind::Readiness] {
+                let Some(probe) = probe_of(c, kind) else {
+                    continue;
+                };
+                let w = worker(kind);
+                let result = w.map_or_else(|| initial(kind), |w| w.result);
+                if w.is_some_and(|w| w.on_hold)
+                    || (kind != Kind::Startup && !startup_done)
+                    || (kind == Kind::Startup && result == ProbeResult::Success)
+                {
+                    continue;
+                }
+                let delay_end = instance
+                    .started_at
+                    .map(|t| after(t, i64::from(probe.initial_delay_seconds.unwrap_or(0))));
+                let period_end = w
+                    .and_then(|w| w.last_run)
+                    .map(|t| after(t, i64::from(probe.period_seconds.unwrap_or(10).max(1))));
+                // Neither: due at once.
+                let at = match (delay_end, period_end) {
+                    (Some(a), Some(b)) => a.max(b),
+                    (a, b) => a.or(b).unwrap_or(jiff::Timestamp::MIN),
+                };
+                next = Some(next.map_or(at, |n| n.min(at)));
+            }
+        }
+        next
+    }
+
     /// Forgets the workers of container instances not in `live` (their runtime ids).
     pub fn retain(&mut self, live: &std::collections::BTreeSet<String>) {
         self.workers.retain(|(id, _), _| live.contains(id));

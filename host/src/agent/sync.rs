@@ -1,6 +1,12 @@
 //! The agent: a relist every second (as the kubelet's PLEG), and one worker per pod
-//! (`pkg/kubelet/pod_workers.go`): each pod syncs, stops and is cleaned up on a tokio
-//! task of its own, so a slow stop, hook or probe of one pod never delays another.
+//! (`pkg/kubelet/pod_workers.go`): each pod syncs, stops and is cleaned up on a thread
+//! of its own, so a slow stop, hook or probe of one pod never delays another.
+//!
+//! As the kubelet's sync loop (`syncLoopIteration`) wakes a pod worker only for an event
+//! (a changed pod, a PLEG event, a changed probe result) or when the pod is due
+//! (`--sync-frequency`, a back-off's end, a probe's period), the relist hands a worker no
+//! update when its last sync settled the pod and nothing it read has changed since
+//! ([`WorkerView`]).
 //!
 //! * [`Agent::round`]: one relist, then every pod's update handed to its worker, waiting
 //!   for all of them (`--once`, and tests on a virtual clock).
@@ -26,7 +32,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::core::v1::Pod;
 use podplan_core::plan::{
     BackoffRecord, HookResult, ImageBackoffRecord, PullResultRecord, ReasonCache, ReasonCacheEntry,
 };
@@ -38,6 +43,7 @@ use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxState};
 use podplan_core::{Plan, PlanRequest};
 use serde::Serialize;
 
+use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::cgroups::NodeCgroups;
@@ -117,14 +123,15 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// after a restart everything is relisted from the runtime).
 #[derive(Debug, Clone, Default)]
 struct PodMemory {
-    pod: Option<Pod>,
+    pod: Option<Arc<StaticPod>>,
     backoff: Vec<BackoffRecord>,
     image_backoff: Vec<ImageBackoffRecord>,
     pull_results: Vec<PullResultRecord>,
     hook_results: Vec<HookResult>,
     previous_status: Option<k8s_openapi::api::core::v1::PodStatus>,
     reason_cache: ReasonCache,
-    fingerprint: u64,
+    /// What the last sync read (its change makes the pod due).
+    inputs: Option<Arc<SyncInputs>>,
     last_sync: Option<jiff::Timestamp>,
     next_due: Option<jiff::Timestamp>,
     failed: bool,
@@ -134,12 +141,52 @@ struct PodMemory {
     synced_at: Option<std::time::Instant>,
 }
 
+impl PodMemory {
+    /// Takes back what a request that got no plan carried (the records it lent).
+    fn restore(&mut self, request: PlanRequest) {
+        self.backoff = request.backoff;
+        self.previous_status = request.previous_status;
+        self.reason_cache = request.reason_cache;
+        self.image_backoff = request.image_backoff;
+        self.pull_results = request.pull_results;
+        self.hook_results = request.hook_results;
+    }
+}
+
+/// What a sync reads besides the clock: the pod, its runtime status and its probe
+/// results. The pod is due again when one of them changes.
+#[derive(Debug)]
+struct SyncInputs {
+    pod: Arc<StaticPod>,
+    status: Option<RuntimeStatus>,
+    probes: BTreeMap<String, ProbeResults>,
+}
+
+impl SyncInputs {
+    /// Whether `pod` (the same allocation, or an equal manifest) and `status` are what
+    /// the sync read.
+    fn same(&self, pod: &Arc<StaticPod>, status: Option<&RuntimeStatus>) -> bool {
+        (Arc::ptr_eq(&self.pod, pod) || *self.pod == **pod) && self.status.as_ref() == status
+    }
+}
+
+/// What the relist knows of a pod worker: whether it is busy, and what its last sync
+/// read and until when that sync holds (`None`: the pod is due at the next relist).
+#[derive(Debug, Default)]
+struct WorkerView {
+    /// Updates handed over and not yet carried out.
+    pending: usize,
+    /// The inputs of a sync that left nothing to do, and when the pod is due again
+    /// (`--sync-frequency`, a back-off's end, the next probe).
+    settled: Option<(Arc<SyncInputs>, jiff::Timestamp)>,
+}
+
 /// What a pod worker is asked to do.
 #[derive(Debug, Clone)]
 enum Work {
     /// Sync the pod to its manifest.
     Sync {
-        pod: Box<StaticPod>,
+        pod: Arc<StaticPod>,
         status: Option<RuntimeStatus>,
         now: jiff::Timestamp,
         force: bool,
@@ -153,13 +200,22 @@ enum Work {
 /// One update for a worker, and who waits for it.
 struct Update {
     work: Work,
-    ack: Option<tokio::sync::oneshot::Sender<Round>>,
+    ack: Option<Sender<Round>>,
 }
 
-/// A pod worker's task and its mailbox.
+/// A pod worker's thread, its mailbox and what the relist knows of it.
 struct WorkerHandle {
-    tx: tokio::sync::mpsc::UnboundedSender<Update>,
-    task: tokio::task::JoinHandle<()>,
+    tx: Sender<Update>,
+    thread: std::thread::JoinHandle<()>,
+    view: Arc<Mutex<WorkerView>>,
+    /// The manifest last handed to the worker (shared, not copied, while it is unchanged).
+    pod: Option<Arc<StaticPod>>,
+}
+
+impl WorkerHandle {
+    fn alive(&self) -> bool {
+        !self.thread.is_finished()
+    }
 }
 
 /// What the agent and its workers share.
@@ -240,32 +296,11 @@ pub struct PodReport {
 #[derive(Debug, Clone, Default)]
 pub struct Round {
     /// Pods synced, with their plans (`--once` prints them).
-    pub synced: Vec<(StaticPod, Plan)>,
+    pub synced: Vec<(Arc<StaticPod>, Plan)>,
     /// Pods removed (manifest gone).
     pub removed: Vec<String>,
     /// Errors of the round (a failed pod sync, a module failure, a failed removal).
     pub errors: Vec<String>,
-}
-
-fn fingerprint(parts: &[&dyn erased::Fingerprint]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    for p in parts {
-        p.bytes().hash(&mut h);
-    }
-    h.finish()
-}
-
-mod erased {
-    /// Anything serialisable, fingerprinted by its JSON.
-    pub trait Fingerprint {
-        fn bytes(&self) -> Vec<u8>;
-    }
-    impl<T: serde::Serialize> Fingerprint for T {
-        fn bytes(&self) -> Vec<u8> {
-            serde_json::to_vec(self).unwrap_or_default()
-        }
-    }
 }
 
 /// The pods' reports, shared with the workers that write them.
@@ -293,22 +328,11 @@ impl Reports {
     }
 }
 
-/// The workers' tokio runtime. Dropped without waiting: a worker blocked in a slow call
-/// (a hook, a stop) must not hold up the agent's exit.
-struct WorkerRuntime(Option<tokio::runtime::Runtime>);
+/// The probe workers' tokio runtime. Dropped without waiting: a probe blocked in a slow
+/// call must not hold up the agent's exit.
+struct ProbeRuntime(Option<tokio::runtime::Runtime>);
 
-impl std::ops::Deref for WorkerRuntime {
-    type Target = tokio::runtime::Runtime;
-
-    #[expect(clippy::expect_used, reason = "the runtime is taken only in drop")]
-    fn deref(&self) -> &Self::Target {
-        self.0
-            .as_ref()
-            .expect("the workers' runtime lives as long as the agent")
-    }
-}
-
-impl Drop for WorkerRuntime {
+impl Drop for ProbeRuntime {
     fn drop(&mut self) {
         if let Some(rt) = self.0.take() {
             rt.shutdown_background();
@@ -322,11 +346,12 @@ pub type CriFactory = Arc<dyn Fn() -> Box<dyn CriRuntime> + Send + Sync>;
 
 /// The agent: the relist, the pod workers and what they share.
 pub struct Agent {
-    // Declared first, dropped first: the workers (and their CRI clients) end before the
-    // relisting client below.
-    rt: WorkerRuntime,
+    // Declared first, dropped first: the workers' mailboxes close (each worker ends after
+    // what it is doing, with its CRI client; nobody waits for it) before the relisting
+    // client below.
     workers: BTreeMap<String, WorkerHandle>,
     probe_manager: Option<super::prober::ProbeManager>,
+    probe_rt: ProbeRuntime,
     shared: Arc<Shared>,
     factory: CriFactory,
     cri: Box<dyn CriRuntime>,
@@ -365,29 +390,11 @@ impl Agent {
     /// An agent whose CRI clients come from `factory`.
     #[must_use]
     pub fn with_factory(config: AgentConfig, planner: Planner, factory: CriFactory) -> Self {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("podplan-pod-worker")
-            .enable_all()
-            .build()
-            .or_else(|_| {
-                tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-            });
-        let rt = match rt {
-            Ok(rt) => rt,
-            #[expect(
-                clippy::panic,
-                reason = "no tokio runtime at all: the agent cannot run anything"
-            )]
-            Err(e) => panic!("cannot start a tokio runtime: {e}"),
-        };
         let cgroups = node_cgroups(&config);
         Self {
-            rt: WorkerRuntime(Some(rt)),
             workers: BTreeMap::new(),
             probe_manager: None,
+            probe_rt: ProbeRuntime(None),
             shared: Arc::new(Shared {
                 keyring: Mutex::new(NodeKeyring::new(config.docker_config.clone())),
                 cgroups,
@@ -408,10 +415,32 @@ impl Agent {
     /// Runs probes on workers of their own from now on (one per container probe, each
     /// on its period, on `clock`): syncs read their last results, and a changed result
     /// syncs the pod at once. Call before the first round.
+    ///
+    /// # Panics
+    ///
+    /// Never: a tokio runtime that cannot start falls back to a current-thread one.
     pub fn start_probe_workers(&mut self, clock: crate::runtime_sim::Clock) {
         if self.probe_manager.is_some() || self.shared.config.dry_run {
             return;
         }
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("podplan-probe-worker")
+            .enable_all()
+            .build()
+            .or_else(|_| {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+            });
+        let rt = match rt {
+            Ok(rt) => rt,
+            #[expect(
+                clippy::panic,
+                reason = "no tokio runtime at all: the probe workers cannot run"
+            )]
+            Err(e) => panic!("cannot start a tokio runtime: {e}"),
+        };
         let table = Arc::new(Mutex::new(ProbeTable::default()));
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
             shared.probes = Some(Arc::clone(&table));
@@ -423,8 +452,9 @@ impl Agent {
             table,
             Arc::clone(&self.factory),
             clock,
-            self.rt.handle().clone(),
+            rt.handle().clone(),
         ));
+        self.probe_rt = ProbeRuntime(Some(rt));
     }
 
     /// The planner.
@@ -462,10 +492,7 @@ impl Agent {
     /// Pod workers alive (busy or waiting for an update).
     #[must_use]
     pub fn workers(&self) -> usize {
-        self.workers
-            .values()
-            .filter(|w| !w.task.is_finished())
-            .count()
+        self.workers.values().filter(|w| w.alive()).count()
     }
 
     /// The node context of every request.
@@ -486,16 +513,13 @@ impl Agent {
         now: jiff::Timestamp,
         force: bool,
     ) -> Result<Round, super::runtime::CriError> {
-        let waits = self.dispatch(manifests, now, force, true)?;
+        let (ack, outcomes) = std::sync::mpsc::channel();
+        self.dispatch(manifests, now, force, Some(&ack))?;
+        drop(ack);
         let mut round = Round::default();
-        let outcomes = self.rt.block_on(async move {
-            let mut outcomes = Vec::new();
-            for rx in waits {
-                // A worker that ended without answering (its pod is gone) did nothing more.
-                outcomes.push(rx.await.unwrap_or_default());
-            }
-            outcomes
-        });
+        // Every worker answers once per update; a worker that ended without answering
+        // (its pod is gone) did nothing more. The channel closes when the last update's
+        // answer is in.
         for o in outcomes {
             round.synced.extend(o.synced);
             round.removed.extend(o.removed);
@@ -515,7 +539,7 @@ impl Agent {
         manifests: &ManifestSet,
         now: jiff::Timestamp,
     ) -> Result<(), super::runtime::CriError> {
-        self.dispatch(manifests, now, false, false).map(drop)
+        self.dispatch(manifests, now, false, None)
     }
 
     /// The relist and the updates: what [`Agent::round`] and [`Agent::tick`] share.
@@ -524,8 +548,8 @@ impl Agent {
         manifests: &ManifestSet,
         now: jiff::Timestamp,
         force: bool,
-        wait: bool,
-    ) -> Result<Vec<tokio::sync::oneshot::Receiver<Round>>, super::runtime::CriError> {
+        ack: Option<&Sender<Round>>,
+    ) -> Result<(), super::runtime::CriError> {
         self.manifest_problems.clone_from(&manifests.problems);
         let listed_at = std::time::Instant::now();
         let listed = self.cri.relist()?;
@@ -550,11 +574,10 @@ impl Agent {
             }
         }
         // Workers whose pod is gone have ended.
-        self.workers.retain(|_, w| !w.task.is_finished());
+        self.workers.retain(|_, w| w.alive());
         if let Some(probes) = &mut self.probe_manager {
             probes.sync(manifests, &ours);
         }
-        let mut waits = Vec::new();
         let dry_run = self.shared.config.dry_run;
         // The pods to terminate: listed, ours, without a manifest; and those whose worker
         // is still at it.
@@ -611,18 +634,23 @@ impl Agent {
                 continue;
             }
             self.warned_waiting.remove(&uid);
+            let pod = self.shared_pod(&uid, sp);
+            let status = ours.get(&uid);
+            if !force && self.settled(&uid, &pod, status, now) {
+                continue;
+            }
             let work = Work::Sync {
-                pod: Box::new(sp.clone()),
-                status: ours.get(&uid).cloned(),
+                pod,
+                status: status.cloned(),
                 now,
                 force,
                 listed: listed_at,
             };
-            waits.extend(self.send(&uid, work, wait));
+            self.send(&uid, work, ack);
         }
         for uid in gone {
             if let Some(status) = ours.remove(&uid) {
-                waits.extend(self.send(&uid, Work::Terminate { status }, wait));
+                self.send(&uid, Work::Terminate { status }, ack);
             }
         }
         // A worker whose pod has neither a manifest nor anything in the runtime cleans up
@@ -641,67 +669,118 @@ impl Agent {
                     id: uid.clone(),
                     ..RuntimeStatus::default()
                 };
-                waits.extend(self.send(&uid, Work::Terminate { status }, wait));
+                self.send(&uid, Work::Terminate { status }, ack);
             }
         }
         // Reports of pods that are gone everywhere are dropped.
         let workers: BTreeSet<String> = self.workers.keys().cloned().collect();
         lock(&self.shared.reports)
             .retain(|uid, _| wanted.contains(uid.as_str()) || workers.contains(uid));
-        Ok(waits)
+        Ok(())
     }
 
-    /// Hands `work` to the worker of `uid` (started if it has none).
-    fn send(
-        &mut self,
+    /// The manifest `sp` as handed to the worker of `uid`: the one it was last handed
+    /// when unchanged (no copy), else a new copy.
+    fn shared_pod(&self, uid: &str, sp: &StaticPod) -> Arc<StaticPod> {
+        match self.workers.get(uid).and_then(|w| w.pod.as_ref()) {
+            Some(pod) if **pod == *sp => Arc::clone(pod),
+            _ => Arc::new(sp.clone()),
+        }
+    }
+
+    /// Whether the worker of `uid` is idle and its last sync still holds at `now`: it
+    /// left nothing to do, the pod is not due yet, and the manifest, the runtime status
+    /// and the probe results are what it read. Then the pod gets no update (the kubelet's
+    /// sync loop wakes a worker only for an event or when the pod is due).
+    fn settled(
+        &self,
         uid: &str,
-        work: Work,
-        wait: bool,
-    ) -> Option<tokio::sync::oneshot::Receiver<Round>> {
-        let (ack, rx) = if wait {
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            (Some(tx), Some(rx))
-        } else {
-            (None, None)
+        pod: &Arc<StaticPod>,
+        status: Option<&RuntimeStatus>,
+        now: jiff::Timestamp,
+    ) -> bool {
+        let Some(worker) = self.workers.get(uid).filter(|w| w.alive()) else {
+            return false;
         };
-        let live = self.workers.get(uid).is_some_and(|w| !w.task.is_finished());
-        if !live {
-            let (tx, mailbox) = tokio::sync::mpsc::unbounded_channel();
+        let view = lock(&worker.view);
+        let Some((inputs, until)) = view.settled.as_ref() else {
+            return false;
+        };
+        if view.pending > 0 || now >= *until || !inputs.same(pod, status) {
+            return false;
+        }
+        match (&self.shared.probes, status) {
+            (Some(table), Some(status)) => lock(table).results(&pod.pod, status) == inputs.probes,
+            _ => true,
+        }
+    }
+
+    /// Hands `work` to the worker of `uid` (started if it has none); its outcome goes to
+    /// `ack`, if given.
+    fn send(&mut self, uid: &str, work: Work, ack: Option<&Sender<Round>>) {
+        if !self.workers.get(uid).is_some_and(WorkerHandle::alive) {
+            let (tx, mailbox) = std::sync::mpsc::channel();
+            let view = Arc::new(Mutex::new(WorkerView::default()));
             let worker = PodWorker {
                 uid: uid.to_string(),
                 shared: Arc::clone(&self.shared),
                 cri: (self.factory)(),
                 memory: PodMemory::default(),
                 prober: Prober::default(),
+                view: Arc::clone(&view),
             };
-            let task = self.rt.spawn(worker_loop(worker, mailbox));
-            self.workers
-                .insert(uid.to_string(), WorkerHandle { tx, task });
+            let spawned = std::thread::Builder::new()
+                .name(format!("pod-worker-{}", uid.get(..8).unwrap_or(uid)))
+                .spawn(move || worker_loop(worker, &mailbox));
+            match spawned {
+                Ok(thread) => {
+                    self.workers.insert(
+                        uid.to_string(),
+                        WorkerHandle {
+                            tx,
+                            thread,
+                            view,
+                            pod: None,
+                        },
+                    );
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        uid,
+                        "cannot start the pod's worker ({e}); the update waits for the next round"
+                    );
+                    return;
+                }
+            }
         }
-        let sent = self
-            .workers
-            .get(uid)
-            .map(|w| w.tx.send(Update { work, ack }).is_ok());
-        if sent != Some(true) {
+        let Some(worker) = self.workers.get_mut(uid) else {
+            return;
+        };
+        if let Work::Sync { pod, .. } = &work {
+            worker.pod = Some(Arc::clone(pod));
+        }
+        lock(&worker.view).pending += 1;
+        let update = Update {
+            work,
+            ack: ack.cloned(),
+        };
+        if worker.tx.send(update).is_err() {
             tracing::warn!(
                 uid,
                 "the pod's worker has ended; the update waits for the next round"
             );
-            return None;
         }
-        rx
     }
 }
 
 /// A pod worker's loop: one update at a time, the newest of those waiting (older ones
-/// are answered with its outcome); the work itself runs on a blocking thread (the CRI
-/// client, hooks and the planner block). The worker ends once its pod is removed.
-async fn worker_loop(
-    mut worker: PodWorker,
-    mut mailbox: tokio::sync::mpsc::UnboundedReceiver<Update>,
-) {
-    while let Some(first) = mailbox.recv().await {
+/// are answered with its outcome), on the worker's own thread (the CRI client, hooks and
+/// the planner block). The worker ends once its pod is removed, or when the agent is
+/// dropped (its mailbox closes) after what it is doing.
+fn worker_loop(mut worker: PodWorker, mailbox: &Receiver<Update>) {
+    while let Ok(first) = mailbox.recv() {
         let mut acks = Vec::new();
+        let mut taken = 1;
         let mut latest = first;
         let mut force = false;
         while let Ok(next) = mailbox.try_recv() {
@@ -710,33 +789,41 @@ async fn worker_loop(
                 force |= *f;
             }
             latest = next;
+            taken += 1;
         }
         acks.extend(latest.ack.take());
         let mut work = latest.work;
         if let Work::Sync { force: f, .. } = &mut work {
             *f |= force;
         }
-        let joined = tokio::task::spawn_blocking(move || {
-            let mut round = Round::default();
-            let started = std::time::Instant::now();
-            let done = worker.handle(work, &mut round);
-            if started.elapsed() > std::time::Duration::from_secs(2) {
-                tracing::info!(
-                    uid = %worker.uid,
-                    "the pod's update took {:.1}s",
-                    started.elapsed().as_secs_f64()
-                );
-            }
-            (worker, round, done)
-        })
-        .await;
-        let Ok((back, round, done)) = joined else {
-            tracing::error!("a pod worker failed; its pod is picked up again next round");
+        let mut round = Round::default();
+        let started = std::time::Instant::now();
+        let plans = !acks.is_empty();
+        let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            worker.handle(work, &mut round, plans)
+        }));
+        let Ok(done) = handled else {
+            tracing::error!(uid = %worker.uid, "a pod worker failed; its pod is picked up again next round");
             return;
         };
-        worker = back;
-        for ack in acks {
-            let _ = ack.send(round.clone());
+        if started.elapsed() > std::time::Duration::from_secs(2) {
+            tracing::info!(
+                uid = %worker.uid,
+                "the pod's update took {:.1}s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+        {
+            let settled = if done { None } else { worker.settled() };
+            let mut view = lock(&worker.view);
+            view.pending = view.pending.saturating_sub(taken);
+            view.settled = settled;
+        }
+        if let Some((last, others)) = acks.split_last() {
+            for ack in others {
+                let _ = ack.send(round.clone());
+            }
+            let _ = last.send(round);
         }
         if done {
             return;
@@ -751,11 +838,14 @@ struct PodWorker {
     cri: Box<dyn CriRuntime>,
     memory: PodMemory,
     prober: Prober,
+    /// What the relist knows of this worker.
+    view: Arc<Mutex<WorkerView>>,
 }
 
 impl PodWorker {
-    /// Carries out one update; `true` when the pod is gone and the worker ends.
-    fn handle(&mut self, work: Work, round: &mut Round) -> bool {
+    /// Carries out one update (`plans`: someone waits for the round and its plans);
+    /// `true` when the pod is gone and the worker ends.
+    fn handle(&mut self, work: Work, round: &mut Round, plans: bool) -> bool {
         match work {
             Work::Sync {
                 pod,
@@ -774,8 +864,14 @@ impl PodWorker {
                     },
                     _ => status,
                 };
-                self.sync_pod(&pod, status.clone(), now, force, round);
-                if let (Some(status), false) = (status, self.shared.config.dry_run) {
+                // Container GC reads the status the sync was handed (copied only when
+                // there is garbage to collect).
+                let garbage = status
+                    .as_ref()
+                    .filter(|s| !self.shared.config.dry_run && has_garbage(s))
+                    .cloned();
+                self.sync_pod(&pod, status, now, force, round, plans);
+                if let Some(status) = garbage {
                     self.collect_garbage(&status);
                 }
                 false
@@ -789,6 +885,26 @@ impl PodWorker {
                 done
             }
         }
+    }
+
+    /// The last sync's inputs and until when the pod is not due, when that sync left
+    /// nothing to do: no failure, no step to follow up; the next probe due (probes run
+    /// in the worker) or the next sync (`--sync-frequency`, a back-off's end).
+    fn settled(&self) -> Option<(Arc<SyncInputs>, jiff::Timestamp)> {
+        let memory = &self.memory;
+        let inputs = memory.inputs.clone()?;
+        let mut until = memory.next_due?;
+        if memory.failed || memory.last_sync.is_some_and(|t| until <= t) {
+            return None;
+        }
+        if self.shared.probes.is_none() && !self.shared.config.dry_run {
+            if let Some(status) = &inputs.status {
+                if let Some(probe) = self.prober.next_due(&inputs.pod.pod, status) {
+                    until = until.min(probe);
+                }
+            }
+        }
+        Some((inputs, until))
     }
 
     /// The pod's runtime status as the runtime lists it now (`Some(None)`: it has nothing
@@ -826,20 +942,24 @@ impl PodWorker {
     /// plans go into `round.synced`.
     fn sync_pod(
         &mut self,
-        sp: &StaticPod,
+        sp: &Arc<StaticPod>,
         status: Option<RuntimeStatus>,
         now: jiff::Timestamp,
         force: bool,
         round: &mut Round,
+        plans: bool,
     ) {
         let mut status = status;
         let mut force = force;
         // Each re-plan completes at least one pull: at most one per image, plus one.
         for _ in 0..=podplan_core::pod::images(&sp.pod).len() {
-            let Some((plan, pulled)) = self.sync_pod_once(sp, status, now, force, round) else {
+            let Some((plan, pulled)) = self.sync_pod_once(sp, status, now, force, round, plans)
+            else {
                 return;
             };
-            round.synced.push((sp.clone(), plan));
+            if let Some(plan) = plan {
+                round.synced.push((Arc::clone(sp), plan));
+            }
             if !pulled {
                 return;
             }
@@ -851,15 +971,17 @@ impl PodWorker {
         }
     }
 
-    /// One sync of a pod (when due): the plan, and whether it pulled images.
+    /// One sync of a pod (when due): the plan (when `plans`: someone waits for it), and
+    /// whether it pulled images.
     fn sync_pod_once(
         &mut self,
-        sp: &StaticPod,
+        sp: &Arc<StaticPod>,
         status: Option<RuntimeStatus>,
         now: jiff::Timestamp,
         force: bool,
         round: &mut Round,
-    ) -> Option<(Plan, bool)> {
+        plans: bool,
+    ) -> Option<(Option<Plan>, bool)> {
         let uid = sp.uid().to_string();
         let probes: BTreeMap<String, ProbeResults> = match &status {
             Some(s) if !self.shared.config.dry_run => match &self.shared.probes {
@@ -871,19 +993,21 @@ impl PodWorker {
             _ => BTreeMap::new(),
         };
         let memory = &mut self.memory;
-        let print = fingerprint(&[&sp.pod, &status, &probes]);
-        let due = force
-            || memory.failed
-            || memory.fingerprint != print
-            || memory.next_due.is_none_or(|t| t <= now);
+        let unchanged = memory
+            .inputs
+            .as_ref()
+            .is_some_and(|last| last.same(sp, status.as_ref()) && last.probes == probes);
+        let due = force || memory.failed || !unchanged || memory.next_due.is_none_or(|t| t <= now);
         if !due {
             return None;
         }
-        memory.pod = Some(sp.pod.clone());
+        memory.pod = Some(Arc::clone(sp));
         let node = self.shared.node_context();
         let images = super::images::report(self.cri.as_mut(), &sp.pod);
         let node_credentials = lock(&self.shared.keyring).get(now).clone();
         let memory = &mut self.memory;
+        // What the worker remembers goes into the request and comes back with the plan
+        // (restored from the request when there is none).
         let request = PlanRequest {
             pod: sp.pod.clone(),
             runtime_status: status,
@@ -892,15 +1016,15 @@ impl PodWorker {
             node: Some(node),
             now: Some(now),
             api_defaults: true,
-            backoff: memory.backoff.clone(),
-            previous_status: memory.previous_status.clone(),
-            reason_cache: memory.reason_cache.clone(),
+            backoff: std::mem::take(&mut memory.backoff),
+            previous_status: memory.previous_status.take(),
+            reason_cache: std::mem::take(&mut memory.reason_cache),
             images: Some(images),
-            image_backoff: memory.image_backoff.clone(),
+            image_backoff: std::mem::take(&mut memory.image_backoff),
             // The last execution's results, handed in once (replaced by this execution's
             // once the plan is made; kept when there is no plan).
-            pull_results: memory.pull_results.clone(),
-            hook_results: memory.hook_results.clone(),
+            pull_results: std::mem::take(&mut memory.pull_results),
+            hook_results: std::mem::take(&mut memory.hook_results),
             node_credentials,
             ..PlanRequest::default()
         };
@@ -918,6 +1042,7 @@ impl PodWorker {
         let mut plan = match answer {
             Ok(Ok(plan)) => plan,
             Ok(Err(e)) => {
+                memory.restore(request);
                 let msg = format!("{}: {}: {}", sp.file.display(), e.path, e.message);
                 tracing::error!(pod = %sp.full_name(), "the engine refused the pod: {msg}");
                 round.errors.push(msg.clone());
@@ -925,6 +1050,7 @@ impl PodWorker {
                 return None;
             }
             Err(e) => {
+                memory.restore(request);
                 let msg = format!(
                     "the planning module failed; sync of {} skipped: {e}",
                     sp.full_name()
@@ -956,19 +1082,22 @@ impl PodWorker {
                 let msg = format!("unable to ensure pod container exists: {e}");
                 tracing::warn!(pod = %sp.full_name(), reason = "FailedCreatePodContainer", "{msg}");
                 round.errors.push(format!("{}: {msg}", sp.full_name()));
+                self.memory.restore(request);
                 self.sync_failed(report, msg);
                 return None;
             }
         }
-        let planned = plan.clone();
-        let execution = if self.shared.config.dry_run {
+        // The plan as decided (the executor completes steps in place), when someone
+        // waits for it; a plan without steps is not changed by its execution.
+        let mut planned = (plans && !plan.steps.is_empty()).then(|| plan.clone());
+        let execution = if self.shared.config.dry_run || plan.steps.is_empty() {
             Execution::default()
         } else {
+            let events = plan.events.clone();
             let execution = execute(self.cri.as_mut(), &request, &mut plan);
             self.memory.synced_at = Some(std::time::Instant::now());
             // Events are recorded once what they report has happened.
-            for event in planned
-                .events
+            for event in events
                 .iter()
                 .filter(|e| event_happened(e, &execution.steps))
             {
@@ -983,13 +1112,21 @@ impl PodWorker {
             execution
         };
         let memory = &mut self.memory;
-        memory.backoff.clone_from(&plan.backoff);
-        memory.image_backoff.clone_from(&plan.image_backoff);
         let pulled = !execution.pull_results.is_empty();
         memory.pull_results.clone_from(&execution.pull_results);
         memory.hook_results.clone_from(&execution.hook_results);
-        memory.previous_status.clone_from(&plan.status);
-        memory.reason_cache.clone_from(&plan.reason_cache);
+        if plans && planned.is_none() {
+            // The plan goes to the round as it is: the worker keeps copies.
+            memory.backoff.clone_from(&plan.backoff);
+            memory.image_backoff.clone_from(&plan.image_backoff);
+            memory.previous_status.clone_from(&plan.status);
+            memory.reason_cache.clone_from(&plan.reason_cache);
+        } else {
+            memory.backoff = std::mem::take(&mut plan.backoff);
+            memory.image_backoff = std::mem::take(&mut plan.image_backoff);
+            memory.previous_status = plan.status.take();
+            memory.reason_cache = std::mem::take(&mut plan.reason_cache);
+        }
         for f in &execution.failures {
             if let Some(c) = &f.container {
                 if matches!(
@@ -1013,7 +1150,16 @@ impl PodWorker {
         // as the kubelet counts them: it is retried on the next round (the engine's
         // back-offs decide what the retry does).
         memory.failed = !execution.ok() || !plan.errors.is_empty();
-        memory.fingerprint = print;
+        let PlanRequest {
+            runtime_status,
+            probes,
+            ..
+        } = request;
+        memory.inputs = Some(Arc::new(SyncInputs {
+            pod: Arc::clone(sp),
+            status: runtime_status,
+            probes,
+        }));
         // The next sync: when a held-back start's back-off ends, else at --sync-frequency.
         let resync = now
             .checked_add(jiff::SignedDuration::from_secs(
@@ -1047,6 +1193,9 @@ impl PodWorker {
             r.created = sp.pod.metadata.creation_timestamp.as_ref().map(|t| t.0);
         }
         self.publish();
+        if plans && planned.is_none() {
+            planned = Some(plan);
+        }
         Some((planned, pulled))
     }
 
@@ -1056,9 +1205,10 @@ impl PodWorker {
     /// directories and cgroup. `true` when the pod is gone.
     fn remove_pod(&mut self, status: &RuntimeStatus, round: &mut Round) -> bool {
         let uid = self.uid.clone();
-        let pod = self.memory.pod.clone();
+        let known = self.memory.pod.clone();
+        let pod = known.as_deref().map(|sp| &sp.pod);
         let name = if status.name.is_empty() {
-            pod.as_ref().map(full_name).unwrap_or_default()
+            pod.map(full_name).unwrap_or_default()
         } else {
             format!("{}/{}", status.namespace, status.name)
         };
@@ -1069,7 +1219,7 @@ impl PodWorker {
             .filter(|c| c.state == ContainerState::Running)
             .collect();
         let pod_ip = status.ips.first().map(String::as_str);
-        let kills = pod_kills(pod.as_ref(), running, None, self.cri.as_mut(), pod_ip);
+        let kills = pod_kills(pod, running, None, self.cri.as_mut(), pod_ip);
         for kill in kills {
             let mut grace = kill.grace_period_seconds;
             if let Some(hook) = &kill.pre_stop {
@@ -1077,7 +1227,7 @@ impl PodWorker {
                 if result.failed() {
                     let message = super::hooks::failure_message(
                         hook,
-                        &pod.clone().unwrap_or_default(),
+                        &pod.cloned().unwrap_or_default(),
                         &result,
                     );
                     tracing::warn!(pod = %name, container = %kill.container, reason = "FailedPreStopHook", "PreStopHook failed: {message}");
@@ -1189,4 +1339,20 @@ impl PodWorker {
             }
         }
     }
+}
+
+/// Whether container GC ([`PodWorker::collect_garbage`]) may find something in `status`:
+/// two exited instances of one container, or a sandbox other than the newest not ready.
+fn has_garbage(status: &RuntimeStatus) -> bool {
+    let mut exited = BTreeSet::new();
+    status
+        .container_statuses
+        .iter()
+        .filter(|c| c.state == ContainerState::Exited)
+        .any(|c| !exited.insert(c.name.as_str()))
+        || status
+            .sandbox_statuses
+            .iter()
+            .skip(1)
+            .any(|sb| sb.state == SandboxState::NotReady)
 }

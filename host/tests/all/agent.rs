@@ -637,6 +637,36 @@ fn e2e_init_then_sidecar_with_startup_probe_then_app_in_the_kubelets_order() {
 }
 
 #[test]
+fn a_steady_pod_is_synced_only_when_due() {
+    let mut h = harness(Planner::Native, &[("web.yaml", WEB)]);
+    let rounds = h.rounds(150, Duration::from_secs(1));
+    let synced: Vec<(i64, usize)> = rounds
+        .iter()
+        .filter(|(_, r)| !r.synced.is_empty())
+        .map(|(t, r)| {
+            let steps = r.synced.iter().map(|(_, p)| p.steps.len()).sum();
+            (t.duration_since(t0()).as_secs(), steps)
+        })
+        .collect();
+    // Once the pod has nothing to do (the init container done, the sidecar's startup
+    // probe passed, the app running), it is synced once more (the relist shows the last
+    // start), then only at --sync-frequency (60 s): nothing it reads changes and its
+    // only probe is done.
+    let last_acting = synced
+        .iter()
+        .rposition(|(_, steps)| *steps > 0)
+        .unwrap_or_else(|| panic!("nothing started: {synced:?}"));
+    let quiet: Vec<i64> = synced[last_acting + 1..].iter().map(|(t, _)| *t).collect();
+    assert!(quiet.len() >= 3, "{synced:?}");
+    assert!(quiet[0] - synced[last_acting].0 <= 2, "{synced:?}");
+    assert!(
+        quiet.windows(2).all(|w| w[1] - w[0] == 60),
+        "syncs every 60 s once steady: {synced:?}"
+    );
+    assert!(rounds.iter().all(|(_, r)| r.errors.is_empty()));
+}
+
+#[test]
 fn e2e_a_crashing_app_restarts_with_back_off() {
     let crashing = WEB.replace(
         "  annotations:\n",
@@ -1114,7 +1144,11 @@ fn probes_run_when_due_with_the_kubelets_thresholds() {
     let mut prober = Prober::default();
     let mut cri = Recorder::default();
     let at = |s: i64| t0() + jiff::SignedDuration::from_secs(s);
+    // Nothing ran yet: web's probes are due at the start (no initial delay).
+    assert_eq!(prober.next_due(&pod, &status), Some(at(0)));
     let first = prober.probe_pod(&mut cri, &pod, &status, at(0));
+    // Then web's, a period (1 s) after their run; db's startup probe at its delay (2 s).
+    assert_eq!(prober.next_due(&pod, &status), Some(at(1)));
     let web = first["sim://w1"];
     assert_eq!(web.readiness, Some(ProbeResult::Success));
     // One failure of two: still the initial success.
@@ -1141,6 +1175,14 @@ fn probes_run_when_due_with_the_kubelets_thresholds() {
         Some(ProbeResult::Failure),
         "three refused connections"
     );
+    // Web's liveness and db's startup probes failed: on hold (until a restart); db's
+    // liveness waits for a startup that will not come. Only web's readiness is left.
+    assert_eq!(prober.next_due(&pod, &status), Some(at(5)));
+    let stopped = RuntimeStatus {
+        container_statuses: vec![],
+        ..status.clone()
+    };
+    assert_eq!(prober.next_due(&pod, &stopped), None, "no container runs");
     assert!(cri.calls.is_empty(), "no exec probe: {:?}", cri.calls);
 }
 
