@@ -76,6 +76,13 @@ pub(crate) fn plan_to(request: &PlanRequest, stage: Stage) -> Result<Plan, PlanE
                 let decided = plan.decisions.len();
                 steps::build_in(&ctx, &mut plan, steps::BuildOptions::default());
                 decision::effect::mark(ctx.spec, &mut plan, decided);
+                // In-place resize's events come before SyncPod acts on the runtime (the
+                // allocation manager's ResizeStarted, SyncPod's ResizeCompleted).
+                let mut events = crate::status::resize::resize(request, &gates).events;
+                if !events.is_empty() {
+                    events.append(&mut plan.events);
+                    plan.events = events;
+                }
             }
             plan
         }

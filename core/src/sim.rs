@@ -10,8 +10,11 @@
 //!
 //! * `RunPodSandbox` adds a `SANDBOX_READY` sandbox with an IP (or in the node's network
 //!   namespace for `hostNetwork` pods) as the newest sandbox.
-//! * `KillPod` stops every running container (exit code 137) and marks every sandbox
-//!   `SANDBOX_NOTREADY`; `KillContainer` stops one container.
+//! * `KillPod` stops every running container and marks every sandbox
+//!   `SANDBOX_NOTREADY`; `KillContainer` stops one container. A container that exits on
+//!   the stop signal (SIGTERM) reports exit code 143 ([`SIGTERM_EXIT_CODE`]); one still
+//!   running when its stop grace period ends is killed (SIGKILL) and reports 137
+//!   ([`KILLED_EXIT_CODE`]); both with reason `Error`, as containerd reports them.
 //! * `RemoveContainer` drops a status (init-container purge/prune, RestartAllContainers).
 //! * `CreateContainer` + `StartContainer` add a running container with the kubelet's
 //!   hash, the restart count, `createdAt`/`startedAt` = `now`, newest first, and record
@@ -21,6 +24,10 @@
 //!   clocks make them; the API status reports the newest instance by creation time.
 //! * `UpdateContainerResources` / `UpdatePodSandboxResources` update the actuated
 //!   resources checkpoint.
+//! * `PullImage` stores the image (or fails as the scripted registry says) and takes the
+//!   pull's time ([`images::PULL_MILLIS`], or what [`HookControls::pull_seconds`] says;
+//!   [`images::FAILED_PULL_MILLIS`] for a failure): what follows it, and the next sync,
+//!   happen that much later ([`Outcome::blocked_millis`]).
 //!
 //! [`Simulation`] loops plan → apply → advance the clock, and the `script` helpers inject
 //! what happens between syncs (a container exits, the sandbox dies, a probe reports).
@@ -56,11 +63,19 @@ pub mod cri;
 pub mod event;
 pub mod hooks;
 pub mod images;
-pub use event::{apply_event, apply_event_with, Event, ProbeKind};
+pub use event::{apply_event, apply_event_with, probe_failure_recorded_at, Event, ProbeKind};
 pub use hooks::HookControls;
 
-/// Exit code the model reports for a container it stopped (SIGKILL).
+/// Exit code of a container killed by SIGKILL (128 + 9): the runtime's `StopContainer`
+/// when the stop grace period ends before the container exited, a dead sandbox's
+/// containers (containerd's `StopPodSandbox` kills what is left without a grace period),
+/// the kernel's OOM killer.
 pub const KILLED_EXIT_CODE: i32 = 137;
+
+/// Exit code of a container that exited on `StopContainer`'s stop signal, SIGTERM
+/// (128 + 15), within its grace period: the model's containers exit at once on it unless
+/// the world says they take longer ([`HookControls::exit_seconds`]).
+pub const SIGTERM_EXIT_CODE: i32 = 143;
 
 /// What the runtime and the kubelet's checkpoints hold after a plan was carried out.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -71,7 +86,8 @@ pub struct Outcome {
     pub actuated_resources: Option<ActuatedResources>,
     /// What the hooks the plan ran reported (the next request's `hookResults`).
     pub hook_results: Vec<crate::plan::HookResult>,
-    /// How long the sync was blocked in hooks (preStop waits), milliseconds.
+    /// How long carrying the plan out kept the sync busy, milliseconds: preStop hooks,
+    /// stops waited for, image pulls.
     pub blocked_millis: u64,
     /// The node's images (`None`: the request reported none and nothing was pulled).
     pub images: Option<crate::plan::ImagesReport>,
@@ -306,7 +322,7 @@ impl Runtime {
                             None => 0,
                         };
                         longest = longest.max(waited);
-                        stop(s, plus_millis(now, waited));
+                        stop(s, plus_millis(now, waited), SIGTERM_EXIT_CODE);
                     }
                 }
                 self.blocked_millis += longest;
@@ -378,7 +394,17 @@ impl Runtime {
                     self.node_files.insert(f.path.clone(), f.clone());
                 }
             }
-            StepOp::PullImage => self.images.pull(step, now),
+            StepOp::PullImage => {
+                // The pull keeps the sync busy: what follows it happens that much later.
+                let image = step.image.as_deref().unwrap_or("");
+                let set = self
+                    .hooks
+                    .pull_seconds
+                    .get(image)
+                    .map(|s| s.saturating_mul(1000));
+                let took = self.images.pull(step, now, set);
+                self.blocked_millis = self.blocked_millis.saturating_add(took);
+            }
             StepOp::CreateContainer => self.create(pod, step, now),
             StepOp::StartContainer => {
                 let name = step.container.as_deref().unwrap_or("");
@@ -454,20 +480,32 @@ impl Runtime {
             .collect();
         let timeline = crate::terminate::kill_timeline(&kills, &hook_millis, &exit_millis);
         let mut last = 0;
-        for ((t, &i), r) in timeline.iter().zip(&at).zip(&result_of) {
+        for (((t, &i), r), k) in timeline.iter().zip(&at).zip(&result_of).zip(&kills) {
             if let Some(r) = r.and_then(|r| results.get_mut(r)) {
                 r.stop_grace_period_seconds = Some(t.stop_grace_period_seconds);
             }
             last = last.max(t.exited_at_millis);
+            // Still running when the stop's grace period ends, the container is killed
+            // (containerd's `StopContainer`: SIGTERM, then SIGKILL after the timeout).
+            let grace_millis = u64::try_from(t.stop_grace_period_seconds.max(0))
+                .unwrap_or(0)
+                .saturating_mul(1000);
+            let takes = exit_millis.get(&k.container).copied().unwrap_or(0);
+            let code = if takes > grace_millis {
+                KILLED_EXIT_CODE
+            } else {
+                SIGTERM_EXIT_CODE
+            };
             if let Some(s) = self.status.container_statuses.get_mut(i) {
-                stop(s, plus_millis(now, t.exited_at_millis));
+                stop(s, plus_millis(now, t.exited_at_millis), code);
             }
         }
         self.hook_results.extend(results);
-        // Containers the kills do not name (no spec) are stopped with the sandbox.
+        // Containers the kills do not name (no spec) are stopped with the sandbox
+        // (containerd's `StopPodSandbox` kills them without a grace period).
         for s in &mut self.status.container_statuses {
             if s.state == ContainerState::Running {
-                stop(s, plus_millis(now, last));
+                stop(s, plus_millis(now, last), KILLED_EXIT_CODE);
             }
         }
         self.blocked_millis += last;
@@ -500,7 +538,7 @@ impl Runtime {
             .iter_mut()
             .find(|s| s.id == id)
         {
-            stop(s, plus_millis(now, waited));
+            stop(s, plus_millis(now, waited), SIGTERM_EXIT_CODE);
         }
         self.blocked_millis += waited;
     }
@@ -658,13 +696,15 @@ impl Runtime {
     }
 }
 
-fn stop(s: &mut ContainerStatus, now: jiff::Timestamp) {
+/// The container stops at `now` with exit `code` ([`SIGTERM_EXIT_CODE`] or
+/// [`KILLED_EXIT_CODE`]), reason `Error`.
+fn stop(s: &mut ContainerStatus, now: jiff::Timestamp, code: i32) {
     if matches!(
         s.state,
         ContainerState::Running | ContainerState::Created | ContainerState::Unknown
     ) {
         s.state = ContainerState::Exited;
-        s.exit_code = KILLED_EXIT_CODE;
+        s.exit_code = code;
         s.reason = "Error".into();
         s.finished_at = Some(now);
     }
@@ -715,7 +755,8 @@ pub fn next_request_with(
 }
 
 /// [`next_request_with`], and how long carrying the plan out kept the sync busy
-/// (milliseconds): preStop hooks and stops waited for, up to the grace periods. The next
+/// (milliseconds): preStop hooks and stops waited for, up to the grace periods, and image
+/// pulls (a pull's time, [`images::PULL_MILLIS`] by default). The next
 /// request keeps `now`; a caller with a clock advances it by this much
 /// ([`Simulation::carry_out`] does, and the playground).
 #[must_use]
@@ -855,7 +896,12 @@ impl Simulation {
     /// [`Simulation::hooks`]). Returns a note when it could not happen.
     pub fn event(&mut self, event: &Event) -> Option<String> {
         self.request.now = Some(self.now);
-        apply_event_with(&mut self.request, &mut self.hooks, event)
+        let note = apply_event_with(&mut self.request, &mut self.hooks, event);
+        // An event that takes time (a probe's failure window, an advance) moves the clock.
+        if let Some(later) = self.request.now.filter(|t| *t > self.now) {
+            self.now = later;
+        }
+        note
     }
 
     /// Advances the clock by `seconds` without a sync.
@@ -909,12 +955,15 @@ impl Simulation {
     /// out, advance the clock.
     pub fn carry_out(&mut self, plan: &Plan) {
         let blocked_millis = carry_out(&mut self.request, plan, self.now, &self.hooks);
-        // A pull is part of the sync: the re-plan that completes it comes at once.
+        // A sync blocked in preStop hooks, stops or pulls ends that much later (whole
+        // seconds, rounded up, as the playground's clock moves).
+        let blocked = i64::try_from(blocked_millis.div_ceil(1000)).unwrap_or(0);
+        // A pull is part of the sync: the re-plan that completes it comes as soon as the
+        // pull is done.
         if !self.request.pull_results.is_empty() {
+            self.advance(blocked);
             return;
         }
-        // A sync blocked in preStop hooks ends that much later.
-        let blocked = i64::try_from(blocked_millis.div_ceil(1000)).unwrap_or(0);
         self.advance(self.tick_seconds + blocked);
     }
 
@@ -1280,5 +1329,125 @@ mod tests {
         assert!(script::exit_container(&mut sim.request, "a", 1, now));
         let second = sim.sync();
         assert!(second.is_ok_and(|p| p.held_back.len() == 1));
+    }
+
+    /// A pod whose image is not on the node yet (the image manager on).
+    fn pulling() -> PlanRequest {
+        let Ok(request) = parse_request(
+            br#"{"pod": {"metadata": {"name": "p", "uid": "u"},
+                 "spec": {"enableServiceLinks": true, "containers": [{"name": "a", "image": "x:1"}]}},
+                 "images": {"present": {}}, "now": "2025-06-15T15:06:40Z"}"#,
+        ) else {
+            panic!("bad request");
+        };
+        request
+    }
+
+    fn pull_plan(request: &PlanRequest) -> Plan {
+        let Ok(plan) = crate::plan(request) else {
+            panic!("no plan");
+        };
+        assert!(
+            plan.steps.iter().any(|s| s.op == StepOp::PullImage),
+            "{:?}",
+            plan.steps
+        );
+        plan
+    }
+
+    #[test]
+    fn a_pull_takes_its_time() {
+        let request = pulling();
+        let plan = pull_plan(&request);
+        let now = request.now.unwrap_or(t0());
+        let hooks = HookControls::default();
+        let (next, blocked) = next_request_timed(&request, &plan, now, &hooks);
+        assert_eq!(blocked, images::PULL_MILLIS);
+        assert_eq!(
+            next.pull_results.first().map(|r| r.result.pull_millis),
+            Some(images::PULL_MILLIS)
+        );
+        // A pull the world says takes 40 s.
+        let mut slow = HookControls::default();
+        slow.pull_seconds.insert("x:1".into(), 40);
+        let (next, blocked) = next_request_timed(&request, &plan, now, &slow);
+        assert_eq!(blocked, 40_000);
+        assert_eq!(
+            next.pull_results.first().map(|r| r.result.pull_millis),
+            Some(40_000)
+        );
+        // A failed pull takes the registry's round trip.
+        let mut failing = request.clone();
+        let note = images::set_fault(&mut failing, "x:1", crate::plan::PullFault::NotFound, None);
+        assert_eq!(note, None);
+        let (_, blocked) = next_request_timed(&failing, &pull_plan(&failing), now, &slow);
+        assert_eq!(blocked, images::FAILED_PULL_MILLIS);
+    }
+
+    #[test]
+    fn the_simulation_clock_moves_by_the_pull() {
+        let request = pulling();
+        let start = request.now.unwrap_or(t0());
+        let mut sim = Simulation::new(request, start);
+        assert!(sim
+            .event(&Event::PullTakes {
+                image: "x:1".into(),
+                seconds: 12
+            })
+            .is_none());
+        let Ok(plan) = sim.sync() else {
+            panic!("no plan");
+        };
+        assert!(plan.steps.iter().any(|s| s.op == StepOp::PullImage));
+        // The re-plan that creates the container comes when the pull is done.
+        assert_eq!(sim.now.as_second() - start.as_second(), 12);
+        assert!(sim.sync().is_ok());
+        assert!(sim.all_running());
+        let app = sim
+            .request
+            .runtime_status
+            .as_ref()
+            .and_then(|s| s.container_statuses.first())
+            .and_then(|c| c.created_at);
+        assert_eq!(app.map(|t| t.as_second() - start.as_second()), Some(12));
+    }
+
+    #[test]
+    fn a_probe_failure_moves_the_simulation_clock() {
+        let Ok(request) = parse_request(
+            br#"{"pod": {"metadata": {"name": "p", "uid": "u"},
+                 "spec": {"enableServiceLinks": true, "containers": [{"name": "a", "image": "x",
+                   "livenessProbe": {"exec": {"command": ["true"]}, "periodSeconds": 10, "failureThreshold": 3}}]}}}"#,
+        ) else {
+            panic!("bad request");
+        };
+        let mut sim = Simulation::new(request, t0());
+        assert!(sim.run_until_stable(3).is_ok());
+        let before = sim.now;
+        let failure = Event::Probe {
+            container: "a".into(),
+            probe: ProbeKind::Liveness,
+            result: ProbeResult::Failure,
+        };
+        assert_eq!(sim.event(&failure), None);
+        assert_eq!(sim.now.as_second() - before.as_second(), 30);
+        // The kill comes at the recorded failure, not before.
+        let Ok(plan) = sim.sync() else {
+            panic!("no plan");
+        };
+        assert_eq!(plan.actions.containers_to_kill.len(), 1);
+        assert_eq!(
+            sim.request
+                .runtime_status
+                .as_ref()
+                .and_then(|s| {
+                    s.container_statuses
+                        .iter()
+                        .find(|c| c.state == ContainerState::Exited)
+                })
+                .and_then(|c| c.finished_at)
+                .map(|t| t.as_second() - before.as_second()),
+            Some(30)
+        );
     }
 }

@@ -857,6 +857,60 @@ mod tests {
         plan.steps.iter().map(|s| s.op.to_string()).collect()
     }
 
+    /// The exit code and reason of the newest instance of `name`.
+    fn exit_of(sim: &crate::sim::Simulation, name: &str) -> (i32, String) {
+        sim.request
+            .runtime_status
+            .as_ref()
+            .and_then(|s| s.container_statuses.iter().find(|c| c.name == name))
+            .map(|c| (c.exit_code, c.reason.clone()))
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_container_that_exits_on_sigterm_reports_143_one_killed_after_the_grace_137() {
+        // Grace 5 s: app exits on SIGTERM at once (143); proxy takes 60 s, so the runtime
+        // kills it when its stop grace period ends (137). Both reason Error.
+        let mut sim = sim_pod();
+        assert_eq!(
+            sim.event(&crate::sim::Event::StopTakes {
+                container: "proxy".into(),
+                seconds: 60
+            }),
+            None
+        );
+        assert_eq!(
+            sim.event(&crate::sim::Event::Delete {
+                grace_period_seconds: Some(5)
+            }),
+            None
+        );
+        let plan = sim.sync().unwrap();
+        assert_eq!(ops(&plan), vec!["KillPod"]);
+        assert_eq!(exit_of(&sim, "app"), (143, "Error".to_string()));
+        assert_eq!(exit_of(&sim, "proxy"), (137, "Error".to_string()));
+        // The API status reports them as the kubelet converts them: terminated, the
+        // runtime's exit code and reason.
+        let plan = sim.sync().unwrap();
+        let terminated = |name: &str| {
+            plan.status
+                .as_ref()
+                .into_iter()
+                .flat_map(|s| {
+                    s.container_statuses
+                        .iter()
+                        .flatten()
+                        .chain(s.init_container_statuses.iter().flatten())
+                })
+                .find(|c| c.name == name)
+                .and_then(|c| c.state.as_ref())
+                .and_then(|s| s.terminated.as_ref())
+                .map(|t| (t.exit_code, t.reason.clone().unwrap_or_default()))
+        };
+        assert_eq!(terminated("app"), Some((143, "Error".to_string())));
+        assert_eq!(terminated("proxy"), Some((137, "Error".to_string())));
+    }
+
     #[test]
     fn a_deleted_pod_stops_in_order_on_the_clock_then_is_cleaned_up() {
         let mut sim = sim_pod();

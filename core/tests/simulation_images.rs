@@ -80,16 +80,18 @@ fn a_pull_that_fails_twice_then_succeeds() {
     assert_eq!(
         lines,
         [
+            // A failed pull takes the registry's round trip (0.5 s: the clock moves 1 s),
+            // a successful one 1.5 s (2 s): the re-plan comes when the pull is done.
             "0 ContainerCreating: PullImage [Pulling]",
-            "0 ContainerCreating: ErrImagePull [Failed,Failed]",
-            "5 ErrImagePull: ImagePullBackOff held 10s [BackOff,Failed]",
-            "10 ImagePullBackOff: PullImage [Pulling]",
-            "10 ImagePullBackOff: ErrImagePull [Failed,Failed]",
-            "15 ErrImagePull: ImagePullBackOff held 20s [BackOff,Failed]",
-            "20 ImagePullBackOff: ImagePullBackOff held 20s [BackOff,Failed]",
-            "25 ImagePullBackOff: ImagePullBackOff held 20s [BackOff,Failed]",
-            "30 ImagePullBackOff: PullImage [Pulling]",
-            "30 ImagePullBackOff: WriteNodeFiles CreateContainer StartContainer [Pulled,Created,Started]",
+            "1 ContainerCreating: ErrImagePull [Failed,Failed]",
+            "6 ErrImagePull: ImagePullBackOff held 10s [BackOff,Failed]",
+            "11 ImagePullBackOff: PullImage [Pulling]",
+            "12 ImagePullBackOff: ErrImagePull [Failed,Failed]",
+            "17 ErrImagePull: ImagePullBackOff held 20s [BackOff,Failed]",
+            "22 ImagePullBackOff: ImagePullBackOff held 20s [BackOff,Failed]",
+            "27 ImagePullBackOff: ImagePullBackOff held 20s [BackOff,Failed]",
+            "32 ImagePullBackOff: PullImage [Pulling]",
+            "34 ImagePullBackOff: WriteNodeFiles CreateContainer StartContainer [Pulled,Created,Started]",
         ]
     );
     assert!(sim.all_running());
@@ -243,16 +245,17 @@ fn a_restart_whose_pull_fails_is_err_image_pull_not_crash_loop() {
     assert_eq!(
         lines,
         [
+            // Each failed pull takes the registry's round trip (the clock moves 1 s).
             "0 Error: PullImage [Pulling]",
-            "0 Error: ErrImagePull [Failed,Failed]",
+            "1 Error: ErrImagePull [Failed,Failed]",
             // Crash-loop back-off (10 s since the exit) comes first in startContainer.
-            "5 ErrImagePull: held 10s [BackOff]",
-            "10 CrashLoopBackOff: PullImage [Pulling]",
-            "10 CrashLoopBackOff: ErrImagePull [Failed,Failed]",
-            "15 ErrImagePull: held 20s [BackOff]",
+            "6 ErrImagePull: held 10s [BackOff]",
+            "11 CrashLoopBackOff: PullImage [Pulling]",
+            "12 CrashLoopBackOff: ErrImagePull [Failed,Failed]",
+            "17 ErrImagePull: held 20s [BackOff]",
             // The crash-loop back-off (20 s from the exit) is over; the image back-off
             // (20 s from the last failed pull) is not.
-            "20 CrashLoopBackOff: ImagePullBackOff held 20s [BackOff,Failed]",
+            "22 CrashLoopBackOff: ImagePullBackOff held 20s [BackOff,Failed]",
         ]
     );
 }

@@ -7,7 +7,7 @@
 //!
 //! | call | input | output | core |
 //! |---|---|---|---|
-//! | [`sim_apply`] | `{request, plan, hooks?}` | `{request, changed, blockedMillis}`: the next sync's request (with the hooks' `hookResults`); `changed`: the plan changed the runtime (a PLEG event: the kubelet syncs again at once); `blockedMillis`: how long carrying it out took (preStop hooks, stops waited for), by which a caller's clock moves before the next sync | [`podplan_core::sim::next_request_timed`] at the request's `now` |
+//! | [`sim_apply`] | `{request, plan, hooks?}` | `{request, changed, blockedMillis}`: the next sync's request (with the hooks' `hookResults`); `changed`: the plan changed the runtime (a PLEG event: the kubelet syncs again at once); `blockedMillis`: how long carrying it out took (preStop hooks, stops waited for, image pulls), by which a caller's clock moves before the next sync | [`podplan_core::sim::next_request_timed`] at the request's `now` |
 //! | [`sim_step`] | `{request, step, index?, hooks?, blockedMillis?}` | `{request, changed, blockedMillis}`: the request with the runtime status, actuated resources and `hookResults` after that one step | [`podplan_core::sim::Runtime::apply_step`] at the request's `now` |
 //! | [`sim_event`] | `{request, event, hooks?}` | `{request, hooks, note?}` | [`podplan_core::sim::apply_event_with`] |
 //! | [`crictl`] | `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON) | `{crictl}`: the file crictl reads | [`podplan_core::config::crictl`] |
@@ -35,7 +35,7 @@ const MAX_CALL_BYTES: usize = 4 * MAX_REQUEST_BYTES;
 /// `{request, changed, blockedMillis}`, the request of the next sync (runtime status,
 /// actuated resources, back-off records and probes after the plan's steps, at the
 /// request's `now`) and how long the plan's steps took (preStop hooks and the stops they
-/// waited for; [`sim_step`]'s `blockedMillis` after the last step). The request keeps
+/// waited for, image pulls; [`sim_step`]'s `blockedMillis` after the last step). The request keeps
 /// `now`: the caller's clock moves by `blockedMillis` before the next sync.
 #[must_use]
 pub fn sim_apply(input: &str) -> String {

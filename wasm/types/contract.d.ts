@@ -234,7 +234,14 @@ export type SimEvent =
     /** Exit code. */
     code: number;
   }
-  /** The prober records a result for the newest instance of a running container. */
+  /**
+   * The prober records a result for the newest instance of a running container. A
+   * failure is recorded as the kubelet's prober records one (`doProbe` in
+   * `pkg/kubelet/prober/worker.go`): no probe runs before `initialDelaySeconds` after
+   * the container started, and only `failureThreshold` failures in a row, one every
+   * `periodSeconds`, change the result; the clock (`now`) moves on to then
+   * (`probe_failure_recorded_at`). A success is recorded at once.
+   */
   | {
     type: "probe";
     /** Container name. */
@@ -326,6 +333,32 @@ export type SimEvent =
     container: string;
   }
   /**
+   * Something other than the kubelet (a controller, `kubectl patch --subresource
+   * status`) sets a pod condition in the API status: a readiness gate's
+   * (`spec.readinessGates`), which the kubelet's status manager reads to compute
+   * `Ready` (`GeneratePodReadyCondition` in `pkg/kubelet/status/generate.go`) and never
+   * writes. The conditions the kubelet owns cannot be set this way.
+   */
+  | {
+    type: "setCondition";
+    /** The condition type (a readiness gate's `conditionType`). */
+    condition: string;
+    /** `True`, `False` or `Unknown`. */
+    status: string;
+  }
+  /**
+   * From now on a successful pull of `image` (as written in the container) takes
+   * `seconds` (default `PULL_MILLIS`). Kept in the
+   * simulation's `HookControls`.
+   */
+  | {
+    type: "pullTakes";
+    /** The image as written in the container. */
+    image: string;
+    /** Seconds. */
+    seconds: number;
+  }
+  /**
    * From now on a container takes `seconds` to exit after `StopContainer`'s stop
    * signal (cut at the stop's grace period: SIGKILL). Kept in the simulation's
    * `HookControls`.
@@ -370,6 +403,11 @@ export interface HookControls {
    * at once. Only the kills of a `KillPod` read it.
    */
   exitSeconds?: { [key: string]: number };
+  /**
+   * How long a successful pull of an image (as written in the container) takes,
+   * seconds. Absent: `PULL_MILLIS`.
+   */
+  pullSeconds?: { [key: string]: number };
 }
 
 // core/src/cri/sandbox.rs

@@ -103,6 +103,12 @@ const STARTUP_LIVENESS_POD = {
     ],
   },
 };
+const QUICK_LIVENESS_POD = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: meta("quickprobe"),
+  spec: { containers: [{ name: "app", image: "example/portal:3.2", livenessProbe: { httpGet: { path: "/healthz", port: 8080 }, periodSeconds: 1, failureThreshold: 1 } }] },
+};
 const SIDECAR_POD = {
   apiVersion: "v1",
   kind: "Pod",
@@ -691,13 +697,18 @@ async function main() {
       check((await held.count()) === 1 && (await held.first().getAttribute("data-backoff")) === "ImagePullBackOff", `the held-back start names its back-off: ${JSON.stringify(heldText)}`);
       check(/Held back by image-pull back-off/.test(heldText) && !/crash-loop/.test(heldText), "ImagePullBackOff is not labelled crash-loop back-off");
       const cell2 = await cellText(page, "web", 2);
-      check(/ImagePullBackOff · pull back-off 10s/.test(cell2) && /image-pull back-off/.test(cell2) && !/crash-loop/.test(cell2), `the timeline cell too (${JSON.stringify(cell2.split("\n")[0])})`);
+      // The failed pull took 1 s of the 10 s back-off.
+      check(/ImagePullBackOff · pull back-off 9s/.test(cell2) && /image-pull back-off/.test(cell2) && !/crash-loop/.test(cell2), `the timeline cell too (${JSON.stringify(cell2.split("\n")[0])})`);
       await page.screenshot({ path: join(artifacts, "15-image-pull-backoff.png"), fullPage: true });
       await scenario(page, "crashloop");
       await drive(page, "#exit-worker");
       await drive(page, "#exit-worker");
       check((await page.locator("#tabpanel .callout.wait").first().getAttribute("data-backoff")) === "CrashLoopBackOff", "a crash loop's held-back start names the crash-loop back-off");
-      await scenario(page, "liveness");
+      // A 1 s liveness window (periodSeconds × failureThreshold): the crash-loop back-off
+      // still runs at the third failure.
+      await page.goto(linkFor(srv.url, QUICK_LIVENESS_POD));
+      await page.reload();
+      await ready(page);
       for (let i = 0; i < 3; i++) await drive(page, "#liveness-fail-app"); // the third restart is held back
       const order = await page.locator(".decision .verb").allInnerTexts();
       const kill = order.findIndex((t) => t.startsWith("Kill container"));
@@ -813,6 +824,10 @@ async function main() {
       check(/SyncTerminatingPod/.test(await page.locator("#worker-note").innerText()) && /20 s/.test(await page.locator("#worker-note").innerText()), "delete: the details explain SyncTerminatingPod and its 20 s grace period");
       check((await page.locator(`#sync-${d}`).innerText()).includes("took 5s"), `delete: the preStop's 5 s show as the sync's time (${JSON.stringify((await page.locator(`#sync-${d}`).innerText()).replace(/\n/g, " | "))})`);
       check(/exited/.test(await cellText(page, "web", d)) && /exited/.test(await cellText(page, "log-shipper", d)), "delete: web and its sidecar are stopped");
+      const webRow = await page.locator('#drive-body tr[data-container="web"]').innerText();
+      const shipperRow = await page.locator('#drive-body tr[data-container="log-shipper"]').innerText();
+      check(/exited \(143\)/.test(webRow) && /exited \(143\)/.test(shipperRow), `sigterm: both exit on SIGTERM within the grace period: exit code 143 (${webRow.match(/exited \(\d+\)/)?.[0]}, ${shipperRow.match(/exited \(\d+\)/)?.[0]})`);
+      await page.screenshot({ path: join(artifacts, "27-sigterm-143.png"), fullPage: true });
       check((await page.locator("#delete-pod").isDisabled()) && /already being deleted/.test((await page.locator("#delete-pod").getAttribute("title")) ?? ""), "delete: a second delete is not offered, and says why");
       await page.click("#tab-steps");
       const steps = await page.locator("#tabpanel").innerText();
@@ -855,8 +870,15 @@ async function main() {
       await drive(page, "#delete-pod");
       const d = (await syncCount(page)) - 1;
       check((await page.locator(`#sync-${d}`).innerText()).includes("took 8s"), `sigkill: the stop takes the whole 8 s grace period (${JSON.stringify((await page.locator(`#sync-${d}`).innerText()).replace(/\n/g, " | "))})`);
+      const webRow = await page.locator('#drive-body tr[data-container="web"]').innerText();
+      const shipperRow = await page.locator('#drive-body tr[data-container="log-shipper"]').innerText();
+      check(/exited \(137\)/.test(webRow) && /exited \(143\)/.test(shipperRow), `sigkill: web, killed when the grace period ends, exits 137; log-shipper, which exits on SIGTERM, 143 (${webRow.match(/exited \(\d+\)/)?.[0]}, ${shipperRow.match(/exited \(\d+\)/)?.[0]})`);
       await drive(page, "#resync");
       check((await page.locator(`#sync-${d + 1}`).innerText()).includes("t=8s"), "sigkill: the next sync is 8 s later");
+      await page.click("#tab-status");
+      const st = await page.locator("#tabpanel").innerText();
+      check(/exit code 137/.test(st) && /exit code 143/.test(st) && !/OOMKilled/.test(st), "sigkill: the Status tab reports web terminated with exit code 137 and log-shipper with 143, both Error");
+      await page.screenshot({ path: join(artifacts, "28-sigkill-137.png"), fullPage: true });
     });
 
     await section("evict a pod", async (page) => {
@@ -902,6 +924,99 @@ async function main() {
       check(/RESTARTS 1 \(0s ago\)/.test(row) && !/invalid/.test(row), `clock: RESTARTS reads 1 (0s ago), not <invalid> (${row.replace(/.*RESTARTS /, "").replace(/, AGE.*/, "")})`);
       check(/t = 12 s/.test(await page.locator("#drive-body .clock").innerText()), "clock: the runtime panel's clock reads 12 s");
       await page.screenshot({ path: join(artifacts, "24-honest-clock.png"), fullPage: true });
+    });
+
+    await section("a pull takes time: the clock moves by the pull", async (page) => {
+      await scenario(page, "pull");
+      const s0 = (await page.locator("#sync-0").innerText()).replace(/\n/g, " | ");
+      check(s0.includes("took 45s"), `pull: sync #0 pulls the image, which takes 45 s here (${JSON.stringify(s0)})`);
+      check(/45 s/.test(await page.locator("#pull-time-0").innerText()), "pull: the runtime panel shows the image's pull time");
+      await page.click("#settle");
+      await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length >= 2);
+      const s1 = (await page.locator("#sync-1").innerText()).replace(/\n/g, " | ");
+      check(s1.includes("t=45s"), `pull: the sync that starts server comes when the pull is done, at t=45s (${JSON.stringify(s1)})`);
+      check((await cellText(page, "server", 1)).includes("running"), "pull: server runs after the pull");
+      await select(page, 1);
+      await page.click("#tab-events");
+      const ev = await page.locator("#tabpanel").innerText();
+      check(/Successfully pulled image[^\n]*in 45s/.test(ev), "pull: the Pulled event says the pull took 45s");
+      await page.screenshot({ path: join(artifacts, "25-pull-time.png"), fullPage: true });
+      // A failed pull takes the registry's answer: half a second, the clock moves 1 s.
+      const n = (await syncCount(page)) - 1;
+      await select(page, n);
+      await drive(page, "#pull-notfound-0");
+      await drive(page, "#pull-remove-0");
+      await drive(page, "#exit-server");
+      const f = (await syncCount(page)) - 1;
+      const sf = (await page.locator(`#sync-${f}`).innerText()).replace(/\n/g, " | ");
+      check(sf.includes("took 1s"), `pull: the failed pull of the restart takes the registry's answer, 1 s on the clock (${JSON.stringify(sf)})`);
+    });
+
+    await section("a failing probe takes its window: periodSeconds × failureThreshold", async (page) => {
+      await scenario(page, "liveness");
+      await drive(page, "#liveness-fail-app");
+      const s1 = (await page.locator("#sync-1").innerText()).replace(/\n/g, " | ");
+      check(s1.includes("t=30s"), `probe: the kubelet acts on the liveness failure after 3 failures 10 s apart: the sync is at t=30s (${JSON.stringify(s1)})`);
+      check((await cellText(page, "app", 1)).includes("running ↻1"), "probe: app is killed and restarted in that sync");
+      check(/t = 30 s/.test(await page.locator("#drive-body .clock").innerText()), "probe: the runtime panel's clock reads 30 s");
+      await page.screenshot({ path: join(artifacts, "26-probe-window.png"), fullPage: true });
+    });
+
+    await section("readiness gate: a condition set from outside decides Ready", async (page) => {
+      await scenario(page, "gate");
+      await page.click("#settle");
+      await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length >= 2);
+      // The status of the sync after the start sees web running.
+      await drive(page, "#resync");
+      const ready = async () => {
+        await page.click("#tab-describe");
+        return page.locator("#tabpanel").innerText();
+      };
+      let d = await ready();
+      check(/^\s+ContainersReady\s+True\s*$/m.test(d) && /^\s+Ready\s+False\s*$/m.test(d), "gate: web runs, ContainersReady True, Ready False: the gate's condition does not exist");
+      check(/no condition/.test(await page.locator('#drive-body [data-gate="example.com/lb-ready"]').innerText()), "gate: the Pod panel shows the gate without a condition");
+      await page.click("#tab-status");
+      check(/ReadinessGatesNotReady/.test(await page.locator("#tabpanel").innerText()), "gate: the Status tab gives the reason ReadinessGatesNotReady");
+      await drive(page, "#gate-true-0");
+      d = await ready();
+      check(/^\s+Ready\s+True\s*$/m.test(d) && /example\.com\/lb-ready\s+True/.test(d), "gate: set True, the next sync reports Ready True");
+      await page.screenshot({ path: join(artifacts, "29-readiness-gate.png"), fullPage: true });
+      await drive(page, "#gate-false-0");
+      d = await ready();
+      const n = (await syncCount(page)) - 1;
+      check(/^\s+Ready\s+False\s*$/m.test(d) && (await cellText(page, "web", n)).includes("running"), "gate: set False, Ready is False again and web keeps running");
+    });
+
+    await section("in-place resize: ResizeStarted, PodResizeInProgress, ResizeCompleted", async (page) => {
+      await scenario(page, "resize");
+      await page.click("#settle");
+      await page.waitForFunction(() => document.querySelectorAll(".syncbtn").length >= 2);
+      await page.locator(".cm-content").click();
+      await page.keyboard.press("Control+a");
+      const edited = (await page.evaluate(() => document.querySelector(".cm-content").innerText)).replaceAll("cpu: 500m", "cpu: 750m").trimEnd() + "\n";
+      await page.keyboard.insertText(edited);
+      await page.waitForTimeout(400);
+      await drive(page, "#apply");
+      const r = (await syncCount(page)) - 1;
+      await page.click("#tab-events");
+      let ev = await page.locator("#tabpanel").innerText();
+      check(/ResizeStarted/.test(ev) && /Pod resize started: \{"containers":\[\{"name":"app","resources":\{"limits":\{"cpu":"750m"/.test(ev), "resize: the resize sync records ResizeStarted with the new resources");
+      const appCell = await cellText(page, "app", r);
+      check(appCell.includes("running") && !/↻[1-9]/.test(appCell) && !/Killing/.test(ev), `resize: app is resized in place, not restarted (${JSON.stringify(appCell.replace(/\n/g, " | "))})`);
+      await page.click("#tab-status");
+      let st = await page.locator("#tabpanel").innerText();
+      check(/PodResizeInProgress/.test(st), "resize: the Status tab shows the condition PodResizeInProgress");
+      await page.click("#tab-steps");
+      check(/UpdateContainerResources/.test(await page.locator("#tabpanel").innerText()), "resize: the steps hold UpdateContainerResources");
+      await page.screenshot({ path: join(artifacts, "30-resize-in-progress.png"), fullPage: true });
+      await drive(page, "#resync");
+      await page.click("#tab-events");
+      ev = await page.locator("#tabpanel").innerText();
+      check(/ResizeCompleted/.test(ev) && /Pod resize completed/.test(ev), "resize: the next sync records ResizeCompleted");
+      await page.click("#tab-status");
+      st = await page.locator("#tabpanel").innerText();
+      check(!/PodResizeInProgress/.test(st), "resize: and PodResizeInProgress is gone");
+      await page.screenshot({ path: join(artifacts, "31-resize-completed.png"), fullPage: true });
     });
 
     await section("presentation mode", async (page) => {

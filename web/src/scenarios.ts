@@ -109,7 +109,10 @@ export const SCENARIOS: Scenario[] = [
     id: "liveness",
     title: "Liveness failure",
     summary: "When the liveness probe fails, the kubelet kills the container and starts it again.",
-    tryThis: ["Fail the liveness probe of app: it is killed and restarted in the same sync.", "Fail it again: the restart now waits for the back-off."],
+    tryThis: [
+      "Fail the liveness probe of app: the kubelet acts only after failureThreshold failures periodSeconds apart, so the clock moves 3 × 10 = 30 s before the sync; then app is killed and restarted in the same sync.",
+      "Fail it again: the restart now waits for the back-off.",
+    ],
     yaml: `${meta("portal", "7d3c1f60-0005-4000-8000-000000000005")}spec:
   containers:
   - name: app
@@ -179,6 +182,26 @@ export const SCENARIOS: Scenario[] = [
 `,
   },
   {
+    id: "pull",
+    title: "Image pull takes time",
+    summary: "The kubelet pulls a missing image inside the sync: the sync, and everything after it, waits for the pull; a failed pull takes the registry's answer.",
+    tryThis: [
+      "Sync #0 pulls example/model-server:3.1, which takes 45 s here: the timeline says “took 45s” and the PLEG sync that starts server (Run until stable) is at t=45s; its Pulled event says “in 45s”.",
+      "Set “pull takes” to 5 s, press “remove from node”, then make server exit: the restart pulls again, and the clock moves 5 s.",
+      "Press “not found”, remove the image and make server exit: the failed pull takes half a second (the clock moves 1 s), then ErrImagePull and ImagePullBackOff.",
+    ],
+    before: [
+      { type: "removeImage", image: "example/model-server:3.1" },
+      { type: "pullTakes", image: "example/model-server:3.1", seconds: 45 },
+    ],
+    yaml: `${meta("model", "7d3c1f60-0018-4000-8000-000000000018")}spec:
+  containers:
+  - name: server
+    image: example/model-server:3.1
+    imagePullPolicy: IfNotPresent
+`,
+  },
+  {
     id: "sandbox",
     title: "Sandbox loss",
     summary: "If the pod sandbox dies or loses its IP, the kubelet kills the whole pod and creates a new sandbox.",
@@ -219,10 +242,11 @@ export const SCENARIOS: Scenario[] = [
   {
     id: "resize",
     title: "In-place resize",
-    summary: "Changing CPU or memory can be applied to a running container; a resizePolicy can demand a restart instead.",
+    summary: "Changing CPU or memory can be applied to a running container; a resizePolicy can demand a restart instead. The kubelet reports the resize in the pod's status and events.",
     tryThis: [
-      "Change cpu from 500m to 750m (requests and limits) and Apply: resized in place, no restart.",
-      "Change memory from 256Mi to 512Mi and Apply: memory says RestartContainer, so app restarts.",
+      "Change cpu from 500m to 750m (requests and limits) and Apply: resized in place (UpdateContainerResources), no restart. The Events tab shows ResizeStarted (the allocation manager's, with the new resources); the Status tab shows the condition PodResizeInProgress.",
+      "Resync: the actuated resources now match, so the kubelet clears PodResizeInProgress and records ResizeCompleted.",
+      "Change memory from 256Mi to 512Mi and Apply: memory says RestartContainer, so app restarts; ResizeStarted, then ResizeCompleted on the next sync.",
     ],
     yaml: `${meta("calc", "7d3c1f60-0011-4000-8000-000000000011")}spec:
   containers:
@@ -300,9 +324,9 @@ export const SCENARIOS: Scenario[] = [
       "kubectl delete sets deletionTimestamp; the kubelet's pod worker then terminates the pod (Terminating): preStop hooks, SIGTERM, SIGKILL when the grace period runs out, sidecars last, then the cleanup and the pod is gone.",
     tryThis: [
       "Press “Run until stable”: the sidecar log-shipper starts, then web.",
-      "Press “Delete pod” (grace period 20 s, the pod's): the next sync is SyncTerminatingPod, kubectl shows Terminating; web's preStop sleeps 5 s, then SIGTERM; log-shipper stops after web. The sync took 5 s on the clock.",
+      "Press “Delete pod” (grace period 20 s, the pod's): the next sync is SyncTerminatingPod, kubectl shows Terminating; web's preStop sleeps 5 s, then SIGTERM; log-shipper stops after web. Both exit on SIGTERM: exit code 143 (128 + 15), reason Error. The sync took 5 s on the clock.",
       "Resync: SyncTerminatedPod removes the containers and the sandbox; the API server deletes the pod.",
-      "Start over, run until stable, set web's “exits after” to 60 s (it ignores SIGTERM), then delete: StopContainer gives web the 15 s left after its preStop, then the runtime SIGKILLs it; the sync takes the whole 20 s grace period.",
+      "Start over, run until stable, set web's “exits after” to 60 s (it ignores SIGTERM), then delete: StopContainer gives web the 15 s left after its preStop, then the runtime SIGKILLs it: exit code 137 (128 + 9), while log-shipper still exits 143; the sync takes the whole 20 s grace period.",
     ],
     yaml: `${meta("shop-web", "7d3c1f60-0015-4000-8000-000000000015")}spec:
   terminationGracePeriodSeconds: 20
@@ -317,6 +341,23 @@ export const SCENARIOS: Scenario[] = [
       preStop:
         sleep:
           seconds: 5
+`,
+  },
+  {
+    id: "gate",
+    title: "Readiness gate",
+    summary: "A pod with spec.readinessGates is Ready only when every container is ready and every gate's condition, which a controller (not the kubelet) sets in the pod's status, is True.",
+    tryThis: [
+      "Press “Run until stable”: web runs and ContainersReady is True, but Ready is False, reason ReadinessGatesNotReady: the gate's condition does not exist yet (Status tab).",
+      "In the Pod panel, set the gate example.com/lb-ready True: the next sync reports Ready True.",
+      "Set it False: Ready is False again (ReadinessGatesNotReady); the containers stay ready and nothing restarts.",
+    ],
+    yaml: `${meta("lb-web", "7d3c1f60-0019-4000-8000-000000000019")}spec:
+  readinessGates:
+  - conditionType: example.com/lb-ready
+  containers:
+  - name: web
+    image: nginx:1.27
 `,
   },
   {

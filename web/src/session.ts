@@ -195,6 +195,10 @@ function describeEvent(e: SimEvent): string {
       return `pulls of ${e.image} work`;
     case "removeImage":
       return `${e.image} removed from the node`;
+    case "pullTakes":
+      return `a pull of ${e.image} takes ${e.seconds} s`;
+    case "setCondition":
+      return `condition ${e.condition} set to ${e.status}`;
     default:
       return e.type;
   }

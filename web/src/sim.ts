@@ -105,7 +105,7 @@ export function buildRequest(state: SimState, pod: Pod, gates: Record<string, bo
 /**
  * podplan's runtime model carries out `plan` (made for `request`). The model says how long
  * the plan's steps took (`blockedMillis`: preStop hooks, stops waited for up to the grace
- * period); the clock moves on by that much, in whole seconds rounded up (as
+ * period, image pulls); the clock moves on by that much, in whole seconds rounded up (as
  * `core::sim::Simulation` does), so the next sync happens after the stop, not at the
  * instant it began. `took` is those seconds.
  */

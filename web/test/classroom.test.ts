@@ -109,7 +109,11 @@ describe("events as kubectl describe shows them", () => {
 describe("decisions, continued syncs and faults before sync #0", () => {
   it("lists a held-back restart after the kill it follows", () => {
     const fail = { t: "probe", c: "app", p: "liveness", r: "failure" } as const;
-    const syncs = replay(engine, session("liveness", [fail, fail, fail]));
+    // A 1 s failure window (the kubelet acts on a liveness failure after periodSeconds ×
+    // failureThreshold): the crash-loop back-off is still running at the third failure.
+    const quick = session("liveness", [fail, fail, fail]);
+    quick.pod = quick.pod.replace("periodSeconds: 10", "periodSeconds: 1").replace("failureThreshold: 3", "failureThreshold: 1");
+    const syncs = replay(engine, quick);
     const p = plan(syncs[3]!);
     const order = kubeletOrder(p).map((i) => p.decisions[i]!);
     const kill = order.findIndex((d) => d.action === "killContainer");

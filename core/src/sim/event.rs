@@ -56,7 +56,12 @@ pub enum Event {
         /// Exit code.
         code: i32,
     },
-    /// The prober records a result for the newest instance of a running container.
+    /// The prober records a result for the newest instance of a running container. A
+    /// failure is recorded as the kubelet's prober records one (`doProbe` in
+    /// `pkg/kubelet/prober/worker.go`): no probe runs before `initialDelaySeconds` after
+    /// the container started, and only `failureThreshold` failures in a row, one every
+    /// `periodSeconds`, change the result; the clock (`now`) moves on to then
+    /// ([`probe_failure_recorded_at`]). A success is recorded at once.
     Probe {
         /// Container name.
         container: String,
@@ -140,6 +145,26 @@ pub enum Event {
     OomKill {
         /// Container name.
         container: String,
+    },
+    /// Something other than the kubelet (a controller, `kubectl patch --subresource
+    /// status`) sets a pod condition in the API status: a readiness gate's
+    /// (`spec.readinessGates`), which the kubelet's status manager reads to compute
+    /// `Ready` (`GeneratePodReadyCondition` in `pkg/kubelet/status/generate.go`) and never
+    /// writes. The conditions the kubelet owns cannot be set this way.
+    SetCondition {
+        /// The condition type (a readiness gate's `conditionType`).
+        condition: String,
+        /// `True`, `False` or `Unknown`.
+        status: String,
+    },
+    /// From now on a successful pull of `image` (as written in the container) takes
+    /// `seconds` (default [`PULL_MILLIS`](super::images::PULL_MILLIS)). Kept in the
+    /// simulation's [`HookControls`](super::HookControls).
+    PullTakes {
+        /// The image as written in the container.
+        image: String,
+        /// Seconds.
+        seconds: u64,
     },
     /// From now on a container takes `seconds` to exit after `StopContainer`'s stop
     /// signal (cut at the stop's grace period: SIGKILL). Kept in the simulation's
@@ -225,6 +250,13 @@ pub fn apply_event_with(
             hooks.exit_seconds.insert(container.clone(), *seconds);
             None
         }
+        Event::PullTakes { image, seconds } => {
+            if !crate::pod::images(&request.pod).iter().any(|i| i == image) {
+                return Some(format!("no container of the pod uses image {image}"));
+            }
+            hooks.pull_seconds.insert(image.clone(), *seconds);
+            None
+        }
         other => apply_event(request, other),
     }
 }
@@ -263,6 +295,11 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
         } => {
             if let Some(why) = prober_cannot_report(request, container, *probe) {
                 return Some(why);
+            }
+            if *result == ProbeResult::Failure {
+                if let Some(at) = probe_failure_recorded_at(request, container, *probe, now) {
+                    request.now = Some(at);
+                }
             }
             let (liveness, startup) = match probe {
                 ProbeKind::Liveness => (Some(*result), None),
@@ -351,7 +388,10 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             }
             None
         }
-        Event::StopTakes { .. } | Event::PostStartFails { .. } | Event::PreStopTakes { .. } => Some(
+        Event::StopTakes { .. }
+        | Event::PostStartFails { .. }
+        | Event::PreStopTakes { .. }
+        | Event::PullTakes { .. } => Some(
             "hook behaviour belongs to the simulated world, not to the request: use sim::apply_event_with (or the `hooks` of simApply/simEvent)".into(),
         ),
         Event::SetImage { container, image } => {
@@ -369,6 +409,7 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
                 None => Some(format!("the pod has no container {container}")),
             }
         }
+        Event::SetCondition { condition, status } => set_condition(request, condition, status, now),
         Event::PullFails {
             image,
             fault,
@@ -418,6 +459,110 @@ fn prober_cannot_report(request: &PlanRequest, name: &str, kind: ProbeKind) -> O
         )),
         _ => None,
     }
+}
+
+/// When the kubelet's prober records a `kind` failure of the newest instance of `name`
+/// that begins to fail at `now` (`doProbe` in `pkg/kubelet/prober/worker.go`): no probe
+/// runs until `initialDelaySeconds` after the container started; the worker probes every
+/// `periodSeconds` and changes the result only after `failureThreshold` failures in a
+/// row. The model's failure begins just after a probe, so the first failing probe is one
+/// period later and the recorded failure `periodSeconds × failureThreshold` after the
+/// later of `now` and the end of the initial delay. The API defaults apply to unset
+/// fields (`SetDefaults_Probe`: period 10 s, threshold 3, no initial delay). `None` when
+/// the probe already reports a failure (nothing changes, no time passes) or is not
+/// declared.
+#[must_use]
+pub fn probe_failure_recorded_at(
+    request: &PlanRequest,
+    name: &str,
+    kind: ProbeKind,
+    now: jiff::Timestamp,
+) -> Option<jiff::Timestamp> {
+    let spec = request.pod.spec.as_ref().and_then(|s| {
+        s.init_containers
+            .iter()
+            .flatten()
+            .chain(s.containers.iter())
+            .find(|c| c.name == name)
+    })?;
+    let probe = match kind {
+        ProbeKind::Liveness => spec.liveness_probe.as_ref(),
+        ProbeKind::Startup => spec.startup_probe.as_ref(),
+        ProbeKind::Readiness => spec.readiness_probe.as_ref(),
+    }?;
+    let current = newest_probe_results(request, name).and_then(|r| match kind {
+        ProbeKind::Liveness => r.liveness,
+        ProbeKind::Startup => r.startup,
+        ProbeKind::Readiness => r.readiness,
+    });
+    if current == Some(ProbeResult::Failure) {
+        return None;
+    }
+    let positive =
+        |v: Option<i32>, default: i32| i64::from(v.filter(|v| *v > 0).unwrap_or(default));
+    let period = positive(probe.period_seconds, 10);
+    let threshold = positive(probe.failure_threshold, 3);
+    let delay = i64::from(probe.initial_delay_seconds.unwrap_or(0).max(0));
+    let started = request
+        .runtime_status
+        .as_ref()
+        .and_then(|s| s.container_statuses.iter().find(|c| c.name == name))
+        .and_then(|c| c.started_at);
+    let probing_from = started
+        .and_then(|t| t.checked_add(jiff::SignedDuration::from_secs(delay)).ok())
+        .map_or(now, |t| t.max(now));
+    probing_from
+        .checked_add(jiff::SignedDuration::from_secs(
+            period.saturating_mul(threshold),
+        ))
+        .ok()
+}
+
+/// [`Event::SetCondition`]: the condition in the pod's API status, its
+/// `lastTransitionTime` moved to `now` when its status changes.
+fn set_condition(
+    request: &mut PlanRequest,
+    condition: &str,
+    status: &str,
+    now: jiff::Timestamp,
+) -> Option<String> {
+    if !matches!(status, "True" | "False" | "Unknown") {
+        return Some(format!(
+            "a condition's status is True, False or Unknown, not {status:?}"
+        ));
+    }
+    if condition.is_empty() {
+        return Some("the condition has no type".into());
+    }
+    let owned = crate::status::conditions::KUBELET_OWNED.contains(&condition)
+        || matches!(condition, "PodReadyToStartContainers" | "DisruptionTarget");
+    if owned {
+        return Some(format!(
+            "{condition} is the kubelet's condition (or the API server's): only other conditions, such as a readiness gate's, are set from outside"
+        ));
+    }
+    let time = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(now);
+    let conditions = request
+        .pod
+        .status
+        .get_or_insert_with(Default::default)
+        .conditions
+        .get_or_insert_with(Vec::new);
+    match conditions.iter_mut().find(|c| c.type_ == condition) {
+        Some(c) => {
+            if c.status != status {
+                c.status = status.to_string();
+                c.last_transition_time = Some(time);
+            }
+        }
+        None => conditions.push(k8s_openapi::api::core::v1::PodCondition {
+            type_: condition.to_string(),
+            status: status.to_string(),
+            last_transition_time: Some(time),
+            ..Default::default()
+        }),
+    }
+    None
 }
 
 fn newest_probe_results(request: &PlanRequest, name: &str) -> Option<crate::request::ProbeResults> {
@@ -742,5 +887,126 @@ mod tests {
             }
         )
         .is_some());
+    }
+
+    fn seconds_since(r: &PlanRequest, t: jiff::Timestamp) -> i64 {
+        r.now.map_or(0, |n| n.as_second() - t.as_second())
+    }
+
+    #[test]
+    fn a_probe_failure_is_recorded_after_failure_threshold_periods() {
+        // liveness: period 5 s, threshold 4; readiness: API defaults (10 s × 3).
+        let pod = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
+            "spec": {"containers": [{"name": "a", "image": "x",
+              "livenessProbe": {"exec": {"command": ["true"]}, "periodSeconds": 5, "failureThreshold": 4},
+              "readinessProbe": {"exec": {"command": ["true"]}}}]}}"#;
+        let mut r = started(pod);
+        let t = r.now.unwrap();
+        assert_eq!(
+            apply_event(
+                &mut r,
+                &probe("a", ProbeKind::Readiness, ProbeResult::Failure)
+            ),
+            None
+        );
+        assert_eq!(seconds_since(&r, t), 30);
+        // Already failing: nothing changes, no time passes.
+        assert_eq!(
+            apply_event(
+                &mut r,
+                &probe("a", ProbeKind::Readiness, ProbeResult::Failure)
+            ),
+            None
+        );
+        assert_eq!(seconds_since(&r, t), 30);
+        // A success is recorded at once.
+        assert_eq!(
+            apply_event(
+                &mut r,
+                &probe("a", ProbeKind::Readiness, ProbeResult::Success)
+            ),
+            None
+        );
+        assert_eq!(seconds_since(&r, t), 30);
+        assert_eq!(
+            apply_event(
+                &mut r,
+                &probe("a", ProbeKind::Liveness, ProbeResult::Failure)
+            ),
+            None
+        );
+        assert_eq!(seconds_since(&r, t), 50);
+    }
+
+    #[test]
+    fn no_probe_runs_before_the_initial_delay() {
+        let pod = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
+            "spec": {"containers": [{"name": "a", "image": "x",
+              "livenessProbe": {"exec": {"command": ["true"]}, "initialDelaySeconds": 15, "periodSeconds": 2, "failureThreshold": 3}}]}}"#;
+        // Started at t: probing begins at t + 15 s, the third failure 6 s later.
+        let mut r = started(pod);
+        let t = r.now.unwrap();
+        apply_event(
+            &mut r,
+            &probe("a", ProbeKind::Liveness, ProbeResult::Failure),
+        );
+        assert_eq!(seconds_since(&r, t), 21);
+        // Long after the delay, only the failures count.
+        let mut r = started(pod);
+        apply_event(&mut r, &Event::Advance { seconds: 100 });
+        apply_event(
+            &mut r,
+            &probe("a", ProbeKind::Liveness, ProbeResult::Failure),
+        );
+        assert_eq!(seconds_since(&r, t), 106);
+    }
+
+    fn ready_of(r: &PlanRequest) -> (String, Option<String>) {
+        let plan = crate::plan(r).unwrap();
+        let ready = plan
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+            .cloned()
+            .unwrap_or_default();
+        (ready.status, ready.reason)
+    }
+
+    #[test]
+    fn a_readiness_gate_condition_set_from_outside_decides_ready() {
+        let pod = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
+            "spec": {"readinessGates": [{"conditionType": "example.com/lb-ready"}],
+              "containers": [{"name": "a", "image": "x"}]}}"#;
+        let mut r = started(pod);
+        let (status, reason) = ready_of(&r);
+        assert_eq!(
+            (status.as_str(), reason.as_deref()),
+            ("False", Some("ReadinessGatesNotReady"))
+        );
+        let gate = |status: &str| Event::SetCondition {
+            condition: "example.com/lb-ready".into(),
+            status: status.into(),
+        };
+        assert_eq!(apply_event(&mut r, &gate("True")), None);
+        assert_eq!(ready_of(&r).0, "True");
+        assert_eq!(apply_event(&mut r, &gate("False")), None);
+        let (status, reason) = ready_of(&r);
+        assert_eq!(
+            (status.as_str(), reason.as_deref()),
+            ("False", Some("ReadinessGatesNotReady"))
+        );
+        // The kubelet's own conditions are not set from outside; nor odd statuses.
+        let ready = Event::SetCondition {
+            condition: "Ready".into(),
+            status: "True".into(),
+        };
+        assert!(apply_event(&mut r, &ready).is_some());
+        assert!(apply_event(&mut r, &gate("yes")).is_some());
+        let from_json: Event = serde_json::from_str(
+            r#"{"type": "setCondition", "condition": "example.com/lb-ready", "status": "True"}"#,
+        )
+        .unwrap();
+        assert_eq!(from_json, gate("True"));
     }
 }

@@ -38,6 +38,10 @@ pub struct HookControls {
     /// at once. Only the kills of a `KillPod` read it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub exit_seconds: BTreeMap<String, u64>,
+    /// How long a successful pull of an image (as written in the container) takes,
+    /// seconds. Absent: [`PULL_MILLIS`](super::images::PULL_MILLIS).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pull_seconds: BTreeMap<String, u64>,
 }
 
 /// The error the model's handler reports when a control makes it fail, as the kubelet's

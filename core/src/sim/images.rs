@@ -15,8 +15,17 @@ use crate::plan::{
 };
 use crate::request::PlanRequest;
 
-/// Milliseconds a model pull takes (the `Pulled` event's text).
+/// Milliseconds a model pull takes unless the world says otherwise
+/// ([`HookControls::pull_seconds`](super::HookControls::pull_seconds), the playground's
+/// "pull takes N s" control): the `Pulled` event's text and the time the pull keeps the
+/// sync busy. The kubelet pulls inside `SyncPod` (`EnsureImageExists` in
+/// `pkg/kubelet/images/image_manager.go`, serially by default: `serializeImagePulls`),
+/// so the sync, and everything after the pull, waits for it.
 pub const PULL_MILLIS: u64 = 1500;
+
+/// Milliseconds a model pull takes to fail: the registry's answer (a name that does not
+/// resolve, a manifest that is not found) comes back after a round trip, not at once.
+pub const FAILED_PULL_MILLIS: u64 = 500;
 
 /// The node's images and the pulls carried out since the last sync.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -82,11 +91,15 @@ impl ImageStore {
     }
 
     /// Carries out a `PullImage` step at `now`: the registry's fault, if one is scripted
-    /// for the image (counting down its `times`), else the image is stored.
-    pub fn pull(&mut self, step: &Step, now: jiff::Timestamp) {
+    /// for the image (counting down its `times`), else the image is stored. A successful
+    /// pull takes `pull_millis` ([`PULL_MILLIS`] when `None`), a failed one
+    /// [`FAILED_PULL_MILLIS`]. Returns how long the pull took, milliseconds (0 for a step
+    /// that is not a pull).
+    pub fn pull(&mut self, step: &Step, now: jiff::Timestamp, pull_millis: Option<u64>) -> u64 {
         if step.op != StepOp::PullImage {
-            return;
+            return 0;
         }
+        let took = pull_millis.unwrap_or(PULL_MILLIS);
         let image = step.image.clone().unwrap_or_default();
         let name = step
             .image_spec
@@ -125,11 +138,16 @@ impl ImageStore {
                 PullResult {
                     image_ref: Some(image_ref),
                     error: None,
-                    pull_millis: PULL_MILLIS,
-                    total_millis: PULL_MILLIS,
+                    pull_millis: took,
+                    total_millis: took,
                     image_size: image_size_of(&image),
                 }
             }
+        };
+        let took = if result.error.is_some() {
+            FAILED_PULL_MILLIS
+        } else {
+            took
         };
         self.results.push(PullResultRecord {
             image,
@@ -137,6 +155,7 @@ impl ImageStore {
             at: now,
             result,
         });
+        took
     }
 
     /// The store and results as parts.

@@ -10,6 +10,7 @@ pub mod containers;
 pub mod duration;
 pub mod ips;
 pub mod phase;
+pub mod resize;
 pub mod row;
 pub mod text;
 
@@ -421,6 +422,9 @@ pub fn for_request_as(
         host_ips: &host_ips,
         gates,
     });
+    if !pod_is_terminal {
+        insert_resize_condition(request, gates, &mut status);
+    }
     status_fn(&mut status);
     let row = row::kubectl_pod_row_parts(
         &request.pod.metadata,
@@ -430,6 +434,39 @@ pub fn for_request_as(
         false,
     );
     (status, row)
+}
+
+/// `generateAPIPodStatus` with the status manager's resize conditions
+/// ([`resize::resize`]): after the conditions the kubelet does not own, before the others;
+/// the observed generation left out where `CalculatePodConditionObservedGeneration` gives 0.
+fn insert_resize_condition(
+    request: &crate::request::PlanRequest,
+    gates: &FeatureGates,
+    status: &mut PodStatus,
+) {
+    let Some(mut condition) = resize::resize(request, gates).condition else {
+        return;
+    };
+    let empty = PodStatus::default();
+    let pod_status = request.pod.status.as_ref().unwrap_or(&empty);
+    let old = request.previous_status.as_ref().unwrap_or(pod_status);
+    if conditions::observed_generation(&request.pod, Some(old), resize::IN_PROGRESS, gates)
+        .is_none()
+    {
+        condition.observed_generation = None;
+    }
+    let not_owned = pod_status
+        .conditions
+        .iter()
+        .flatten()
+        .filter(|c| {
+            !(conditions::KUBELET_OWNED.contains(&c.type_.as_str())
+                || (c.type_ == "PodReadyToStartContainers"
+                    && gates.enabled(Gate::PodReadyToStartContainersCondition)))
+        })
+        .count();
+    let list = status.conditions.get_or_insert_with(Vec::new);
+    list.insert(not_owned.min(list.len()), condition);
 }
 
 /// [`attach`] for the pod worker's later phases ([`for_request_as`]); the reason cache

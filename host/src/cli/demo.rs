@@ -329,6 +329,8 @@ mod tests {
                     | Event::PullFails { .. }
                     | Event::PullWorks { .. }
                     | Event::RemoveImage { .. }
+                    | Event::PullTakes { .. }
+                    | Event::SetCondition { .. }
                     | Event::Delete { .. }
                     | Event::Evict { .. } => None,
                 };

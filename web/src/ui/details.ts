@@ -338,7 +338,7 @@ function stepsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
       ctx.sync.applied.length
         ? `podplan's runtime model (core::sim) carried out all ${ctx.sync.applied.length} step(s); it does not simulate runtime errors.`
         : "Nothing changed.",
-      ctx.sync.took ? ` It took ${ctx.sync.took} s (preStop hooks, stops waited for): the clock moved on by that much.` : "",
+      ctx.sync.took ? ` It took ${ctx.sync.took} s (preStop hooks, stops waited for, image pulls): the clock moved on by that much.` : "",
     ),
     ...(hookResults.length
       ? [

@@ -190,6 +190,34 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
   };
   const deleteWhy = noSync ?? (!pod ? "There is no valid pod" : beingDeleted ? "The pod is already being deleted" : undefined);
   const evictWhy = noSync ?? (!pod ? "There is no valid pod" : beingKilled ? "The pod is already being killed" : beingDeleted ? "The pod is being deleted: the eviction manager only evicts active pods" : undefined);
+  // Readiness gates: a controller (not the kubelet) sets each gate's condition in the
+  // pod's status (the runtime model's `setCondition` event); the kubelet's status manager
+  // reads it to compute Ready.
+  const readinessGates = () => {
+    const gates = pod?.spec?.readinessGates ?? [];
+    if (!gates.length) return null;
+    const conditions = world.pod?.status?.conditions ?? [];
+    return h(
+      "ul",
+      { class: "gates", "aria-label": "Readiness gates" },
+      gates.map((g, i) => {
+        const t = g.conditionType;
+        const current = conditions.find((c) => c.type === t)?.status;
+        const set = (status: "True" | "False") => ctx.act({ t: "events", e: [{ type: "setCondition", condition: t, status }] });
+        return h(
+          "li",
+          { "data-gate": t },
+          "readiness gate ",
+          h("code", null, t),
+          ": ",
+          h("span", { id: `gate-status-${i}`, class: `pill ${current === "True" ? "ok" : current === "False" ? "bad" : ""}` }, current ?? "no condition"),
+          " ",
+          h("button", { id: `gate-true-${i}`, disabled: !!noSync || current === "True", title: noSync ?? `A controller sets the condition ${t} to True in the pod's status: with every container ready, the kubelet reports Ready`, onclick: () => set("True") }, "set True"),
+          h("button", { id: `gate-false-${i}`, disabled: !!noSync || current === "False", title: noSync ?? `A controller sets the condition ${t} to False: the kubelet reports Ready=False (ReadinessGatesNotReady)`, onclick: () => set("False") }, "set False"),
+        );
+      }),
+    );
+  };
   out.push(
     h(
       "div",
@@ -216,6 +244,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
         ),
         h("button", { id: "evict-pod", disabled: !!evictWhy, title: evictWhy ?? "The eviction manager evicts the pod (node low on memory): phase Failed, reason Evicted, its containers stopped with a 1 s grace period", onclick: () => ctx.act({ t: "evict" }) }, "Evict pod"),
       ),
+      readinessGates(),
     ),
   );
 
@@ -251,6 +280,33 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
   // ImagePullBackOff and the retries.
   const images = pod ? [...new Set(specContainers(pod).map(({ name }) => findContainer(pod, name)?.spec?.image).filter((i): i is string => !!i))] : [];
   const registry = state.world.images?.registry ?? {};
+  // How long a pull of the image takes (the world's `pullSeconds`; the model's default
+  // is 1.5 s): the sync waits for the pull, so the clock moves by it.
+  const pullTakes = (image: string, i: number) => {
+    const inputId = `pull-s-${i}`;
+    const current = state.hooks.pullSeconds?.[image];
+    const set = () => {
+      const sec = readInt(ctx, inputId, String(current ?? 30), 0, 86_400);
+      if (sec !== undefined && !noSync) ctx.act({ t: "events", e: [{ type: "pullTakes", image, seconds: sec }] });
+    };
+    return h(
+      "span",
+      { class: "inline probe", role: "group", "aria-label": `Pull time of ${image}` },
+      h("span", { class: "probe-label" }, " pull takes: ", h("span", { class: "pill", id: `pull-time-${i}` }, current === undefined ? "1.5 s" : `${current} s`)),
+      numberInput(ctx, inputId, `Seconds a pull of ${image} takes`, String(current ?? 30), set, { min: "0", max: "86400", disabled: !!noSync }),
+      h(
+        "button",
+        {
+          id: `pull-takes-${i}`,
+          disabled: !!noSync,
+          title: noSync ?? "From now on a successful pull of this image takes this long (a failed one half a second): the kubelet pulls inside the sync, so the clock moves by the pull",
+          "aria-label": `A pull of ${image} takes that many seconds`,
+          onclick: set,
+        },
+        "pull takes (s)",
+      ),
+    );
+  };
   const imageRows = images.map((image, i) => {
     const fault = registry[image];
     const act = (e: SimEvent) => ctx.act({ t: "events", e: [e] });
@@ -265,6 +321,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
       h("button", { id: `pull-notfound-${i}`, disabled: !!noSync || fault?.fault === "notFound", title: noSync ?? "Every pull of this image fails: the registry has no such image", onclick: () => act({ type: "pullFails", image, fault: "notFound" }) }, "not found"),
       h("button", { id: `pull-works-${i}`, disabled: !!noSync || !fault, title: noSync ?? "Pulls of this image work again", onclick: () => act({ type: "pullWorks", image }) }, "pulls work"),
       h("button", { id: `pull-remove-${i}`, disabled: !!noSync || !state.world.images, title: noSync ?? (state.world.images ? "Image garbage collection removes the image from the node: the next start pulls it (IfNotPresent)" : "The image manager is off until a pull fault is set"), onclick: () => act({ type: "removeImage", image }) }, "remove from node"),
+      pullTakes(image, i),
     );
   });
   out.push(
@@ -347,7 +404,7 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
           {
             id: `stop-${key}`,
             disabled: !!noSync,
-            title: noSync ?? "From now on the container takes this long to exit after a stop's SIGTERM; longer than the stop's grace period, the runtime kills it (SIGKILL, exit 137)",
+            title: noSync ?? "From now on the container takes this long to exit after a stop's SIGTERM; exiting on SIGTERM it reports exit code 143; longer than the stop's grace period, the runtime kills it (SIGKILL, exit 137)",
             "aria-label": `${name} takes that many seconds to exit after SIGTERM`,
             onclick: set,
           },

@@ -198,7 +198,7 @@ export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: 
           h("span", { class: "syncno" }, cont ? `#${s.index} ↳` : `#${s.index}`),
           h("span", { class: "synctime" }, `t=${seconds(s, first)}s`),
           h("span", { class: "synctrigger" }, syncCause(s)),
-          s.took ? h("span", { class: "synctook", title: `Carrying out this sync's plan took ${s.took} s (preStop hooks, stops waited for): the next sync is that much later` }, `took ${s.took}s`) : null,
+          s.took ? h("span", { class: "synctook", title: `Carrying out this sync's plan took ${s.took} s (preStop hooks, stops waited for, image pulls): the next sync is that much later` }, `took ${s.took}s`) : null,
         ),
       );
     }),
@@ -247,7 +247,7 @@ export function renderTimeline(syncs: SyncRecord[], selected: number, onSelect: 
       h("li", null, h("span", { class: "mark mark-resized" }, "⇕"), " resized"),
       h("li", null, h("span", { class: "mark mark-removed" }, "✖"), " removed"),
       h("li", null, "↻ restarts"),
-      h("li", null, "“took N s”: the sync's stops and preStop hooks took that long; the clock moved with them"),
+      h("li", null, "“took N s”: the sync's stops, preStop hooks and image pulls took that long; the clock moved with them"),
       h("li", null, "↳ the same kubelet sync, continued (after an image pull)"),
     ),
   );
