@@ -1,7 +1,8 @@
-//! The wasm-bindgen exports for JavaScript (feature `js`).
+//! The wasm-bindgen exports for JavaScript (feature `js`; feature `js-plan` keeps only
+//! `plan`, `planJson` and `version`, the first-paint module).
 //!
 //! Thin conversions only, around [`podplan_core::plan_json`] and the calls of
-//! [`crate::calls`] (the runtime model and crictl conversion). Nothing here throws: a
+//! `crate::calls` (the runtime model and crictl conversion). Nothing here throws: a
 //! value that cannot be converted becomes an `{error: {...}}` answer.
 //!
 //! JS objects cross the boundary as JSON text, converted by the JS engine's own `JSON`
@@ -36,6 +37,7 @@ pub fn plan(request: JsValue) -> JsValue {
     call_object(&request, "request", plan_json)
 }
 
+#[cfg(feature = "js")]
 /// Carries out a plan on the request's runtime state with `podplan_core::sim`:
 /// `{request, plan}` in, `{request, changed, blockedMillis}` out (the next sync's request,
 /// whether the runtime changed, how long the plan's steps took), or `{error}`.
@@ -44,12 +46,14 @@ pub fn sim_apply(call: JsValue) -> JsValue {
     call_object(&call, "call", sim_apply_json)
 }
 
+#[cfg(feature = "js")]
 /// [`sim_apply`] on JSON text.
 #[wasm_bindgen(js_name = simApplyJson)]
 pub fn sim_apply_json(call: &str) -> String {
     crate::calls::sim_apply(call)
 }
 
+#[cfg(feature = "js")]
 /// Carries out one step of a plan (`core::sim::Runtime::apply_step`): `{request, step,
 /// index?}` in, `{request, changed}` out, or `{error}`.
 #[wasm_bindgen(js_name = simStep)]
@@ -57,12 +61,14 @@ pub fn sim_step(call: JsValue) -> JsValue {
     call_object(&call, "call", sim_step_json)
 }
 
+#[cfg(feature = "js")]
 /// [`sim_step`] on JSON text.
 #[wasm_bindgen(js_name = simStepJson)]
 pub fn sim_step_json(call: &str) -> String {
     crate::calls::sim_step(call)
 }
 
+#[cfg(feature = "js")]
 /// Applies one scripted runtime event (`core::sim::Event`): `{request, event}` in,
 /// `{request, note?}` out, or `{error}`.
 #[wasm_bindgen(js_name = simEvent)]
@@ -70,12 +76,14 @@ pub fn sim_event(call: JsValue) -> JsValue {
     call_object(&call, "call", sim_event_json)
 }
 
+#[cfg(feature = "js")]
 /// [`sim_event`] on JSON text.
 #[wasm_bindgen(js_name = simEventJson)]
 pub fn sim_event_json(call: &str) -> String {
     crate::calls::sim_event(call)
 }
 
+#[cfg(feature = "js")]
 /// A CRI config as the file crictl reads: `{sandboxConfig}` or `{containerConfig}` in,
 /// `{crictl}` out, or `{error}`.
 #[wasm_bindgen]
@@ -83,6 +91,7 @@ pub fn crictl(call: JsValue) -> JsValue {
     call_object(&call, "call", crictl_json)
 }
 
+#[cfg(feature = "js")]
 /// [`crictl`] on JSON text.
 #[wasm_bindgen(js_name = crictlJson)]
 pub fn crictl_json(call: &str) -> String {
@@ -118,6 +127,7 @@ pub fn plan_json(request: &str) -> String {
     String::from_utf8(answer).unwrap_or_else(|e| error_text(&format!("answer is not UTF-8: {e}")))
 }
 
+#[cfg(feature = "js")]
 /// Completes a plan from the status of the sandbox it created: `{request, sandboxStatus}`
 /// in, the plan with its `dependsOnNewSandbox` configs and file steps regenerated out (or
 /// `{error}`); never throws (`podplan_core::complete_json`).
@@ -129,6 +139,7 @@ pub fn complete(input: JsValue) -> JsValue {
     }
 }
 
+#[cfg(feature = "js")]
 /// [`complete`] on JSON text.
 #[wasm_bindgen(js_name = completeJson)]
 pub fn complete_json(input: &str) -> String {

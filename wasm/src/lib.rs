@@ -7,6 +7,9 @@
 //!   in, a JS object out), `planJson(string)` and `version()`, for browsers and Node, and
 //!   the runtime-model and crictl calls of `calls` (`simApply`, `simEvent`, `crictl`,
 //!   each also as `…Json` on text).
+//! - **Plan-only JS build** (cargo feature `js-plan`, implied by `js`): the same
+//!   wasm-bindgen module with `plan`, `planJson` and `version` only, for a browser's
+//!   first paint; the linker drops everything the other calls need.
 //! - **Plain ABI build** (no feature): a module with no imports at all, for wasmtime and
 //!   any other host; the exports are described in `ABI.md`.
 //!
@@ -21,11 +24,11 @@
 //! assert_eq!(podplan_wasm::ABI_VERSION >> 16, podplan_wasm::ABI_MAJOR);
 //! ```
 
-#[cfg(all(target_arch = "wasm32", not(feature = "js")))]
+#[cfg(all(target_arch = "wasm32", not(feature = "js-plan")))]
 mod abi;
 #[cfg(any(feature = "js", test))]
 pub mod calls;
-#[cfg(feature = "js")]
+#[cfg(feature = "js-plan")]
 mod js;
 
 /// Major version of the plain ABI (see `ABI.md`): bumped on every breaking change.

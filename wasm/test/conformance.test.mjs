@@ -1,6 +1,6 @@
 // Runs the whole request corpus (every action vector, vendored and the project's own,
-// plus edge cases; see testsupport/src/corpus.rs) through the Node and web builds of the JS module and checks
-// that every answer is exactly the native core's.
+// plus edge cases; see testsupport/src/corpus.rs) through the Node and web builds of the JS module and the
+// web's first-paint module (feature `js-plan`) and checks that every answer is exactly the native core's.
 //
 // Native answers come from `$PODPLAN_NATIVE_PLANS` (a file written by
 // `cargo run -p podplan-wasm --example native-plans -- FILE`) or, when that is unset,
@@ -14,11 +14,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as web from "../pkg/web/podplan_wasm.js";
+import * as webPlan from "../pkg/web/podplan_wasm_plan.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
 const node = createRequire(import.meta.url)("../pkg/node/podplan_wasm.js");
 web.initSync({ module: readFileSync(path.join(here, "../pkg/web/podplan_wasm_bg.wasm")) });
+webPlan.initSync({ module: readFileSync(path.join(here, "../pkg/web/podplan_wasm_plan_bg.wasm")) });
 
 function nativePlans() {
   let file = process.env.PODPLAN_NATIVE_PLANS;
@@ -46,7 +48,7 @@ function actionVectors(dir) {
 }
 
 const native = nativePlans();
-const builds = { node, web };
+const builds = { node, web, webPlan };
 
 test("the native corpus holds every action vector", () => {
   const names = new Set(native.cases.map((c) => c.name));

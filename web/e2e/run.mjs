@@ -237,6 +237,53 @@ async function main() {
       }
     });
 
+    // The page paints with the small plan module (podplan_wasm_plan_bg*.wasm) and loads
+    // the full one (podplan_wasm_bg*.wasm: runtime model, crictl) after the first paint.
+    // The full module's .wasm is held back here until the first paint has been checked.
+    if (!only || only.test("first paint")) {
+      console.log("first paint");
+      const page = await ctx.newPage();
+      page.on("pageerror", (e) => errors.push(e.message));
+      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+      try {
+        const requested = [];
+        let release = () => undefined;
+        const held = new Promise((r) => (release = r));
+        const isFull = (u) => /\/podplan_wasm_bg[^/]*\.wasm$/.test(u);
+        const isPlan = (u) => /\/podplan_wasm_plan_bg[^/]*\.wasm$/.test(u);
+        await page.route("**/*", async (route) => {
+          const u = route.request().url();
+          if (!u.startsWith(srv.url) && !u.startsWith("data:")) return route.abort();
+          if (u.endsWith(".wasm")) requested.push(u);
+          if (isFull(u)) await held;
+          return route.continue();
+        });
+        await page.goto(srv.url);
+        await page.waitForSelector("body[data-painted]", { timeout: 20000 });
+        const loadedWasm = await page.evaluate(() => performance.getEntriesByType("resource").map((r) => r.name).filter((n) => n.endsWith(".wasm")));
+        check(loadedWasm.length === 1 && isPlan(loadedWasm[0]), `first paint: only the plan module is loaded (${loadedWasm.map((u) => u.slice(u.lastIndexOf("/") + 1)).join(", ")})`);
+        check(isPlan(requested[0] ?? ""), "first paint: the plan module is the first wasm requested");
+        check((await page.locator(".syncbtn").count()) === 1 && /\S/.test(await page.locator("#row-kubectl td").first().getAttribute("data-status") ?? ""), "first paint: the first sync and its kubectl row are shown");
+        check((await page.locator("#engine-badge").innerText()).startsWith("podplan "), "first paint: the version is shown");
+        check(/Loading the runtime model/.test(await page.locator("#runtime-loading").innerText()), "first paint: the runtime panel says the runtime model is loading");
+        check((await page.locator("body[data-ready]").count()) === 0, "first paint: the page is not ready before the runtime model");
+        await page.screenshot({ path: join(artifacts, "00-first-paint.png"), fullPage: true });
+        release();
+        await ready(page);
+        check(requested.some(isFull), "then the full module is loaded");
+        check((await page.locator("#runtime-loading").count()) === 0, "and the loading state is gone");
+        await drive(page, "#resync");
+        check((await page.locator(".syncbtn").count()) === 2, "and the runtime model runs the next sync");
+        await page.click("#tab-configs");
+        check(!/loading the runtime model/i.test(await page.locator("#tabpanel").innerText()), "and crictl conversion works");
+      } catch (e) {
+        check(false, `first paint: ${e.message.split("\n")[0]}`);
+        await page.screenshot({ path: join(artifacts, "failed-first-paint.png"), fullPage: true }).catch(() => undefined);
+      } finally {
+        await page.close();
+      }
+    }
+
     await section("crash loop through two back-offs", async (page) => {
       await scenario(page, "crashloop");
       check((await page.locator("#scenario-crashloop").getAttribute("aria-pressed")) === "true", "crash-loop scenario selected");

@@ -3,10 +3,10 @@
 
 import "./style.css";
 import { admitted } from "./defaults";
-import { isError, loadEngine, type Engine } from "./engine";
+import { isError, loadEngine, loadRuntime, RUNTIME_LOADING, type Engine } from "./engine";
 import { convertText, locatePath, parsePodText, type Format } from "./podtext";
 import { DEFAULT_SCENARIO, SCENARIOS, scenarioById, scenarioText } from "./scenarios";
-import { describeAction, next, replay, settle, SETTLE_MAX_SYNCS, type Session, type SessionAction, type SyncRecord } from "./session";
+import { describeAction, next, plannedFirstSync, plansOnly, replay, settle, SETTLE_MAX_SYNCS, type Session, type SessionAction, type SyncRecord } from "./session";
 import { decodeShare, encodeShare } from "./share";
 import { buildRequest } from "./sim";
 import { h, replaceChildren } from "./ui/dom";
@@ -19,7 +19,10 @@ import { specContainers } from "./containers";
 import type { PullFault, SimEvent } from "../../wasm/types/podplan";
 
 interface AppState {
+  /** The first-paint engine (plans only) until the runtime model has loaded, then the full one. */
   engine: Engine;
+  /** Why the runtime model could not be loaded, if it could not. */
+  runtimeError?: string;
   session: Session;
   syncs: SyncRecord[];
   selected: number;
@@ -58,12 +61,52 @@ function freshSession(id: string, format: Format): Session {
 }
 
 // ---------------------------------------------------------------------------------------
+// The runtime model, loaded after the first paint
+
+/** Settles once the full engine is in `app.engine` (or could not be loaded); started once. */
+let runtimeReady: Promise<void> | undefined;
+
+/**
+ * Loads the full module (the runtime model, crictl), then replays the session with it: the
+ * first sync, planned at first paint, is carried out, and the page shows it.
+ */
+async function startRuntime(): Promise<void> {
+  const full = await loadRuntime();
+  if (!full.ok) {
+    app.runtimeError = full.reason;
+    render();
+    return;
+  }
+  app.engine = full.engine;
+  const selected = app.selected;
+  app.syncs = replay(app.engine, app.session);
+  app.selected = Math.min(selected, last());
+  render();
+  validateSoon(0);
+}
+
+/** Runs `then` once the runtime model is there (at once when it is); says it is loading meanwhile. */
+function withRuntime(then: () => void) {
+  if (app.engine.runtime) return then();
+  announce(`${RUNTIME_LOADING[0]!.toUpperCase()}${RUNTIME_LOADING.slice(1)}`);
+  void (runtimeReady ??= startRuntime()).then(() => {
+    if (app.engine.runtime) then();
+  });
+}
+
+/** The syncs of a session: replayed, or its first sync planned while the runtime model loads. */
+function syncsOf(session: Session): SyncRecord[] {
+  return app.engine.runtime ? replay(app.engine, session) : [plannedFirstSync(app.engine, session)];
+}
+
+// ---------------------------------------------------------------------------------------
 // Session changes
 
 function setSession(session: Session, selected?: number, draft?: string, push = false) {
+  if (!app.engine.runtime && !plansOnly(session)) return withRuntime(() => setSession(session, selected, draft, push));
   app.brokenLink = undefined;
   app.session = session;
-  app.syncs = replay(app.engine, session);
+  app.syncs = syncsOf(session);
   app.selected = selected !== undefined && selected >= 0 && selected <= last() ? selected : last();
   app.editorBase = current().podText;
   app.editor?.setFormat(session.format);
@@ -95,6 +138,7 @@ function renderUndo(show: boolean) {
 
 /** "Run until stable": the PLEG syncs after the selected sync, as one step of the session. */
 function settleNow() {
+  if (!app.engine.runtime) return withRuntime(settleNow);
   if (app.selected < last()) {
     app.session.actions = app.session.actions.slice(0, app.selected);
     app.syncs = app.syncs.slice(0, app.selected + 1);
@@ -115,6 +159,7 @@ function settleNow() {
 }
 
 function act(action: SessionAction) {
+  if (!app.engine.runtime) return withRuntime(() => act(action));
   if (app.selected < last()) {
     app.session.actions = app.session.actions.slice(0, app.selected);
     app.syncs = app.syncs.slice(0, app.selected + 1);
@@ -524,6 +569,7 @@ function render() {
       first: app.syncs[0]!,
       last: last(),
       inputs: app.inputs,
+      runtimeError: app.runtimeError,
       act,
       settle: settleNow,
       goLatest: () => select(last()),
@@ -583,13 +629,20 @@ async function main() {
     document.body.dataset.ready = "true";
     return;
   }
-  const engine = loaded.engine;
+  let engine = loaded.engine;
   badge.textContent = engine.version;
   const hashed = await sessionFromHash();
   const fromHash = hashed && "session" in hashed ? hashed : undefined;
+  const session = fromHash?.session ?? freshSession(DEFAULT_SCENARIO, "yaml");
+  if (!engine.runtime && !plansOnly(session)) {
+    // A shared session with actions, or events before its first sync: its first screen
+    // needs the runtime model.
+    const full = await loadRuntime();
+    if (full.ok) engine = full.engine;
+  }
   app = {
     engine,
-    session: fromHash?.session ?? freshSession(DEFAULT_SCENARIO, "yaml"),
+    session,
     syncs: [],
     selected: 0,
     tab: tabOf(fromHash?.tab) ?? "decisions",
@@ -601,7 +654,7 @@ async function main() {
     present: fromHash?.present === true,
   };
   applyPresent();
-  app.syncs = replay(engine, app.session);
+  app.syncs = syncsOf(app.session);
   app.selected = fromHash?.selected !== undefined && fromHash.selected <= last() ? fromHash.selected : last();
   app.editorBase = current().podText;
   app.editor = createEditor($("editor"), {
@@ -647,6 +700,9 @@ async function main() {
       setSession(shared.session, shared.selected, shared.draft);
     }
   });
+  // Painted with the first-paint module: now the rest (the runtime model, crictl).
+  document.body.dataset.painted = "true";
+  if (!app.engine.runtime) await (runtimeReady ??= startRuntime());
   document.body.dataset.ready = "true";
 }
 

@@ -78,6 +78,12 @@ export interface SyncRecord {
    * `after` is that much later than the sync's.
    */
   took: number;
+  /**
+   * The plan is not carried out yet: the page painted with the first-paint module and the
+   * runtime model is still loading (`after` is `before`, nothing applied). The page
+   * replays the session once the runtime model is there.
+   */
+  pending?: true;
 }
 
 /** The runtime events of an action (none for edits and resyncs). */
@@ -129,6 +135,26 @@ export function runSync(engine: Engine, index: number, trigger: SessionAction | 
   const done = applyPlan(engine, request, answer, before.hooks);
   if (isError(done)) return failed(index, trigger, podText, before, `the runtime model refused the plan: ${done.error.message}`, pod, request);
   return { index, trigger, notes, podText, pod, before, request, answer, after: done.state, applied: done.applied, changed: done.changed, took: done.took };
+}
+
+/** Whether a session's first screen needs only plans: no events before the first sync, no actions. */
+export function plansOnly(session: Session): boolean {
+  return session.actions.length === 0 && !session.before?.length;
+}
+
+/**
+ * The first sync of a [`plansOnly`] session, planned but not carried out ([`SyncRecord.pending`]):
+ * what the page shows while the runtime model loads. Its plan is the one [`replay`] gives.
+ */
+export function plannedFirstSync(engine: Engine, session: Session): SyncRecord {
+  const parsed = parsePodText(session.pod, session.format);
+  const start = initialState(parsed.ok ? admitted(parsed.pod) : {});
+  if (!parsed.ok) return failed(0, undefined, session.pod, start, parsed.errors[0]?.message ?? "the pod could not be read");
+  const pod = admitted(parsed.pod);
+  const request = buildRequest(start, pod, session.gates);
+  const answer = engine.plan(request);
+  const sync: SyncRecord = { index: 0, notes: [], podText: session.pod, pod, before: start, request, answer, after: start, applied: [], changed: false, took: 0 };
+  return isError(answer) ? sync : { ...sync, pending: true };
 }
 
 /** Replays a whole session. The first sync runs on the starting pod with nothing running, at `start`. */

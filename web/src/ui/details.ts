@@ -335,7 +335,9 @@ function stepsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
     h(
       "p",
       { class: "small muted" },
-      ctx.sync.applied.length
+      ctx.sync.pending
+        ? "Loading the runtime model…"
+        : ctx.sync.applied.length
         ? `podplan's runtime model (core::sim) carried out all ${ctx.sync.applied.length} step(s); it does not simulate runtime errors.`
         : "Nothing changed.",
       ctx.sync.took ? ` It took ${ctx.sync.took} s (preStop hooks, stops waited for, image pulls): the clock moved on by that much.` : "",
@@ -368,6 +370,7 @@ function configsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   const sandboxForm = (v: NonNullable<Plan["sandboxConfig"]>) => (ctx.configForm === "crictl" ? crictl(ctx.engine.crictl({ sandboxConfig: v })) : v);
   const containerForm = (v: NonNullable<Plan["containerConfigs"]>[number]["config"]) => (ctx.configForm === "crictl" ? crictl(ctx.engine.crictl({ containerConfig: v })) : v);
   const out: HTMLElement[] = [
+    ...(ctx.configForm === "crictl" && !ctx.engine.runtime ? [h("p", { id: "crictl-loading", class: "note", role: "status" }, "Loading the runtime model… (crictl conversion comes with it)")] : []),
     h(
       "div",
       { class: "form-toggle", role: "radiogroup", "aria-label": "Config format" },

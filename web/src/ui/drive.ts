@@ -15,6 +15,8 @@ export interface DriveContext {
   last: number;
   /** Remembered input values, by input id. */
   inputs: Record<string, string>;
+  /** Why the runtime model could not be loaded (the selected sync stays pending). */
+  runtimeError?: string;
   act: (a: SessionAction) => void;
   /** "Run until stable": the PLEG syncs that follow the selected sync. */
   settle: () => void;
@@ -60,6 +62,15 @@ export function renderDrive(ctx: DriveContext): HTMLElement[] {
   const state = sync.after;
   const pod = sync.pod;
   const out: HTMLElement[] = [];
+
+  // Painted with the first-paint module: the controls need the runtime model.
+  if (sync.pending) {
+    return [
+      ctx.runtimeError
+        ? h("p", { id: "runtime-loading", class: "note warn", role: "alert" }, `The runtime model could not be loaded: ${ctx.runtimeError}`)
+        : h("p", { id: "runtime-loading", class: "note", role: "status", "aria-busy": "true" }, "Loading the runtime model… (it carries out this plan; the controls follow)"),
+    ];
+  }
 
   if (sync.index !== ctx.last) {
     out.push(
