@@ -6,7 +6,7 @@
 //! (a changed pod, a PLEG event, a changed probe result) or when the pod is due
 //! (`--sync-frequency`, a back-off's end, a probe's period), the relist hands a worker no
 //! update when its last sync settled the pod and nothing it read has changed since
-//! ([`WorkerView`]).
+//! (`WorkerView`).
 //!
 //! * [`Agent::round`]: one relist, then every pod's update handed to its worker, waiting
 //!   for all of them (`--once`, and tests on a virtual clock).
