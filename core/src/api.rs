@@ -23,6 +23,29 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
     plan_to(request, Stage::Status)
 }
 
+/// The pod as the API server would store it: refused as a request with `apiDefaults` is
+/// (a pod without containers or images), else with the API server's defaults for these
+/// feature gates. A request that carries the result with `apiDefaults: false` gets the
+/// plan that the original pod gets with `apiDefaults: true`, since defaulting is
+/// idempotent. A host that plans one pod on every sync (the agent) defaults it once.
+///
+/// # Errors
+/// What [`plan`] answers for the pod with `apiDefaults` when the API server would refuse it.
+pub fn api_server_pod(
+    pod: &k8s_openapi::api::core::v1::Pod,
+    feature_gates: &std::collections::BTreeMap<String, bool>,
+) -> Result<k8s_openapi::api::core::v1::Pod, PlanError> {
+    let request = PlanRequest {
+        pod: pod.clone(),
+        api_defaults: true,
+        ..PlanRequest::default()
+    };
+    validate::api_server(&request)?;
+    let mut pod = request.pod;
+    crate::defaults::apply_api_defaults_with(&mut pod, &FeatureGates::resolve(feature_gates));
+    Ok(pod)
+}
+
 /// How far [`plan_to`] goes. Each stage only adds to the plan of the one before: the
 /// kubelet's decisions never read the steps or the status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -497,6 +497,25 @@ proptest! {
         prop_assert!(explained.starts_with("Plan\n"));
     }
 
+    /// Defaulting once (`api::api_server_pod`, as the agent does per manifest) gives the
+    /// plan that `apiDefaults` on every request gives, or the same refusal.
+    #[test]
+    fn a_pod_defaulted_once_plans_as_api_defaults_do(value in request()) {
+        let mut request = typed(&value);
+        request.api_defaults = true;
+        let with_defaults = plan(&request);
+        match podplan_core::api::api_server_pod(&request.pod, &request.feature_gates) {
+            Ok(pod) => {
+                let again = podplan_core::api::api_server_pod(&pod, &request.feature_gates);
+                prop_assert_eq!(again.as_ref().ok(), Some(&pod), "defaulting is idempotent");
+                request.pod = pod;
+                request.api_defaults = false;
+                prop_assert_eq!(plan(&request), with_defaults);
+            }
+            Err(refused) => prop_assert_eq!(with_defaults.err(), Some(refused)),
+        }
+    }
+
     #[test]
     fn arbitrary_bytes_give_json_answers(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
         let out: Value = serde_json::from_slice(&plan_json(&bytes)).unwrap_or(Value::Null);

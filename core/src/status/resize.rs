@@ -149,13 +149,13 @@ fn json(s: &str) -> String {
 }
 
 /// `updatedPodResizeCondition`: a new `PodResizeInProgress` (status True, no reason) at
-/// `now`.
-fn new_condition(generation: i64, now: jiff::Timestamp) -> PodCondition {
+/// `now` (without times when the request has no `now`, as the other conditions).
+fn new_condition(generation: i64, now: Option<jiff::Timestamp>) -> PodCondition {
     PodCondition {
         type_: IN_PROGRESS.to_string(),
         status: "True".to_string(),
-        last_probe_time: Some(Time(now)),
-        last_transition_time: Some(Time(now)),
+        last_probe_time: now.map(Time),
+        last_transition_time: now.map(Time),
         observed_generation: (generation != 0).then_some(generation),
         ..PodCondition::default()
     }
@@ -169,7 +169,7 @@ pub fn resize(request: &PlanRequest, gates: &FeatureGates) -> Resize {
         return out;
     }
     let generation = request.pod.metadata.generation.unwrap_or(0);
-    let now = request.now.unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    let now = request.now;
     let old = request
         .previous_status
         .as_ref()
