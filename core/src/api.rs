@@ -1,17 +1,37 @@
-//! The one call/answer API: a request in, a plan (or a structured error) out.
+//! The one call/answer API: a request in, a plan (or a structured error) out, and the
+//! calls around it.
 //!
-//! Every front end wraps these functions; none adds logic of its own.
+//! Every front end wraps these functions; none adds logic of its own. Each call has a
+//! typed form (Rust values in and out, a [`PlanError`] for bad input) and a JSON form
+//! (text or bytes in, JSON out: the answer, or `{"error": {"kind", "path", "message"}}`
+//! with `path` naming the offending field). The wasm module's exports (`wasm/`: the JS
+//! build's names, the plain ABI's functions) and the CLI call these and only marshal.
+//!
+//! | call (JS / ABI name) | input | output | typed form | JSON form |
+//! |---|---|---|---|---|
+//! | plan (`plan`, `planJson`; `podplan_plan`) | a request ([`PlanRequest`]; a bare `v1.Pod` too) | the [`Plan`] | [`plan()`] | [`plan_json`], [`plan_value`] |
+//! | complete (`complete`, `completeJson`; `podplan_complete`) | `{request, sandboxStatus}` | the request's plan with every `dependsOnNewSandbox` config and file step regenerated from the new sandbox's status | [`complete()`] | [`complete_json`] |
+//! | sim apply (`simApply`, `simApplyJson`) | `{request, plan, hooks?}` ([`calls::SimApply`]) | `{request, changed, blockedMillis}` ([`calls::SimAnswer`]): the next sync's request (with the hooks' `hookResults`); `changed`: the plan changed the runtime (a PLEG event: the kubelet syncs again at once); `blockedMillis`: how long carrying it out took (preStop hooks, stops waited for, image pulls), by which a caller's clock moves before the next sync | [`calls::sim_apply`] | [`calls::sim_apply_json`] |
+//! | sim step (`simStep`, `simStepJson`) | `{request, step, index?, hooks?, blockedMillis?}` ([`calls::SimStep`]) | `{request, changed, blockedMillis}` ([`calls::SimAnswer`]): the request with the runtime status, actuated resources and `hookResults` after that one step | [`calls::sim_step`] | [`calls::sim_step_json`] |
+//! | sim event (`simEvent`, `simEventJson`) | `{request, event, hooks?}` ([`calls::SimEvent`]) | `{request, hooks, note?}` ([`calls::SimEventAnswer`]) | [`calls::sim_event`] | [`calls::sim_event_json`] |
+//! | crictl (`crictl`, `crictlJson`) | `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON; [`calls::CrictlConfig`]) | `{crictl}`: the file crictl reads | [`calls::crictl`] | [`calls::crictl_json`] |
+//! | lint | `{object, settings?, facts?, apiDefaults?}` | `{findings, verdict}` | [`crate::lint::lint`] | [`crate::lint::lint_json`] |
+//! | admission (`podplan admit`, the webhook, the Kubewarden policy's `validate`) | `{request, settings?}` (an `AdmissionRequest`) | `{verdict: {allowed, message?, warnings?}}` | [`crate::admission::judge`] | [`crate::admission::admission_json`] |
+//! | version (`version`; `podplan_abi_version` is the ABI's own) | nothing | `{podplan, contract, kubernetes}` | [`version()`] | |
+//!
+//! The lint and admission calls live beside their rules ([`crate::lint`],
+//! [`crate::admission`]), which read their inputs through this module's reader.
 
 use serde::Serialize;
 
-use crate::decision::{Ctx, SpecHashes};
+use crate::config;
 use crate::error::{ErrorEnvelope, PlanError};
 use crate::features::FeatureGates;
 use crate::limits::MAX_REQUEST_BYTES;
-use crate::plan::{Plan, WorkerPhase};
+use crate::plan::Plan;
 use crate::request::PlanRequest;
-use crate::{config, decision, steps, validate};
 
+pub mod calls;
 mod deny_ignored;
 
 pub use crate::json_value::to_json_value;
@@ -20,7 +40,7 @@ pub use crate::json_value::to_json_value;
 ///
 /// The request is validated first; invalid input gives a [`PlanError`] and no plan.
 pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
-    plan_to(request, Stage::Status)
+    crate::pipeline::plan_to(request, crate::pipeline::Stage::Status)
 }
 
 /// The pod as the API server would store it: refused as a request with `apiDefaults` is
@@ -40,114 +60,10 @@ pub fn api_server_pod(
         api_defaults: true,
         ..PlanRequest::default()
     };
-    validate::api_server(&request)?;
+    crate::validate::api_server(&request)?;
     let mut pod = request.pod;
     crate::defaults::apply_api_defaults_with(&mut pod, &FeatureGates::resolve(feature_gates));
     Ok(pod)
-}
-
-/// How far [`plan_to`] goes. Each stage only adds to the plan of the one before: the
-/// kubelet's decisions never read the steps or the status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Stage {
-    /// `computePodActions`: the actions, decisions and warnings.
-    Decisions,
-    /// And what `SyncPod` does: steps, events, configs, held-back starts, back-off.
-    Steps,
-    /// And the API status, kubectl row, status warnings and next reason cache.
-    Status,
-}
-
-/// [`plan`] up to `stage`: callers that read only the actions, or the actions and steps,
-/// skip the cost of the rest.
-pub(crate) fn plan_to(request: &PlanRequest, stage: Stage) -> Result<Plan, PlanError> {
-    if request.api_defaults {
-        validate::api_server(request)?;
-        let mut defaulted = request.clone();
-        let gates = FeatureGates::resolve(&request.feature_gates);
-        crate::defaults::apply_api_defaults_with(&mut defaulted.pod, &gates);
-        defaulted.api_defaults = false;
-        return plan_to(&defaulted, stage);
-    }
-    if !request.hook_results.is_empty() {
-        return plan_after_hooks(request, stage);
-    }
-    let warnings = validate::validate(request)?;
-    let gates = FeatureGates::resolve(&request.feature_gates);
-    // The pod worker's phase (`pkg/kubelet/pod_workers.go`): SyncPod only for a pod it
-    // syncs; a terminating or terminated pod gets SyncTerminatingPod / SyncTerminatedPod.
-    let (phase, cause) = crate::terminate::worker_phase(request);
-    if phase != WorkerPhase::Syncing {
-        let mut plan = match (phase, cause) {
-            (WorkerPhase::Terminating, Some(cause)) => {
-                crate::terminate::plan_terminating(request, &gates, cause)
-            }
-            (WorkerPhase::Terminated, Some(cause)) => {
-                crate::terminate::plan_terminated(request, &gates, cause)
-            }
-            _ => crate::terminate::plan_not_started(request, phase),
-        };
-        plan.warnings.extend(warnings);
-        return Ok(plan);
-    }
-    let mut plan = match Ctx::new(request, &gates) {
-        Some(mut ctx) => {
-            let hashes = SpecHashes::of_running(ctx.spec, &ctx.status);
-            ctx.hashes = Some(&hashes);
-            let mut plan = decision::decide_in(&ctx);
-            if stage >= Stage::Steps {
-                let decided = plan.decisions.len();
-                steps::build_in(&ctx, &mut plan, steps::BuildOptions::default());
-                decision::effect::mark(ctx.spec, &mut plan, decided);
-                // In-place resize's events come before SyncPod acts on the runtime (the
-                // allocation manager's ResizeStarted, SyncPod's ResizeCompleted).
-                let mut events = crate::status::resize::resize(request, &gates).events;
-                if !events.is_empty() {
-                    events.append(&mut plan.events);
-                    plan.events = events;
-                }
-            }
-            plan
-        }
-        None => Plan::default(),
-    };
-    plan.warnings.extend(warnings);
-    plan.warnings
-        .extend(config::security::userns_support_warning(
-            &request.pod,
-            request.node.as_ref(),
-            &gates,
-        ));
-    if stage == Stage::Status {
-        crate::status::attach(request, &gates, &mut plan);
-    }
-    Ok(plan)
-}
-
-/// A request with `hookResults`: the previous sync finished as the hooks went (a failed
-/// postStart's `PostStartHookError` is in the reason cache at the start of this sync),
-/// then this sync is planned as usual; the hooks' events come first, with a decision
-/// each saying what the kubelet did.
-fn plan_after_hooks(request: &PlanRequest, stage: Stage) -> Result<Plan, PlanError> {
-    let reported = crate::hooks::results::read(request);
-    let mut amended = request.clone();
-    amended.hook_results.clear();
-    amended.reason_cache.extend(reported.reason_cache);
-    let mut plan = plan_to(&amended, stage)?;
-    let mut events = reported.events;
-    events.append(&mut plan.events);
-    plan.events = events;
-    for (container, reason, message) in reported.notes {
-        plan.decisions.push(crate::plan::Decision {
-            action: crate::plan::Action::KillContainer,
-            container: Some(container),
-            reason: reason.into(),
-            message,
-            ..crate::plan::Decision::default()
-        });
-    }
-    plan.warnings.extend(reported.warnings);
-    Ok(plan)
 }
 
 /// Reads a request from JSON bytes. A bare `v1.Pod` (a document without a `pod` key
@@ -286,7 +202,7 @@ fn complete_request(bytes: &[u8]) -> Result<(Plan, bool), PlanError> {
     }
     let input: CompleteRequest = serde_json::from_slice(bytes)
         .map_err(|e| PlanError::invalid("", format!("not a completion request: {e}")))?;
-    let mut request = parse_request_value(input.request).map_err(|mut e| {
+    let request = parse_request_value(input.request).map_err(|mut e| {
         e.path = if e.path.is_empty() {
             "request".to_string()
         } else {
@@ -294,14 +210,35 @@ fn complete_request(bytes: &[u8]) -> Result<(Plan, bool), PlanError> {
         };
         e
     })?;
-    let gates = FeatureGates::resolve(&request.feature_gates);
-    if request.api_defaults {
-        crate::defaults::apply_api_defaults_with(&mut request.pod, &gates);
-        request.api_defaults = false;
-    }
-    let mut answer = plan(&request)?;
-    config::complete::complete_plan(&request, &gates, &mut answer, &input.sandbox_status);
+    let answer = complete(&request, &input.sandbox_status)?;
     Ok((answer, request.proto3_json))
+}
+
+/// Completes a plan from the status of the sandbox it created: the request's plan with
+/// every `dependsOnNewSandbox` config and file step regenerated with the new sandbox's
+/// pod IPs ([`crate::config::complete::complete_plan`]); the typed form of
+/// [`complete_json`]. A request with `apiDefaults` gets the API server's defaults first.
+///
+/// # Errors
+/// The request cannot be planned.
+pub fn complete(
+    request: &PlanRequest,
+    sandbox_status: &crate::runtime::SandboxStatus,
+) -> Result<Plan, PlanError> {
+    let gates = FeatureGates::resolve(&request.feature_gates);
+    let defaulted;
+    let request = if request.api_defaults {
+        let mut with_defaults = request.clone();
+        crate::defaults::apply_api_defaults_with(&mut with_defaults.pod, &gates);
+        with_defaults.api_defaults = false;
+        defaulted = with_defaults;
+        &defaulted
+    } else {
+        request
+    };
+    let mut answer = plan(request)?;
+    config::complete::complete_plan(request, &gates, &mut answer, sandbox_status);
+    Ok(answer)
 }
 
 /// The plan's JSON with its configs in strict proto3 JSON ([`crate::cri::proto3`]).

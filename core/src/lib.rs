@@ -74,6 +74,7 @@ mod hash;
 mod json_path;
 mod json_value;
 mod kubecontainer;
+mod pipeline;
 mod quantity;
 mod validate;
 

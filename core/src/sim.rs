@@ -937,18 +937,19 @@ impl Simulation {
     /// [`Simulation::statuses`] is on).
     pub fn plan(&self) -> Result<Plan, PlanError> {
         let stage = if self.statuses {
-            crate::api::Stage::Status
+            crate::pipeline::Stage::Status
         } else {
-            crate::api::Stage::Steps
+            crate::pipeline::Stage::Steps
         };
-        crate::api::plan_to(&self.request, stage)
+        crate::pipeline::plan_to(&self.request, stage)
     }
 
     /// The actions the kubelet decides (`computePodActions`) in a sync after
     /// [`Simulation::prepare`]: those of [`Simulation::plan`], without its steps and
     /// status. For a caller that reads only the decision.
     pub fn decide(&self) -> Result<crate::plan::PodActions, PlanError> {
-        crate::api::plan_to(&self.request, crate::api::Stage::Decisions).map(|p| p.actions)
+        crate::pipeline::plan_to(&self.request, crate::pipeline::Stage::Decisions)
+            .map(|p| p.actions)
     }
 
     /// The last part of [`Simulation::sync`]: carry `plan` (from [`Simulation::plan`])

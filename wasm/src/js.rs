@@ -2,8 +2,9 @@
 //! `plan`, `planJson` and `version`, the first-paint module).
 //!
 //! Thin conversions only, around [`podplan_core::plan_json`] and the calls of
-//! `crate::calls` (the runtime model and crictl conversion). Nothing here throws: a
-//! value that cannot be converted becomes an `{error: {...}}` answer.
+//! [`podplan_core::api::calls`] (the runtime model and crictl conversion; the call table
+//! is in [`podplan_core::api`]). Nothing here throws: a value that cannot be converted
+//! becomes an `{error: {...}}` answer.
 //!
 //! JS objects cross the boundary as JSON text, converted by the JS engine's own `JSON`
 //! (not by walking the object from Rust): it reports cycles, `BigInt`s and runaway
@@ -50,7 +51,7 @@ pub fn sim_apply(call: JsValue) -> JsValue {
 /// [`sim_apply`] on JSON text.
 #[wasm_bindgen(js_name = simApplyJson)]
 pub fn sim_apply_json(call: &str) -> String {
-    crate::calls::sim_apply(call)
+    podplan_core::api::calls::sim_apply_json(call)
 }
 
 #[cfg(feature = "js")]
@@ -65,7 +66,7 @@ pub fn sim_step(call: JsValue) -> JsValue {
 /// [`sim_step`] on JSON text.
 #[wasm_bindgen(js_name = simStepJson)]
 pub fn sim_step_json(call: &str) -> String {
-    crate::calls::sim_step(call)
+    podplan_core::api::calls::sim_step_json(call)
 }
 
 #[cfg(feature = "js")]
@@ -80,7 +81,7 @@ pub fn sim_event(call: JsValue) -> JsValue {
 /// [`sim_event`] on JSON text.
 #[wasm_bindgen(js_name = simEventJson)]
 pub fn sim_event_json(call: &str) -> String {
-    crate::calls::sim_event(call)
+    podplan_core::api::calls::sim_event_json(call)
 }
 
 #[cfg(feature = "js")]
@@ -95,7 +96,7 @@ pub fn crictl(call: JsValue) -> JsValue {
 /// [`crictl`] on JSON text.
 #[wasm_bindgen(js_name = crictlJson)]
 pub fn crictl_json(call: &str) -> String {
-    crate::calls::crictl(call)
+    podplan_core::api::calls::crictl_json(call)
 }
 
 /// Runs a text call on a JS object: `JSON.stringify`, the call, `JSON.parse`.

@@ -5,17 +5,17 @@
 //!
 //! - **JS build** (cargo feature `js`): wasm-bindgen exports `plan(request)` (a JS object
 //!   in, a JS object out), `planJson(string)` and `version()`, for browsers and Node, and
-//!   the runtime-model and crictl calls of `calls` (`simApply`, `simEvent`, `crictl`,
-//!   each also as `…Json` on text).
+//!   the runtime-model and crictl calls of [`podplan_core::api::calls`] (`simApply`,
+//!   `simStep`, `simEvent`, `crictl`, each also as `…Json` on text), and `complete`.
 //! - **Plan-only JS build** (cargo feature `js-plan`, implied by `js`): the same
 //!   wasm-bindgen module with `plan`, `planJson` and `version` only, for a browser's
 //!   first paint; the linker drops everything the other calls need.
 //! - **Plain ABI build** (no feature): a module with no imports at all, for wasmtime and
 //!   any other host; the exports are described in `ABI.md`.
 //!
-//! Neither flavour adds logic: every answer is what [`podplan_core::plan_json`] or
-//! [`podplan_core::plan_value`] gives for the same request, or (the `calls`) what
-//! `podplan_core::sim` and `podplan_core::config::crictl` give.
+//! Neither flavour adds logic: every answer is what a call of [`podplan_core::api`] (its
+//! module docs hold the call table) gives for the same input: [`podplan_core::plan_json`],
+//! [`podplan_core::complete_json`], or the JSON forms of [`podplan_core::api::calls`].
 //!
 //! ```
 //! // What both flavours wrap (the native call):
@@ -26,8 +26,6 @@
 
 #[cfg(all(target_arch = "wasm32", not(feature = "js-plan")))]
 mod abi;
-#[cfg(any(feature = "js", test))]
-pub mod calls;
 #[cfg(feature = "js-plan")]
 mod js;
 

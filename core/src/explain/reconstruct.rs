@@ -56,31 +56,8 @@ pub struct Reconstruction {
 }
 
 /// Image references compared as the runtime reports them: `nginx` ≡
-/// `docker.io/library/nginx:latest`.
-#[must_use]
-pub fn normalize_image(image: &str) -> String {
-    let (name, digest) = match image.split_once('@') {
-        Some((n, d)) => (n, Some(d)),
-        None => (image, None),
-    };
-    let (domain, rest) = match name.split_once('/') {
-        Some((d, r)) if d.contains('.') || d.contains(':') || d == "localhost" => {
-            (d.to_string(), r.to_string())
-        }
-        Some(_) => ("docker.io".to_string(), name.to_string()),
-        None => ("docker.io".to_string(), format!("library/{name}")),
-    };
-    let last = rest.rsplit('/').next().unwrap_or("");
-    let tagged = if digest.is_none() && !last.contains(':') {
-        format!("{rest}:latest")
-    } else {
-        rest
-    };
-    match digest {
-        Some(d) => format!("{domain}/{tagged}@{d}"),
-        None => format!("{domain}/{tagged}"),
-    }
-}
+/// `docker.io/library/nginx:latest` (the one normaliser, [`crate::images::reference`]'s).
+pub use crate::images::reference::normalize_image;
 
 fn ts(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<jiff::Timestamp> {
     t.map(|t| t.0)

@@ -356,6 +356,43 @@ pub fn apply_default_image_tag(image: &str) -> Result<String, ParseImageNameErro
     Ok(image.to_string())
 }
 
+/// An image reference in the full form a runtime reports it by (containerd's repo tags
+/// and digests): [`parse_normalized_named`]'s name with the tag (`latest` when the
+/// reference has neither tag nor digest) and the digest. A reference that does not parse
+/// is given back as it is (the kubelet refuses it before any runtime sees it).
+///
+/// ```
+/// use podplan_core::images::reference::normalize_image;
+/// assert_eq!(normalize_image("nginx"), "docker.io/library/nginx:latest");
+/// assert_eq!(normalize_image("index.docker.io/me/app:1"), "docker.io/me/app:1");
+/// assert_eq!(normalize_image("localhost:5000/y"), "localhost:5000/y:latest");
+/// assert_eq!(normalize_image("http://url"), "http://url");
+/// ```
+#[must_use]
+pub fn normalize_image(image: &str) -> String {
+    let Ok(r) = parse_normalized_named(image) else {
+        return image.to_string();
+    };
+    let mut full = r.name;
+    match (&r.tag, &r.digest) {
+        (None, None) => {
+            full.push(':');
+            full.push_str(DEFAULT_TAG);
+        }
+        (tag, digest) => {
+            if let Some(tag) = tag {
+                full.push(':');
+                full.push_str(tag);
+            }
+            if let Some(digest) = digest {
+                full.push('@');
+                full.push_str(digest);
+            }
+        }
+    }
+    full
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,5 +468,31 @@ mod tests {
                 .to_string(),
             "couldn't parse image name \"http://url\": invalid reference format"
         );
+    }
+
+    #[test]
+    fn normalised_full_forms() {
+        for (image, full) in [
+            ("nginx", "docker.io/library/nginx:latest"),
+            ("nginx:1.27", "docker.io/library/nginx:1.27"),
+            ("me/app", "docker.io/me/app:latest"),
+            ("quay.io/x/y:v1", "quay.io/x/y:v1"),
+            ("localhost:5000/y", "localhost:5000/y:latest"),
+            ("localhost/y", "localhost/y:latest"),
+            ("index.docker.io/foo/bar", "docker.io/foo/bar:latest"),
+            ("[::1]:5000/app:v2", "[::1]:5000/app:v2"),
+        ] {
+            assert_eq!(normalize_image(image), full, "{image}");
+        }
+        assert_eq!(
+            normalize_image(&format!("nginx@{SHA}")),
+            format!("docker.io/library/nginx@{SHA}")
+        );
+        assert_eq!(
+            normalize_image(&format!("nginx:1@{SHA}")),
+            format!("docker.io/library/nginx:1@{SHA}")
+        );
+        assert_eq!(normalize_image("FAILED_IMAGE"), "FAILED_IMAGE");
+        assert_eq!(normalize_image(""), "");
     }
 }

@@ -40,6 +40,10 @@ use crate::runtime::{
     SandboxNamespaces, SandboxNetwork, SandboxState, SandboxStatus,
 };
 
+/// containerd's normalisation of an image reference (the kubelet's reference grammar):
+/// `nginx` → `docker.io/library/nginx:latest`; digests and tags are kept.
+pub use crate::images::reference::normalize_image;
+
 /// The pod annotation prefix that scripts one container: `runtime-sim.podplan.io/container.<name>`
 /// holds a [`ContainerScript`] as JSON. The kubelet copies pod annotations to the sandbox.
 pub const CONTAINER_ANNOTATION_PREFIX: &str = "runtime-sim.podplan.io/container.";
@@ -330,29 +334,6 @@ pub struct Node {
 impl Default for Node {
     fn default() -> Self {
         Self::new(DEFAULT_RUNTIME_NAME, Scenario::default())
-    }
-}
-
-/// containerd's normalisation of an image reference: `nginx` →
-/// `docker.io/library/nginx:latest`, `quay.io/x/y` → `quay.io/x/y:latest`; digests and
-/// tags are kept.
-#[must_use]
-pub fn normalize_image(reference: &str) -> String {
-    let (first, rest) = reference.split_once('/').unwrap_or(("", reference));
-    let has_domain =
-        !first.is_empty() && (first.contains('.') || first.contains(':') || first == "localhost");
-    let named = if has_domain {
-        reference.to_string()
-    } else if first.is_empty() {
-        format!("docker.io/library/{rest}")
-    } else {
-        format!("docker.io/{reference}")
-    };
-    let last = named.rsplit('/').next().unwrap_or(&named);
-    if last.contains(':') || last.contains('@') {
-        named
-    } else {
-        format!("{named}:latest")
     }
 }
 

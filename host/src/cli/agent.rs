@@ -144,39 +144,11 @@ pub struct RunArgs {
     pub node_ip: Option<std::net::IpAddr>,
 }
 
-/// A Go-style duration: `500ms`, `20s`, `1m`, `1m30s`, `2h`.
+/// A Go duration (`time.ParseDuration`, as the kubelet's own flags): `500ms`, `20s`, `1m`,
+/// `1m30s`, `2h`.
 fn parse_duration(text: &str) -> Result<Duration, String> {
-    let mut total = Duration::ZERO;
-    let mut rest = text.trim();
-    if rest.is_empty() {
-        return Err("empty duration".into());
-    }
-    if rest == "0" {
-        return Ok(Duration::ZERO);
-    }
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit() && c != '.')
-            .unwrap_or(rest.len());
-        let (number, tail) = rest.split_at(digits);
-        let value: f64 = number
-            .parse()
-            .map_err(|_| format!("{text:?} is not a duration like 20s or 1m30s"))?;
-        let unit_len = tail
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(tail.len());
-        let (unit, tail) = tail.split_at(unit_len);
-        let seconds = match unit {
-            "ms" => value / 1000.0,
-            "s" => value,
-            "m" => value * 60.0,
-            "h" => value * 3600.0,
-            _ => return Err(format!("{text:?}: unknown unit {unit:?} (ms, s, m, h)")),
-        };
-        total += Duration::from_secs_f64(seconds);
-        rest = tail;
-    }
-    Ok(total)
+    podplan_core::go::duration::parse_go_duration_std(text.trim())
+        .map_err(|e| format!("{e} (a duration like 20s or 1m30s)"))
 }
 
 /// `--feature-gates A=true,B=false`.
@@ -762,6 +734,14 @@ mod tests {
         assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
         assert!(parse_duration("5x").is_err());
         assert!(parse_duration("").is_err());
+        // Go's grammar (`time.ParseDuration`), and its messages.
+        assert_eq!(parse_duration("1.5us"), Ok(Duration::from_nanos(1500)));
+        assert_eq!(
+            parse_duration("5x"),
+            Err(r#"time: unknown unit "x" in duration "5x" (a duration like 20s or 1m30s)"#.into())
+        );
+        assert!(parse_duration("10").is_err());
+        assert!(parse_duration("-1s").is_err());
     }
 
     #[test]

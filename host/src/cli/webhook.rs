@@ -65,23 +65,17 @@ pub enum LogFormat {
     Json,
 }
 
-/// A duration: `4s`, `500ms`, `1m`, or plain seconds (`10`).
+/// A duration: a Go duration (`time.ParseDuration`: `4s`, `500ms`, `1m`, `1m30s`), or
+/// plain seconds (`10`, `2.5`).
 fn duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let number: f64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration (4s, 500ms, 1m, 10)"))?;
-    let seconds = match unit {
-        "" | "s" => number,
-        "ms" => number / 1000.0,
-        "m" => number * 60.0,
-        _ => return Err(format!("{text:?}: the units are ms, s and m")),
-    };
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text:?}: {e}"))
+    let plain_seconds = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    if plain_seconds {
+        return podplan_core::go::duration::parse_go_duration_std(&format!("{text}s"))
+            .map_err(|_| format!("{text:?} is not a duration (4s, 500ms, 1m, 10)"));
+    }
+    podplan_core::go::duration::parse_go_duration_std(text)
+        .map_err(|e| format!("{e} (a duration like 4s, 500ms, 1m, or plain seconds: 10)"))
 }
 
 /// An optional listen address (`0`: none).
@@ -312,8 +306,12 @@ mod tests {
         assert_eq!(duration("10"), Ok(Duration::from_secs(10)));
         assert_eq!(duration("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(duration("1m"), Ok(Duration::from_secs(60)));
-        assert!(duration("4h").is_err());
+        assert_eq!(duration("2.5"), Ok(Duration::from_millis(2500)));
+        assert_eq!(duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert!(duration("4d").is_err());
         assert!(duration("s").is_err());
+        assert!(duration(".").is_err());
+        assert!(duration("-1s").is_err());
         assert_eq!(
             listen_address(":8080"),
             Ok(ListenAddress(Some("0.0.0.0:8080".parse().unwrap())))

@@ -35,6 +35,7 @@ mod call;
 pub mod embedded;
 mod engine;
 mod error;
+mod limiter;
 mod lines;
 mod module;
 mod planner;

@@ -6,12 +6,12 @@ use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 use wasmtime::{
-    ExternType, FuncType, InstancePre, Linker, Module, ModuleExport, ResourceLimiter, Store,
-    StoreLimits, StoreLimitsBuilder, Trap, ValType,
+    ExternType, FuncType, InstancePre, Linker, Module, ModuleExport, Store, Trap, ValType,
 };
 
 use super::cache::{compile, hex, CacheOutcome, ModuleCache};
 use super::call::AbiFuncs;
+use super::limiter::Limiter;
 use super::warm::WarmInstances;
 use super::{HostEngine, HostError, Isolation};
 
@@ -37,74 +37,6 @@ impl std::fmt::Display for AbiVersion {
 pub(super) struct CallState {
     limiter: Limiter,
     deadline: std::time::Duration,
-}
-
-/// wasmtime's [`StoreLimits`] (memory, table elements, one instance), remembering
-/// whether the memory limit was hit so a trap can be reported as
-/// [`HostError::MemoryLimit`].
-struct Limiter {
-    limits: StoreLimits,
-    memory_limit: usize,
-    hit: bool,
-}
-
-/// Most table elements a plan module may have (the Rust module uses a few hundred).
-const TABLE_LIMIT: usize = 100_000;
-
-impl Limiter {
-    fn new(memory_limit: usize) -> Self {
-        let limits = StoreLimitsBuilder::new()
-            .memory_size(memory_limit)
-            .table_elements(TABLE_LIMIT)
-            .instances(1)
-            .memories(1)
-            .tables(1)
-            // A refused grow traps rather than returning -1, so a module that ignores
-            // the failure and tries again cannot spin until the deadline.
-            .trap_on_grow_failure(true)
-            .build();
-        Self {
-            limits,
-            memory_limit,
-            hit: false,
-        }
-    }
-}
-
-impl ResourceLimiter for Limiter {
-    fn memory_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        let allowed = self.limits.memory_growing(current, desired, maximum);
-        if !matches!(allowed, Ok(true)) {
-            self.hit = true;
-        }
-        allowed
-    }
-
-    fn table_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        self.limits.table_growing(current, desired, maximum)
-    }
-
-    fn instances(&self) -> usize {
-        self.limits.instances()
-    }
-
-    fn tables(&self) -> usize {
-        self.limits.tables()
-    }
-
-    fn memories(&self) -> usize {
-        self.limits.memories()
-    }
 }
 
 /// The exports of the ABI, looked up once per module.
@@ -411,9 +343,9 @@ fn same_signature(f: &FuncType, params: &[ValType], results: &[ValType]) -> bool
 
 /// Turns a wasmtime error from a call into a [`HostError`].
 pub(super) fn classify(store: &Store<CallState>, err: &wasmtime::Error) -> HostError {
-    if store.data().limiter.hit {
+    if store.data().limiter.hit() {
         return HostError::MemoryLimit {
-            limit_bytes: store.data().limiter.memory_limit,
+            limit_bytes: store.data().limiter.memory_limit(),
         };
     }
     if err.downcast_ref::<Trap>() == Some(&Trap::Interrupt) {

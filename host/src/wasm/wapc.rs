@@ -13,11 +13,9 @@ use std::error::Error as StdError;
 use std::sync::{Arc, Mutex};
 
 use wapc::{ModuleState, WapcHost, WebAssemblyEngineProvider};
-use wasmtime::{
-    Caller, Extern, Instance, Linker, Memory, Module, ResourceLimiter, Store, StoreLimits,
-    StoreLimitsBuilder, Trap, TypedFunc,
-};
+use wasmtime::{Caller, Extern, Instance, Linker, Memory, Module, Store, Trap, TypedFunc};
 
+use super::limiter::Limiter;
 use super::{HostEngine, HostError};
 
 type BoxError = Box<dyn StdError + Send + Sync>;
@@ -25,32 +23,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// Per-store state: the waPC conversation and the memory limiter.
 struct State {
     wapc: Arc<ModuleState>,
-    limits: StoreLimits,
-    hit: bool,
-}
-
-impl ResourceLimiter for State {
-    fn memory_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        let allowed = self.limits.memory_growing(current, desired, maximum);
-        if !matches!(allowed, Ok(true)) {
-            self.hit = true;
-        }
-        allowed
-    }
-
-    fn table_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        self.limits.table_growing(current, desired, maximum)
-    }
+    limiter: Limiter,
 }
 
 /// The last failure, classified, shared between the provider and [`PolicyModule`].
@@ -195,7 +168,7 @@ impl Provider {
     /// Classifies a wasmtime failure and remembers it for [`PolicyModule`].
     fn fail(&self, store: Option<&Store<State>>, err: &wasmtime::Error) -> BoxError {
         let settings = self.engine.settings();
-        let classified = if store.is_some_and(|s| s.data().hit) {
+        let classified = if store.is_some_and(|s| s.data().limiter.hit()) {
             HostError::MemoryLimit {
                 limit_bytes: settings.memory_limit,
             }
@@ -214,22 +187,14 @@ impl Provider {
     fn instantiate(&mut self, wapc: Arc<ModuleState>) -> Result<(), BoxError> {
         let settings = *self.engine.settings();
         let engine = self.engine.engine();
-        let limits = StoreLimitsBuilder::new()
-            .memory_size(settings.memory_limit)
-            .instances(1)
-            .memories(1)
-            .tables(1)
-            .trap_on_grow_failure(true)
-            .build();
         let mut store = Store::new(
             engine,
             State {
                 wapc,
-                limits,
-                hit: false,
+                limiter: Limiter::new(settings.memory_limit),
             },
         );
-        store.limiter(|s| s);
+        store.limiter(|s| &mut s.limiter);
         store.set_epoch_deadline(settings.deadline_ticks());
         let linker = linker(engine).map_err(|e| self.fail(None, &e))?;
         let instance: Instance = linker
