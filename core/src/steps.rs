@@ -258,7 +258,6 @@ impl<'a> Builder<'a> {
                 pre_stop,
                 reason: Some(kill_reason_str(info.reason).into()),
                 message: Some(info.message.clone()),
-                ..KillContainerStep::default()
             }));
             self.events.push(events::killing(&info.name, &info.message));
         }
@@ -286,7 +285,6 @@ impl<'a> Builder<'a> {
                         pre_stop,
                         reason: Some("RestartAllContainers".into()),
                         message: Some("killing".into()),
-                        ..KillContainerStep::default()
                     }));
                     self.events.push(events::killing(&r.name, "killing"));
                 }
@@ -295,7 +293,6 @@ impl<'a> Builder<'a> {
                     container_id: Some(r.container_id.clone()),
                     reason: Some("RestartAllContainers".into()),
                     message: Some("removed before the pod restarts; its logs are kept".into()),
-                    ..RemoveContainerStep::default()
                 }));
             }
         }
@@ -323,7 +320,6 @@ impl<'a> Builder<'a> {
                     message: Some(
                         "init containers are purged when the sandbox is re-created".into(),
                     ),
-                    ..RemoveContainerStep::default()
                 }));
             }
         }
@@ -356,7 +352,6 @@ impl<'a> Builder<'a> {
                     message: Some(
                         "only the newest terminated instance of an init container is kept".into(),
                     ),
-                    ..RemoveContainerStep::default()
                 }));
             }
         }
@@ -382,7 +377,6 @@ impl<'a> Builder<'a> {
                     "create sandbox attempt {} for the pod",
                     plan.actions.attempt
                 )),
-                ..RunPodSandboxStep::default()
             }));
         }
     }
@@ -437,7 +431,6 @@ impl<'a> Builder<'a> {
                     "set the pod cgroup's {resource}: before the container updates when it grows, after them when it shrinks"
                 )),
                 request: Some(StepRequest::UpdatePodSandboxResources(sandbox_request.clone())),
-                ..UpdatePodSandboxResourcesStep::default()
             }));
             for u in list {
                 // Calls come in the same order: memory list, then cpu list.
@@ -455,7 +448,6 @@ impl<'a> Builder<'a> {
                         resource: Some(resource.into()),
                         message: Some(format!("{resource} limit {c} -> {d}")),
                         request: call.map(|c| StepRequest::UpdateContainerResources(c.request)),
-                        ..UpdateContainerResourcesStep::default()
                     },
                 ));
             }
@@ -567,7 +559,6 @@ impl<'a> Builder<'a> {
                         kind.noun(),
                         spec.name
                     )),
-                    ..WriteNodeFilesStep::default()
                 }));
             }
             // ... then CreateContainer and StartContainer.
@@ -586,7 +577,6 @@ impl<'a> Builder<'a> {
                     spec.name,
                     spec.image
                 )),
-                ..CreateContainerStep::default()
             }));
             self.events.push(events::created(spec.name));
             let mut start = StartContainerStep {

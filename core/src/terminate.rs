@@ -688,7 +688,6 @@ pub fn plan_terminated(
             "SyncTerminatedPod: the volumes are unmounted, then the pod's cgroup is destroyed"
                 .into(),
         ),
-        ..CleanupPodStep::default()
     }));
     let deleted = matches!(cause, TerminationCause::Deleted | TerminationCause::Removed);
     let content_goes = deleted || cause == TerminationCause::Evicted;
@@ -703,7 +702,6 @@ pub fn plan_terminated(
                     "containerGC removes every container of a pod whose content is to be removed"
                         .into(),
                 ),
-                ..RemoveContainerStep::default()
             }));
         }
         for sb in &status.sandbox_statuses {
@@ -715,7 +713,6 @@ pub fn plan_terminated(
                         "containerGC removes the pod's sandboxes once they hold no container"
                             .into(),
                     ),
-                    ..RemovePodSandboxStep::default()
                 }));
         }
         let mut paths = vec![CleanupPath {
@@ -737,7 +734,6 @@ pub fn plan_terminated(
                 "the pod's log directory and, once the pod is gone from the API, its directory"
                     .into(),
             ),
-            ..CleanupPodStep::default()
         }));
     }
     let kept = if content_goes {

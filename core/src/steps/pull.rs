@@ -311,6 +311,5 @@ fn pull_step(kind: ContainerKind, index: usize, name: &str, order: PullOrder) ->
         image_spec: Some(order.spec),
         sandbox_config: Some("plan.sandboxConfig".into()),
         backoff_key: Some(order.backoff_key),
-        ..PullImageStep::default()
     })
 }
