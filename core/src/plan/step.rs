@@ -504,3 +504,58 @@ step_from!(
     RemovePodSandbox(RemovePodSandboxStep),
     CleanupPod(CleanupPodStep),
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_step_is_written_op_first_then_its_fields_in_order() {
+        let step = Step::KillContainer(KillContainerStep {
+            container: Some("app".into()),
+            container_id: Some("c://1".into()),
+            grace_period_seconds: Some(30),
+            reason: Some("LivenessProbe".into()),
+            message: Some("m".into()),
+            pre_stop: None,
+        });
+        assert_eq!(
+            serde_json::to_string(&step).unwrap(),
+            r#"{"op":"KillContainer","container":"app","containerId":"c://1","gracePeriodSeconds":30,"reason":"LivenessProbe","message":"m"}"#
+        );
+        let start = Step::StartContainer(StartContainerStep {
+            container: Some("app".into()),
+            kind: Some(ContainerKind::Regular),
+            index: Some(0),
+            ..StartContainerStep::default()
+        });
+        assert_eq!(
+            serde_json::to_string(&start).unwrap(),
+            r#"{"op":"StartContainer","container":"app","kind":"regular","index":0}"#
+        );
+    }
+
+    #[test]
+    fn fields_of_other_ops_are_ignored_when_read() {
+        // Fields the old one-struct Step accepted on any op: those of another op are
+        // ignored, as they were.
+        let step: Step = serde_json::from_value(json!({
+            "kind": "init", "index": 2, "files": [], "image": "x", "sandboxIds": ["s"],
+            "container": "app", "op": "KillContainer", "containerId": "c://1"
+        }))
+        .unwrap();
+        assert_eq!(
+            step,
+            Step::KillContainer(KillContainerStep {
+                container: Some("app".into()),
+                container_id: Some("c://1".into()),
+                ..KillContainerStep::default()
+            })
+        );
+        assert_eq!(step.op(), StepOp::KillContainer);
+        assert_eq!(step.container(), Some("app"));
+        assert!(serde_json::from_value::<Step>(json!({"container": "app"})).is_err());
+        assert!(serde_json::from_value::<Step>(json!({"op": "Sleep"})).is_err());
+    }
+}
