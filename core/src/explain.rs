@@ -105,7 +105,8 @@ fn summary(a: &PodActions) -> Vec<String> {
 
 fn step_line(s: &Step) -> String {
     let mut line = s.op().to_string();
-    let tail = match s {
+    // The op's own fields, then the message, then the hooks.
+    let (post_start, pre_stop, pre_stops) = match s {
         Step::KillPod(k) => {
             if let Some(g) = k.grace_period_seconds {
                 let _ = write!(line, " grace {g}s");
@@ -113,57 +114,41 @@ fn step_line(s: &Step) -> String {
             if !k.containers.is_empty() {
                 let _ = write!(line, " [{}]", k.containers.join(", "));
             }
-            add_message(&mut line, k.message.as_deref());
-            for h in &k.pre_stops {
-                let _ = write!(
-                    line,
-                    "; {}: preStop {} for at most {}s first",
-                    h.container,
-                    hook_text(h),
-                    h.timeout_seconds.unwrap_or(0)
-                );
-            }
-            return line;
+            (None, None, k.pre_stops.as_slice())
         }
         Step::KillContainer(k) => {
             named(&mut line, k.container.as_ref(), k.container_id.as_ref());
             if let Some(g) = k.grace_period_seconds {
                 let _ = write!(line, " grace {g}s");
             }
-            add_message(&mut line, k.message.as_deref());
-            (None, k.pre_stop.as_ref())
+            (None, k.pre_stop.as_ref(), &[][..])
         }
         Step::RemoveContainer(r) => {
             named(&mut line, r.container.as_ref(), r.container_id.as_ref());
-            add_message(&mut line, r.message.as_deref());
-            (None, None)
+            (None, None, &[][..])
         }
         Step::RunPodSandbox(r) => {
             if let Some(a) = r.attempt {
                 let _ = write!(line, " attempt {a}");
             }
-            add_message(&mut line, r.message.as_deref());
-            (None, None)
+            (None, None, &[][..])
         }
         Step::UpdatePodSandboxResources(u) => {
             if let Some(r) = &u.resource {
                 let _ = write!(line, " [{r}]");
             }
-            add_message(&mut line, u.message.as_deref());
-            (None, None)
+            (None, None, &[][..])
         }
         Step::UpdateContainerResources(u) => {
             named(&mut line, u.container.as_ref(), u.container_id.as_ref());
             if let Some(r) = &u.resource {
                 let _ = write!(line, " [{r}]");
             }
-            add_message(&mut line, u.message.as_deref());
-            (None, None)
+            (None, None, &[][..])
         }
         Step::CreateContainer(c) => {
             named(&mut line, c.container.as_ref(), None);
-            add_message(&mut line, c.message.as_deref());
-            (None, None)
+            (None, None, &[][..])
         }
         Step::StartContainer(st) => {
             named(&mut line, st.container.as_ref(), None);
@@ -171,7 +156,7 @@ fn step_line(s: &Step) -> String {
             if let Some(g) = st.grace_period_seconds.filter(|_| st.post_start.is_none()) {
                 let _ = write!(line, " grace {g}s");
             }
-            (st.post_start.as_ref(), st.pre_stop.as_ref())
+            (st.post_start.as_ref(), st.pre_stop.as_ref(), &[][..])
         }
         Step::PullImage(p) => {
             named(&mut line, p.container.as_ref(), None);
@@ -181,24 +166,18 @@ fn step_line(s: &Step) -> String {
                     let _ = write!(line, " with {} credential(s)", p.auth.len());
                 }
             }
-            add_message(&mut line, p.message.as_deref());
-            (None, None)
+            (None, None, &[][..])
         }
         Step::WriteNodeFiles(w) => {
             named(&mut line, w.container.as_ref(), None);
-            add_message(&mut line, w.message.as_deref());
-            (None, None)
+            (None, None, &[][..])
         }
-        Step::RemovePodSandbox(r) => {
-            add_message(&mut line, r.message.as_deref());
-            (None, None)
-        }
-        Step::CleanupPod(c) => {
-            add_message(&mut line, c.message.as_deref());
-            (None, None)
-        }
+        Step::RemovePodSandbox(_) | Step::CleanupPod(_) => (None, None, &[][..]),
     };
-    match tail {
+    if let Some(m) = s.message() {
+        let _ = write!(line, ": {m}");
+    }
+    match (post_start, pre_stop) {
         (Some(h), pre_stop) => {
             let _ = write!(
                 line,
@@ -219,6 +198,15 @@ fn step_line(s: &Step) -> String {
         }
         (None, None) => {}
     }
+    for h in pre_stops {
+        let _ = write!(
+            line,
+            "; {}: preStop {} for at most {}s first",
+            h.container,
+            hook_text(h),
+            h.timeout_seconds.unwrap_or(0)
+        );
+    }
     line
 }
 
@@ -229,13 +217,6 @@ fn named(line: &mut String, container: Option<&String>, id: Option<&String>) {
     }
     if let Some(id) = id {
         let _ = write!(line, " ({id})");
-    }
-}
-
-/// `: message`, when the step has one.
-fn add_message(line: &mut String, message: Option<&str>) {
-    if let Some(m) = message {
-        let _ = write!(line, ": {m}");
     }
 }
 
