@@ -104,56 +104,101 @@ fn summary(a: &PodActions) -> Vec<String> {
 }
 
 fn step_line(s: &Step) -> String {
-    let mut line = s.op.to_string();
-    if let Some(c) = &s.container {
-        let _ = write!(line, " {c}");
-    }
-    if let Some(id) = &s.container_id {
-        let _ = write!(line, " ({id})");
-    }
-    if let Some(r) = &s.resource {
-        let _ = write!(line, " [{r}]");
-    }
-    if let Some(spec) = &s.image_spec {
-        let _ = write!(line, " [{}]", spec.image);
-        if !s.auth.is_empty() {
-            let _ = write!(line, " with {} credential(s)", s.auth.len());
+    let mut line = s.op().to_string();
+    // The op's own fields, then the message, then the hooks.
+    let (post_start, pre_stop, pre_stops) = match s {
+        Step::KillPod(k) => {
+            if let Some(g) = k.grace_period_seconds {
+                let _ = write!(line, " grace {g}s");
+            }
+            if !k.containers.is_empty() {
+                let _ = write!(line, " [{}]", k.containers.join(", "));
+            }
+            (None, None, k.pre_stops.as_slice())
         }
-    }
-    // On a StartContainer the grace is that of the kill after a failed postStart.
-    if let Some(g) = s.grace_period_seconds.filter(|_| s.post_start.is_none()) {
-        let _ = write!(line, " grace {g}s");
-    }
-    if s.op == crate::plan::StepOp::RunPodSandbox {
-        if let Some(a) = s.attempt {
-            let _ = write!(line, " attempt {a}");
+        Step::KillContainer(k) => {
+            named(&mut line, k.container.as_ref(), k.container_id.as_ref());
+            if let Some(g) = k.grace_period_seconds {
+                let _ = write!(line, " grace {g}s");
+            }
+            (None, k.pre_stop.as_ref(), &[][..])
         }
-    }
-    if !s.containers.is_empty() {
-        let _ = write!(line, " [{}]", s.containers.join(", "));
-    }
-    if let Some(m) = &s.message {
+        Step::RemoveContainer(r) => {
+            named(&mut line, r.container.as_ref(), r.container_id.as_ref());
+            (None, None, &[][..])
+        }
+        Step::RunPodSandbox(r) => {
+            if let Some(a) = r.attempt {
+                let _ = write!(line, " attempt {a}");
+            }
+            (None, None, &[][..])
+        }
+        Step::UpdatePodSandboxResources(u) => {
+            if let Some(r) = &u.resource {
+                let _ = write!(line, " [{r}]");
+            }
+            (None, None, &[][..])
+        }
+        Step::UpdateContainerResources(u) => {
+            named(&mut line, u.container.as_ref(), u.container_id.as_ref());
+            if let Some(r) = &u.resource {
+                let _ = write!(line, " [{r}]");
+            }
+            (None, None, &[][..])
+        }
+        Step::CreateContainer(c) => {
+            named(&mut line, c.container.as_ref(), None);
+            (None, None, &[][..])
+        }
+        Step::StartContainer(st) => {
+            named(&mut line, st.container.as_ref(), None);
+            // The grace is that of the kill after a failed postStart.
+            if let Some(g) = st.grace_period_seconds.filter(|_| st.post_start.is_none()) {
+                let _ = write!(line, " grace {g}s");
+            }
+            (st.post_start.as_ref(), st.pre_stop.as_ref(), &[][..])
+        }
+        Step::PullImage(p) => {
+            named(&mut line, p.container.as_ref(), None);
+            if let Some(spec) = &p.image_spec {
+                let _ = write!(line, " [{}]", spec.image);
+                if !p.auth.is_empty() {
+                    let _ = write!(line, " with {} credential(s)", p.auth.len());
+                }
+            }
+            (None, None, &[][..])
+        }
+        Step::WriteNodeFiles(w) => {
+            named(&mut line, w.container.as_ref(), None);
+            (None, None, &[][..])
+        }
+        Step::RemovePodSandbox(_) | Step::CleanupPod(_) => (None, None, &[][..]),
+    };
+    if let Some(m) = s.message() {
         let _ = write!(line, ": {m}");
     }
-    if let Some(h) = &s.post_start {
-        let _ = write!(
-            line,
-            "; then postStart {} (if it fails: FailedPostStartHook, the container is killed{}, start error PostStartHookError)",
-            hook_text(h),
-            s.pre_stop
-                .as_ref()
-                .map(|p| format!(" after preStop {}", hook_text(p)))
-                .unwrap_or_default()
-        );
-    } else if let Some(h) = &s.pre_stop {
-        let _ = write!(
-            line,
-            "; first preStop {} for at most {}s: StopContainer gets what is left (at least 2s)",
-            hook_text(h),
-            h.timeout_seconds.unwrap_or(0)
-        );
+    match (post_start, pre_stop) {
+        (Some(h), pre_stop) => {
+            let _ = write!(
+                line,
+                "; then postStart {} (if it fails: FailedPostStartHook, the container is killed{}, start error PostStartHookError)",
+                hook_text(h),
+                pre_stop
+                    .map(|p| format!(" after preStop {}", hook_text(p)))
+                    .unwrap_or_default()
+            );
+        }
+        (None, Some(h)) => {
+            let _ = write!(
+                line,
+                "; first preStop {} for at most {}s: StopContainer gets what is left (at least 2s)",
+                hook_text(h),
+                h.timeout_seconds.unwrap_or(0)
+            );
+        }
+        (None, None) => {}
     }
-    for h in &s.pre_stops {
+    for h in pre_stops {
         let _ = write!(
             line,
             "; {}: preStop {} for at most {}s first",
@@ -163,6 +208,16 @@ fn step_line(s: &Step) -> String {
         );
     }
     line
+}
+
+/// ` container (containerId)`, the parts the step has.
+fn named(line: &mut String, container: Option<&String>, id: Option<&String>) {
+    if let Some(c) = container {
+        let _ = write!(line, " {c}");
+    }
+    if let Some(id) = id {
+        let _ = write!(line, " ({id})");
+    }
 }
 
 /// A hook's handler in a few words.

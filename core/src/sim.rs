@@ -50,7 +50,7 @@ use k8s_openapi::api::core::v1::{Pod, PodCondition};
 use crate::error::PlanError;
 use crate::hash::{container_hash, fnv64a_extend, FNV64_OFFSET};
 use crate::plan::Plan;
-use crate::plan::{ContainerKind, Step, StepOp};
+use crate::plan::{ContainerKind, CreateContainerStep, KillPodStep, Step};
 use crate::pod::{init_or_regular_named, spec_container};
 use crate::request::{ActuatedResources, PlanRequest, ProbeResult};
 use crate::runtime::{
@@ -126,24 +126,28 @@ fn plus_nanos(t: jiff::Timestamp, n: u32) -> jiff::Timestamp {
 /// operation of a plan; [`apply`] carries out a whole plan with it.
 ///
 /// ```
-/// use podplan_core::plan::{ContainerKind, Step, StepOp};
+/// use podplan_core::plan::{
+///     ContainerKind, CreateContainerStep, RunPodSandboxStep, StartContainerStep, Step,
+/// };
 /// use podplan_core::runtime::ContainerState;
 /// use podplan_core::sim::Runtime;
 /// let request = podplan_core::api::parse_request(br#"{"pod": {"metadata": {"name": "web", "uid": "u1"},
 ///     "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#).unwrap();
 /// let now: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
 /// let mut runtime = Runtime::from_request(&request);
-/// let sandbox = Step { op: StepOp::RunPodSandbox, attempt: Some(0), ..Step::default() };
+/// let sandbox = Step::RunPodSandbox(RunPodSandboxStep { attempt: Some(0), ..Default::default() });
 /// runtime.apply_step(&request.pod, &sandbox, now);
 /// assert_eq!(runtime.status().ips, vec!["10.88.0.2".to_string()]);
-/// let create = Step {
-///     op: StepOp::CreateContainer,
+/// let create = Step::CreateContainer(CreateContainerStep {
 ///     kind: Some(ContainerKind::Regular),
 ///     index: Some(0),
-///     ..Step::default()
-/// };
+///     ..Default::default()
+/// });
 /// runtime.apply_step(&request.pod, &create, now);
-/// let start = Step { op: StepOp::StartContainer, container: Some("app".into()), ..Step::default() };
+/// let start = Step::StartContainer(StartContainerStep {
+///     container: Some("app".into()),
+///     ..Default::default()
+/// });
 /// runtime.apply_step(&request.pod, &start, now);
 /// let status = runtime.status();
 /// let app = &status.container_statuses[0];
@@ -289,26 +293,26 @@ impl Runtime {
         self.seq += 1;
         // Time spent in hooks earlier in the plan delays what follows.
         let now = plus_millis(now, self.blocked_millis);
-        match step.op {
-            StepOp::KillPod if !step.kills.is_empty() => self.kill_pod(step, now),
-            StepOp::RemovePodSandbox => {
-                let id = step.sandbox_id.as_deref().unwrap_or("");
+        match step {
+            Step::KillPod(kill) if !kill.kills.is_empty() => self.kill_pod(kill, now),
+            Step::RemovePodSandbox(remove) => {
+                let id = remove.sandbox_id.as_deref().unwrap_or("");
                 self.status.sandbox_statuses.retain(|s| s.id != id);
             }
-            StepOp::CleanupPod => {
-                for p in &step.paths {
+            Step::CleanupPod(cleanup) => {
+                for p in &cleanup.paths {
                     let dir = format!("{}/", p.path.trim_end_matches('/'));
                     self.node_files
                         .retain(|path, _| path != &p.path && !path.starts_with(&dir));
                 }
             }
-            StepOp::KillPod => {
+            Step::KillPod(kill) => {
                 // The containers are killed in parallel: each after its own preStop; the
                 // pod kill takes as long as the longest.
                 let mut longest = 0;
                 for s in self.status.container_statuses.iter_mut().rev() {
                     if s.state == ContainerState::Running {
-                        let waited = match step
+                        let waited = match kill
                             .pre_stops
                             .iter()
                             .find(|h| h.container_id.as_deref() == Some(s.id.as_str()))
@@ -331,16 +335,16 @@ impl Runtime {
                 }
                 self.status.ips.clear();
             }
-            StepOp::KillContainer => {
-                let id = step.container_id.as_deref().unwrap_or("");
-                self.kill(id, step.pre_stop.as_ref(), now);
+            Step::KillContainer(kill) => {
+                let id = kill.container_id.as_deref().unwrap_or("");
+                self.kill(id, kill.pre_stop.as_ref(), now);
             }
-            StepOp::RemoveContainer => {
-                let id = step.container_id.as_deref().unwrap_or("");
+            Step::RemoveContainer(remove) => {
+                let id = remove.container_id.as_deref().unwrap_or("");
                 self.remove_container(id);
             }
-            StepOp::RunPodSandbox => {
-                self.run_sandbox(pod, step.attempt.unwrap_or(0), now);
+            Step::RunPodSandbox(run) => {
+                self.run_sandbox(pod, run.attempt.unwrap_or(0), now);
                 // `InitializeActuatedPod` (1.37): a pod the checkpoint has no record of gets
                 // every init and regular container's resources recorded as actuated before
                 // its first sync, so a container that is never created (a config error)
@@ -370,8 +374,8 @@ impl Runtime {
                     }
                 }
             }
-            StepOp::UpdateContainerResources => {
-                let name = step.container.clone().unwrap_or_default();
+            Step::UpdateContainerResources(update) => {
+                let name = update.container.clone().unwrap_or_default();
                 let resources = pod
                     .spec
                     .as_ref()
@@ -382,32 +386,32 @@ impl Runtime {
                     .containers
                     .insert(name, resources.unwrap_or_default());
             }
-            StepOp::UpdatePodSandboxResources => {
+            Step::UpdatePodSandboxResources(_) => {
                 if let Some(r) = pod.spec.as_ref().and_then(|s| s.resources.clone()) {
                     self.actuated.get_or_insert_with(Default::default).pod = Some(r);
                 }
             }
             // The model runtime has no filesystem; the files a real executor writes are
             // kept so that a caller can inspect them.
-            StepOp::WriteNodeFiles => {
-                for f in &step.files {
+            Step::WriteNodeFiles(write) => {
+                for f in &write.files {
                     self.node_files.insert(f.path.clone(), f.clone());
                 }
             }
-            StepOp::PullImage => {
+            Step::PullImage(pull) => {
                 // The pull keeps the sync busy: what follows it happens that much later.
-                let image = step.image.as_deref().unwrap_or("");
+                let image = pull.image.as_deref().unwrap_or("");
                 let set = self
                     .hooks
                     .pull_seconds
                     .get(image)
                     .map(|s| s.saturating_mul(1000));
-                let took = self.images.pull(step, now, set);
+                let took = self.images.pull(pull, now, set);
                 self.blocked_millis = self.blocked_millis.saturating_add(took);
             }
-            StepOp::CreateContainer => self.create(pod, step, now),
-            StepOp::StartContainer => {
-                let name = step.container.as_deref().unwrap_or("");
+            Step::CreateContainer(create) => self.create(pod, create, now),
+            Step::StartContainer(start) => {
+                let name = start.container.as_deref().unwrap_or("");
                 if let Some(s) = self
                     .status
                     .container_statuses
@@ -419,13 +423,13 @@ impl Runtime {
                     s.started_at = Some(now);
                     let id = s.id.clone();
                     // startContainer step 4: a failing postStart kills the container.
-                    if let Some(failed) = step
+                    if let Some(failed) = start
                         .post_start
                         .as_ref()
                         .and_then(|h| self.hooks.post_start(h, &id))
                     {
                         self.hook_results.push(failed);
-                        self.kill(&id, step.pre_stop.as_ref(), now);
+                        self.kill(&id, start.pre_stop.as_ref(), now);
                     }
                 }
             }
@@ -438,7 +442,7 @@ impl Runtime {
     /// exits when the world says (`HookControls::exit_seconds`, at once by default), at
     /// the latest when its stop grace period ends (SIGKILL). The sync is blocked until
     /// the last one has exited; then every sandbox is stopped.
-    fn kill_pod(&mut self, step: &Step, now: jiff::Timestamp) {
+    fn kill_pod(&mut self, step: &KillPodStep, now: jiff::Timestamp) {
         // Where each running container is, by id: one lookup per kill, not a scan.
         let position: BTreeMap<&str, usize> = self
             .status
@@ -648,7 +652,7 @@ impl Runtime {
         self.status.ips = if host { vec![] } else { vec![ip] };
     }
 
-    fn create(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
+    fn create(&mut self, pod: &Pod, step: &CreateContainerStep, now: jiff::Timestamp) {
         let (Some(kind), Some(idx)) = (step.kind, step.index) else {
             return;
         };
@@ -1206,6 +1210,7 @@ pub mod script {
 mod tests {
     use super::*;
     use crate::api::parse_request;
+    use crate::plan::StepOp;
 
     fn t0() -> jiff::Timestamp {
         jiff::Timestamp::from_second(1_750_000_000).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
@@ -1349,7 +1354,7 @@ mod tests {
             panic!("no plan");
         };
         assert!(
-            plan.steps.iter().any(|s| s.op == StepOp::PullImage),
+            plan.steps.iter().any(|s| s.op() == StepOp::PullImage),
             "{:?}",
             plan.steps
         );
@@ -1399,7 +1404,7 @@ mod tests {
         let Ok(plan) = sim.sync() else {
             panic!("no plan");
         };
-        assert!(plan.steps.iter().any(|s| s.op == StepOp::PullImage));
+        assert!(plan.steps.iter().any(|s| s.op() == StepOp::PullImage));
         // The re-plan that creates the container comes when the pull is done.
         assert_eq!(sim.now.as_second() - start.as_second(), 12);
         assert!(sim.sync().is_ok());

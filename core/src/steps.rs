@@ -31,7 +31,11 @@ use crate::decision::{note, Ctx};
 use crate::events::{self, Event};
 use crate::features::{FeatureGates, Gate};
 use crate::hooks;
-use crate::plan::{Action, ContainerKind, HeldBack, KillReason, Plan, Step, StepOp};
+use crate::plan::{
+    Action, ContainerKind, CreateContainerStep, HeldBack, KillContainerStep, KillReason, Plan,
+    RemoveContainerStep, RunPodSandboxStep, StartContainerStep, Step, UpdateContainerResourcesStep,
+    UpdatePodSandboxResourcesStep, WriteNodeFilesStep,
+};
 use crate::pod::{format_pod, init_or_regular_named, spec_container, SpecContainer};
 use crate::request::PlanRequest;
 use crate::runtime::ContainerState;
@@ -234,7 +238,7 @@ impl<'a> Builder<'a> {
                 "stop {} running container(s) (regular first, sidecars in reverse order) and every sandbox: {why}",
                 running.len()
             ));
-            self.steps.push(step);
+            self.steps.push(Step::KillPod(step));
             for s in running {
                 self.events.push(events::killing(&s.name, ""));
             }
@@ -247,16 +251,14 @@ impl<'a> Builder<'a> {
             let spec = self.container_spec(&info.name);
             let (grace, pre_stop) =
                 hooks::kill_container(self.ctx.pod, spec, id, info.reason, None, self.pod_ip());
-            self.steps.push(Step {
-                op: StepOp::KillContainer,
+            self.steps.push(Step::KillContainer(KillContainerStep {
                 container: Some(info.name.clone()),
                 container_id: Some(id.clone()),
                 grace_period_seconds: Some(grace),
                 pre_stop,
                 reason: Some(kill_reason_str(info.reason).into()),
                 message: Some(info.message.clone()),
-                ..Step::default()
-            });
+            }));
             self.events.push(events::killing(&info.name, &info.message));
         }
         if self
@@ -276,26 +278,22 @@ impl<'a> Builder<'a> {
                         Some(0),
                         self.pod_ip(),
                     );
-                    self.steps.push(Step {
-                        op: StepOp::KillContainer,
+                    self.steps.push(Step::KillContainer(KillContainerStep {
                         container: Some(r.name.clone()),
                         container_id: Some(r.container_id.clone()),
                         grace_period_seconds: Some(grace),
                         pre_stop,
                         reason: Some("RestartAllContainers".into()),
                         message: Some("killing".into()),
-                        ..Step::default()
-                    });
+                    }));
                     self.events.push(events::killing(&r.name, "killing"));
                 }
-                self.steps.push(Step {
-                    op: StepOp::RemoveContainer,
+                self.steps.push(Step::RemoveContainer(RemoveContainerStep {
                     container: Some(r.name.clone()),
                     container_id: Some(r.container_id.clone()),
                     reason: Some("RestartAllContainers".into()),
                     message: Some("removed before the pod restarts; its logs are kept".into()),
-                    ..Step::default()
-                });
+                }));
             }
         }
     }
@@ -315,16 +313,14 @@ impl<'a> Builder<'a> {
     fn purge_init_containers(&mut self) {
         for name in self.init_names() {
             for s in self.ctx.status.all_named(name) {
-                self.steps.push(Step {
-                    op: StepOp::RemoveContainer,
+                self.steps.push(Step::RemoveContainer(RemoveContainerStep {
                     container: Some(name.to_string()),
                     container_id: Some(s.id.clone()),
                     reason: Some("PurgeInitContainers".into()),
                     message: Some(
                         "init containers are purged when the sandbox is re-created".into(),
                     ),
-                    ..Step::default()
-                });
+                }));
             }
         }
     }
@@ -335,8 +331,10 @@ impl<'a> Builder<'a> {
         let removed: BTreeSet<String> = self
             .steps
             .iter()
-            .filter(|s| s.op == StepOp::RemoveContainer)
-            .filter_map(|s| s.container_id.clone())
+            .filter_map(|s| match s {
+                Step::RemoveContainer(r) => r.container_id.clone(),
+                _ => None,
+            })
             .collect();
         for name in self.init_names() {
             let dead =
@@ -347,16 +345,14 @@ impl<'a> Builder<'a> {
                 if removed.contains(&s.id) {
                     continue;
                 }
-                self.steps.push(Step {
-                    op: StepOp::RemoveContainer,
+                self.steps.push(Step::RemoveContainer(RemoveContainerStep {
                     container: Some(name.to_string()),
                     container_id: Some(s.id.clone()),
                     reason: Some("PruneInitContainers".into()),
                     message: Some(
                         "only the newest terminated instance of an init container is kept".into(),
                     ),
-                    ..Step::default()
-                });
+                }));
             }
         }
     }
@@ -369,22 +365,19 @@ impl<'a> Builder<'a> {
                 .as_ref()
                 .map(|c| c.log_directory.as_str())
             {
-                self.steps.push(Step {
-                    op: StepOp::WriteNodeFiles,
+                self.steps.push(Step::WriteNodeFiles(WriteNodeFilesStep {
                     files: vec![config::files::pod_logs_dir(dir)],
                     message: Some("the pod's log directory, before RunPodSandbox".into()),
-                    ..Step::default()
-                });
+                    ..WriteNodeFilesStep::default()
+                }));
             }
-            self.steps.push(Step {
-                op: StepOp::RunPodSandbox,
+            self.steps.push(Step::RunPodSandbox(RunPodSandboxStep {
                 attempt: Some(plan.actions.attempt),
                 message: Some(format!(
                     "create sandbox attempt {} for the pod",
                     plan.actions.attempt
                 )),
-                ..Step::default()
-            });
+            }));
         }
     }
 
@@ -432,15 +425,13 @@ impl<'a> Builder<'a> {
             if list.is_empty() && !a.update_pod_resources && !a.update_pod_level_resources {
                 continue;
             }
-            self.steps.push(Step {
-                op: StepOp::UpdatePodSandboxResources,
+            self.steps.push(Step::UpdatePodSandboxResources(UpdatePodSandboxResourcesStep {
                 resource: Some(resource.into()),
                 message: Some(format!(
                     "set the pod cgroup's {resource}: before the container updates when it grows, after them when it shrinks"
                 )),
                 request: Some(StepRequest::UpdatePodSandboxResources(sandbox_request.clone())),
-                ..Step::default()
-            });
+            }));
             for u in list {
                 // Calls come in the same order: memory list, then cpu list.
                 let call = calls
@@ -450,15 +441,15 @@ impl<'a> Builder<'a> {
                     "memory" => (u.desired.memory_limit, u.current.memory_limit),
                     _ => (u.desired.cpu_limit, u.current.cpu_limit),
                 };
-                self.steps.push(Step {
-                    op: StepOp::UpdateContainerResources,
-                    container: Some(u.name.clone()),
-                    container_id: Some(u.container_id.clone()),
-                    resource: Some(resource.into()),
-                    message: Some(format!("{resource} limit {c} -> {d}")),
-                    request: call.map(|c| StepRequest::UpdateContainerResources(c.request)),
-                    ..Step::default()
-                });
+                self.steps.push(Step::UpdateContainerResources(
+                    UpdateContainerResourcesStep {
+                        container: Some(u.name.clone()),
+                        container_id: Some(u.container_id.clone()),
+                        resource: Some(resource.into()),
+                        message: Some(format!("{resource} limit {c} -> {d}")),
+                        request: call.map(|c| StepRequest::UpdateContainerResources(c.request)),
+                    },
+                ));
             }
         }
     }
@@ -557,8 +548,7 @@ impl<'a> Builder<'a> {
             if let Ok(files) =
                 config::complete::files_for(self.ctx.request, self.ctx.gates, kind, idx)
             {
-                self.steps.push(Step {
-                    op: StepOp::WriteNodeFiles,
+                self.steps.push(Step::WriteNodeFiles(WriteNodeFilesStep {
                     container: Some(spec.name.to_string()),
                     kind: Some(kind),
                     index: Some(idx),
@@ -569,15 +559,13 @@ impl<'a> Builder<'a> {
                         kind.noun(),
                         spec.name
                     )),
-                    ..Step::default()
-                });
+                }));
             }
             // ... then CreateContainer and StartContainer.
             let restart_count = self.ctx.status.find(spec.name).map_or(0, |s| {
                 u32::try_from(s.restart_count.saturating_add(1)).unwrap_or(0)
             });
-            self.steps.push(Step {
-                op: StepOp::CreateContainer,
+            self.steps.push(Step::CreateContainer(CreateContainerStep {
                 container: Some(spec.name.to_string()),
                 kind: Some(kind),
                 index: Some(idx),
@@ -589,18 +577,16 @@ impl<'a> Builder<'a> {
                     spec.name,
                     spec.image
                 )),
-                ..Step::default()
-            });
+            }));
             self.events.push(events::created(spec.name));
-            let mut start = Step {
-                op: StepOp::StartContainer,
+            let mut start = StartContainerStep {
                 container: Some(spec.name.to_string()),
                 kind: Some(kind),
                 index: Some(idx),
-                ..Step::default()
+                ..StartContainerStep::default()
             };
             self.post_start(&mut start, kind, idx, create_sandbox);
-            self.steps.push(start);
+            self.steps.push(Step::StartContainer(start));
             self.events.push(events::started(spec.name));
         }
     }
@@ -608,7 +594,13 @@ impl<'a> Builder<'a> {
     /// `startContainer` step 4: the postStart hook on the `StartContainer` step, with the
     /// kill that follows a failure (`killContainer(…, "FailedPostStartHook",
     /// reasonFailedPostStartHook, no override)`: its grace and preStop).
-    fn post_start(&self, start: &mut Step, kind: ContainerKind, idx: usize, new_sandbox: bool) {
+    fn post_start(
+        &self,
+        start: &mut StartContainerStep,
+        kind: ContainerKind,
+        idx: usize,
+        new_sandbox: bool,
+    ) {
         // Ephemeral containers may not declare lifecycle hooks.
         let c = match kind {
             ContainerKind::Init => self
@@ -818,6 +810,7 @@ fn kill_reason_str(reason: KillReason) -> &'static str {
 mod tests {
     use super::*;
     use crate::decision::testutil::{exited, plan, req, running};
+    use crate::plan::StepOp;
     use k8s_openapi::api::core::v1::{Pod, PodSpec, Probe};
     use serde_json::json;
 
@@ -825,7 +818,7 @@ mod tests {
     fn cri(plan: &Plan) -> Vec<&Step> {
         plan.steps
             .iter()
-            .filter(|s| s.op != StepOp::WriteNodeFiles)
+            .filter(|s| s.op() != StepOp::WriteNodeFiles)
             .collect()
     }
 
@@ -833,12 +826,15 @@ mod tests {
     fn ops(plan: &Plan) -> Vec<String> {
         plan.steps
             .iter()
-            .filter(|s| s.op != StepOp::WriteNodeFiles)
+            .filter(|s| s.op() != StepOp::WriteNodeFiles)
             .map(|s| {
-                let who = s.container.as_deref().or(s.resource.as_deref());
+                let who = match s {
+                    Step::UpdatePodSandboxResources(u) => u.resource.as_deref(),
+                    _ => s.container(),
+                };
                 format!(
                     "{}{}",
-                    s.op,
+                    s.op(),
                     who.map(|c| format!(" {c}")).unwrap_or_default()
                 )
             })
@@ -867,7 +863,7 @@ mod tests {
         );
         let first = p.steps.first();
         assert_eq!(
-            first.and_then(|s| s.message.as_deref()),
+            first.and_then(Step::message),
             Some("Container b definition changed, will be restarted")
         );
         assert_eq!(
@@ -880,7 +876,7 @@ mod tests {
             ))
         );
         // Restart counts come from the newest status.
-        assert_eq!(cri(&p).get(2).and_then(|s| s.attempt), Some(1));
+        assert!(matches!(cri(&p).get(2), Some(Step::CreateContainer(c)) if c.attempt == Some(1)));
     }
 
     #[test]
@@ -915,16 +911,13 @@ mod tests {
                 "StartContainer i"
             ]
         );
-        assert_eq!(
-            p.steps.first().map(|s| s.containers.clone()),
-            Some(vec!["a".to_string()])
-        );
-        assert_eq!(cri(&p).get(3).and_then(|s| s.attempt), Some(4));
+        assert!(matches!(p.steps.first(), Some(Step::KillPod(k)) if k.containers == ["a"]));
+        assert!(matches!(cri(&p).get(3), Some(Step::RunPodSandbox(r)) if r.attempt == Some(4)));
         // Starts go into the sandbox this plan creates.
-        assert_eq!(
-            cri(&p).get(4).and_then(|s| s.sandbox_id.as_deref()),
-            Some("")
-        );
+        assert!(matches!(
+            cri(&p).get(4),
+            Some(Step::CreateContainer(c)) if c.sandbox_id.as_deref() == Some("")
+        ));
         let reasons: Vec<&str> = p.events.iter().map(|e| e.reason.as_str()).collect();
         assert_eq!(
             reasons,
@@ -946,10 +939,10 @@ mod tests {
             json!({}),
         ));
         assert_eq!(ops(&p), vec!["RemoveContainer i"]);
-        assert_eq!(
-            p.steps.first().and_then(|s| s.container_id.as_deref()),
-            Some("c://1")
-        );
+        assert!(matches!(
+            p.steps.first(),
+            Some(Step::RemoveContainer(r)) if r.container_id.as_deref() == Some("c://1")
+        ));
     }
 
     #[test]
@@ -965,14 +958,11 @@ mod tests {
             ops(&p),
             vec!["KillContainer a", "RemoveContainer a", "RemoveContainer b"]
         );
-        assert_eq!(
-            p.steps.first().and_then(|s| s.grace_period_seconds),
-            Some(2)
-        );
-        assert_eq!(
-            p.steps.first().and_then(|s| s.message.as_deref()),
-            Some("killing")
-        );
+        assert!(matches!(
+            p.steps.first(),
+            Some(Step::KillContainer(k))
+                if k.grace_period_seconds == Some(2) && k.message.as_deref() == Some("killing")
+        ));
     }
 
     #[test]
@@ -981,12 +971,14 @@ mod tests {
             "terminationMessagePath": "/dev/termination-log"}]});
         // A running sandbox: only the container's files, which do not wait for a sandbox.
         let p = plan(&req(spec.clone(), json!([]), json!({})));
-        let all: Vec<String> = p.steps.iter().map(|s| s.op.to_string()).collect();
+        let all: Vec<String> = p.steps.iter().map(|s| s.op().to_string()).collect();
         assert_eq!(
             all,
             vec!["WriteNodeFiles", "CreateContainer", "StartContainer"]
         );
-        let container = &p.steps[0];
+        let Step::WriteNodeFiles(container) = &p.steps[0] else {
+            panic!("not a WriteNodeFiles step: {:?}", p.steps[0]);
+        };
         assert!(!container.depends_on_new_sandbox);
         let purposes: Vec<&str> = container.files.iter().map(|f| f.purpose.as_str()).collect();
         assert_eq!(
@@ -1000,7 +992,7 @@ mod tests {
         );
         // A new sandbox: its log directory first, and the container's files wait for it.
         let p = plan(&req(spec, json!([]), json!({"runtimeStatus": {}})));
-        let all: Vec<String> = p.steps.iter().map(|s| s.op.to_string()).collect();
+        let all: Vec<String> = p.steps.iter().map(|s| s.op().to_string()).collect();
         assert_eq!(
             all,
             vec![
@@ -1012,8 +1004,8 @@ mod tests {
                 "StartContainer"
             ]
         );
-        assert_eq!(p.steps[1].files[0].purpose, "podLogs");
-        assert!(p.steps[3].depends_on_new_sandbox);
+        assert!(matches!(&p.steps[1], Step::WriteNodeFiles(w) if w.files[0].purpose == "podLogs"));
+        assert!(p.steps[3].depends_on_new_sandbox());
         assert!(p.container_configs.iter().all(|e| e.depends_on_new_sandbox));
     }
 
@@ -1158,11 +1150,10 @@ mod tests {
             "UpdateContainerResources"
         );
         assert!(StepOp::KillPod == "KillPod");
-        let json = serde_json::to_string(&Step {
-            op: StepOp::RunPodSandbox,
+        let json = serde_json::to_string(&Step::RunPodSandbox(RunPodSandboxStep {
             attempt: Some(1),
-            ..Step::default()
-        })
+            ..RunPodSandboxStep::default()
+        }))
         .unwrap_or_default();
         assert_eq!(json, r#"{"op":"RunPodSandbox","attempt":1}"#);
     }

@@ -29,8 +29,9 @@ use crate::events;
 use crate::features::FeatureGates;
 use crate::hooks;
 use crate::plan::{
-    Action, CleanupPath, ContainerKill, Decision, KillKind, KillPodOptions, KillReason, Plan,
-    PodWorkerState, Step, StepOp, WorkerPhase,
+    Action, CleanupPath, CleanupPodStep, ContainerKill, Decision, KillKind, KillPodOptions,
+    KillPodStep, KillReason, Plan, PodWorkerState, RemoveContainerStep, RemovePodSandboxStep, Step,
+    WorkerPhase,
 };
 use crate::pod::is_static_pod;
 use crate::request::PlanRequest;
@@ -501,7 +502,7 @@ pub fn kill_timeline(
 
 /// The `KillPod` step of a pod: every running container's kill (in order) and every
 /// sandbox's stop. `override_seconds`: the terminating pod's grace period.
-pub(crate) fn kill_pod_step(ctx: &Ctx<'_>, override_seconds: Option<i64>) -> Step {
+pub(crate) fn kill_pod_step(ctx: &Ctx<'_>, override_seconds: Option<i64>) -> KillPodStep {
     let running: Vec<(&str, &str)> = ctx
         .status
         .containers()
@@ -516,8 +517,7 @@ pub(crate) fn kill_pod_step(ctx: &Ctx<'_>, override_seconds: Option<i64>) -> Ste
         .and_then(|s| s.ips.first())
         .map(String::as_str);
     let kills = pod_kills(ctx.pod, &running, override_seconds, pod_ip);
-    Step {
-        op: StepOp::KillPod,
+    KillPodStep {
         sandbox_id: ctx.status.sandboxes().first().map(|s| s.id.clone()),
         sandbox_ids: ctx
             .status
@@ -528,7 +528,7 @@ pub(crate) fn kill_pod_step(ctx: &Ctx<'_>, override_seconds: Option<i64>) -> Ste
         containers: running.iter().map(|(n, _)| (*n).to_string()).collect(),
         pre_stops: kills.iter().filter_map(|k| k.pre_stop.clone()).collect(),
         kills,
-        ..Step::default()
+        ..KillPodStep::default()
     }
 }
 
@@ -653,7 +653,7 @@ pub fn plan_terminating(
     if let Some(d) = plan.decisions.last_mut() {
         d.step = Some(0);
     }
-    plan.steps.push(step);
+    plan.steps.push(Step::KillPod(step));
     attach_status(request, gates, &mut plan, false);
     plan
 }
@@ -677,8 +677,7 @@ pub fn plan_terminated(
     };
     let node = request.node.clone().unwrap_or_default();
     let pod = &request.pod;
-    plan.steps.push(Step {
-        op: StepOp::CleanupPod,
+    plan.steps.push(Step::CleanupPod(CleanupPodStep {
         paths: vec![CleanupPath {
             purpose: "podCgroup".into(),
             path: crate::config::sandbox::cgroup_parent(pod, &node, gates),
@@ -689,15 +688,13 @@ pub fn plan_terminated(
             "SyncTerminatedPod: the volumes are unmounted, then the pod's cgroup is destroyed"
                 .into(),
         ),
-        ..Step::default()
-    });
+    }));
     let deleted = matches!(cause, TerminationCause::Deleted | TerminationCause::Removed);
     let content_goes = deleted || cause == TerminationCause::Evicted;
     let status = request.runtime_status.clone().unwrap_or_default();
     if content_goes {
         for c in &status.container_statuses {
-            plan.steps.push(Step {
-                op: StepOp::RemoveContainer,
+            plan.steps.push(Step::RemoveContainer(RemoveContainerStep {
                 container: Some(c.name.clone()),
                 container_id: Some(c.id.clone()),
                 reason: Some("GarbageCollect".into()),
@@ -705,19 +702,18 @@ pub fn plan_terminated(
                     "containerGC removes every container of a pod whose content is to be removed"
                         .into(),
                 ),
-                ..Step::default()
-            });
+            }));
         }
         for sb in &status.sandbox_statuses {
-            plan.steps.push(Step {
-                op: StepOp::RemovePodSandbox,
-                sandbox_id: Some(sb.id.clone()),
-                reason: Some("GarbageCollect".into()),
-                message: Some(
-                    "containerGC removes the pod's sandboxes once they hold no container".into(),
-                ),
-                ..Step::default()
-            });
+            plan.steps
+                .push(Step::RemovePodSandbox(RemovePodSandboxStep {
+                    sandbox_id: Some(sb.id.clone()),
+                    reason: Some("GarbageCollect".into()),
+                    message: Some(
+                        "containerGC removes the pod's sandboxes once they hold no container"
+                            .into(),
+                    ),
+                }));
         }
         let mut paths = vec![CleanupPath {
             purpose: "podLogs".into(),
@@ -731,16 +727,14 @@ pub fn plan_terminated(
                 by: "HandlePodCleanups".into(),
             });
         }
-        plan.steps.push(Step {
-            op: StepOp::CleanupPod,
+        plan.steps.push(Step::CleanupPod(CleanupPodStep {
             paths,
             reason: Some("GarbageCollect".into()),
             message: Some(
                 "the pod's log directory and, once the pod is gone from the API, its directory"
                     .into(),
             ),
-            ..Step::default()
-        });
+        }));
     }
     let kept = if content_goes {
         "its containers, sandboxes, logs and directories are removed".to_string()
@@ -796,6 +790,25 @@ mod tests {
 
     fn pod(v: serde_json::Value) -> Pod {
         serde_json::from_value(v).unwrap()
+    }
+
+    /// The payload of a `KillPod` step.
+    fn kill_pod(step: &Step) -> &KillPodStep {
+        match step {
+            Step::KillPod(k) => k,
+            other => panic!("not a KillPod step: {other:?}"),
+        }
+    }
+
+    /// The paths of a plan's `CleanupPod` steps, in order.
+    fn cleanup_paths(plan: &Plan) -> Vec<&CleanupPath> {
+        plan.steps
+            .iter()
+            .flat_map(|s| match s {
+                Step::CleanupPod(c) => c.paths.iter().collect(),
+                _ => Vec::new(),
+            })
+            .collect()
     }
 
     #[test]
@@ -854,7 +867,7 @@ mod tests {
     }
 
     fn ops(plan: &Plan) -> Vec<String> {
-        plan.steps.iter().map(|s| s.op.to_string()).collect()
+        plan.steps.iter().map(|s| s.op().to_string()).collect()
     }
 
     /// The exit code and reason of the newest instance of `name`.
@@ -932,7 +945,7 @@ mod tests {
         let plan = sim.plan().unwrap();
         assert_eq!(plan.worker_phase, WorkerPhase::Terminating);
         assert_eq!(ops(&plan), vec!["KillPod"]);
-        let kill = &plan.steps[0];
+        let kill = kill_pod(&plan.steps[0]);
         let order: Vec<(&str, KillKind, u32, i64)> = kill
             .kills
             .iter()
@@ -994,13 +1007,10 @@ mod tests {
                 "CleanupPod"
             ]
         );
-        let purposes: Vec<&str> = plan
-            .steps
-            .iter()
-            .flat_map(|s| s.paths.iter().map(|p| p.purpose.as_str()))
-            .collect();
+        let paths = cleanup_paths(&plan);
+        let purposes: Vec<&str> = paths.iter().map(|p| p.purpose.as_str()).collect();
         assert_eq!(purposes, vec!["podCgroup", "podLogs", "podDir"]);
-        assert_eq!(plan.steps[0].paths[0].path, "/kubepods/besteffort/podu1");
+        assert_eq!(paths[0].path, "/kubepods/besteffort/podu1");
         let status = sim.request.runtime_status.as_ref().unwrap();
         assert!(status.container_statuses.is_empty() && status.sandbox_statuses.is_empty());
     }
@@ -1035,16 +1045,15 @@ mod tests {
             Some("Evicted")
         );
         // Hard eviction: 1 s; the sidecar's preStop gets 1 s, StopContainer the 2 s floor.
-        let kills = &plan.steps[0].kills;
+        let kills = &kill_pod(&plan.steps[0]).kills;
         assert!(kills
             .iter()
             .all(|k| k.grace_period_seconds == 1 && k.stop_grace_period_seconds == 2));
         let plan = sim.sync().unwrap();
         assert_eq!(plan.worker_phase, WorkerPhase::Terminated);
-        let purposes: Vec<&str> = plan
-            .steps
+        let purposes: Vec<&str> = cleanup_paths(&plan)
             .iter()
-            .flat_map(|s| s.paths.iter().map(|p| p.purpose.as_str()))
+            .map(|p| p.purpose.as_str())
             .collect();
         assert_eq!(purposes, vec!["podCgroup", "podLogs"]);
         assert_eq!(

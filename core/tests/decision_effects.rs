@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use podplan_core::plan::{Action, Decision, Effect, Plan, StepOp};
+use podplan_core::plan::{Action, Decision, Effect, Plan, Step, StepOp};
 use serde_json::Value;
 
 fn vector_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -66,8 +66,9 @@ fn spec_index(plan: &Plan, d: &Decision) -> Option<usize> {
     };
     plan.steps
         .iter()
-        .find(|s| s.container == d.container && s.kind.is_some_and(|k| k.as_str() == kind))
-        .and_then(|s| s.index)
+        .filter(|s| s.container() == d.container.as_deref())
+        .find_map(|s| s.spec_position().filter(|(k, _)| k.as_str() == kind))
+        .map(|(_, index)| index)
 }
 
 fn check_plan(name: &str, p: &Plan) {
@@ -91,8 +92,8 @@ fn check_plan(name: &str, p: &Plan) {
                             "{at}"
                         );
                         assert!(
-                            !p.steps.iter().any(|s| s.op == StepOp::StartContainer
-                                && s.container == d.container
+                            !p.steps.iter().any(|s| s.op() == StepOp::StartContainer
+                                && s.container() == d.container.as_deref()
                                 && !a.kill_pod),
                             "{at}: superseded but started"
                         );
@@ -120,7 +121,7 @@ fn check_plan(name: &str, p: &Plan) {
                 assert_eq!(d.action, Action::KillPod, "{at}");
                 let step = &p.steps[d.step.unwrap()];
                 assert!(
-                    step.containers.is_empty() && step.sandbox_id.is_none(),
+                    matches!(step, Step::KillPod(k) if k.containers.is_empty() && k.sandbox_id.is_none()),
                     "{at}"
                 );
             }
@@ -155,12 +156,12 @@ fn check_plan(name: &str, p: &Plan) {
                 match d.step {
                     Some(s) => {
                         let step = &p.steps[s];
-                        assert!(want.contains(&step.op), "{at}: step {s} is {}", step.op);
-                        if step.op != StepOp::KillPod
+                        assert!(want.contains(&step.op()), "{at}: step {s} is {}", step.op());
+                        if step.op() != StepOp::KillPod
                             && d.container.is_some()
-                            && step.container.is_some()
+                            && step.container().is_some()
                         {
-                            assert_eq!(step.container, d.container, "{at}");
+                            assert_eq!(step.container(), d.container.as_deref(), "{at}");
                         }
                     }
                     None => assert!(want.is_empty(), "{at}: effective without a step"),
@@ -178,7 +179,7 @@ fn check_plan(name: &str, p: &Plan) {
     // (or no-op) decision pointing at it.
     for (s, step) in p.steps.iter().enumerate() {
         if matches!(
-            step.op,
+            step.op(),
             StepOp::RunPodSandbox | StepOp::KillPod | StepOp::CreateContainer
         ) {
             assert!(
@@ -186,8 +187,8 @@ fn check_plan(name: &str, p: &Plan) {
                     .iter()
                     .any(|d| d.step == Some(s) && d.effect != Effect::Superseded),
                 "{name}: step {s} {} {:?} has no decision",
-                step.op,
-                step.container
+                step.op(),
+                step.container()
             );
         }
     }
@@ -302,7 +303,7 @@ fn never_pod_with_a_dead_sandbox_does_not_create_one() {
         (by.action, by.reason.as_ref()),
         (Action::KillPod, "RestartPolicyNever")
     );
-    assert!(!p.steps.iter().any(|s| s.op == StepOp::RunPodSandbox));
+    assert!(!p.steps.iter().any(|s| s.op() == StepOp::RunPodSandbox));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! reported (`hookResults`) the kubelet's way.
 #![expect(clippy::unwrap_used, reason = "tests fail by panicking")]
 
-use podplan_core::plan::{HookHandler, HookKind, StepOp};
+use podplan_core::plan::{HookHandler, HookKind, KillContainerStep, StartContainerStep, Step};
 use podplan_core::request::PlanRequest;
 use podplan_core::runtime::ContainerState;
 use podplan_core::sim::{Event, Simulation};
@@ -20,11 +20,18 @@ fn request(spec: Value) -> PlanRequest {
     podplan_core::api::parse_request_value(value).unwrap()
 }
 
-fn step(plan: &Plan, op: StepOp, container: &str) -> Option<podplan_core::plan::Step> {
-    plan.steps
-        .iter()
-        .find(|s| s.op == op && s.container.as_deref() == Some(container))
-        .cloned()
+fn start_of(plan: &Plan, container: &str) -> Option<StartContainerStep> {
+    plan.steps.iter().find_map(|s| match s {
+        Step::StartContainer(st) if st.container.as_deref() == Some(container) => Some(st.clone()),
+        _ => None,
+    })
+}
+
+fn kill_step(plan: &Plan, container: &str) -> Option<KillContainerStep> {
+    plan.steps.iter().find_map(|s| match s {
+        Step::KillContainer(k) if k.container.as_deref() == Some(container) => Some(k.clone()),
+        _ => None,
+    })
 }
 
 fn waiting_reason(plan: &Plan, container: &str) -> Option<String> {
@@ -60,7 +67,7 @@ fn a_failing_post_start_kills_the_container_and_crash_loop_back_off_follows() {
     );
     // Sync 1: the start carries the hook and the kill that follows a failure.
     let first = sim.sync().unwrap();
-    let start_step = step(&first, StepOp::StartContainer, "app").unwrap();
+    let start_step = start_of(&first, "app").unwrap();
     let hook = start_step.post_start.unwrap();
     assert_eq!(hook.hook, HookKind::PostStart);
     assert_eq!(
@@ -108,7 +115,7 @@ fn a_failing_post_start_kills_the_container_and_crash_loop_back_off_follows() {
         .iter()
         .any(|d| d.reason == "FailedPostStartHook"
             && d.message.contains("Exec lifecycle hook ([sh -c exit 1]) for Container \"app\" in Pod \"web_default(u-1)\" failed - error: command terminated with exit code 1")));
-    assert!(step(&second, StepOp::StartContainer, "app").is_some());
+    assert!(start_of(&second, "app").is_some());
 
     // Then crash-loop back-off holds the next restart.
     let mut held = None;
@@ -168,7 +175,7 @@ fn kill_after_pre_stop(grace: i64, seconds: u64) -> (Plan, PlanRequest, jiff::Ti
 #[test]
 fn a_pre_stop_hook_shortens_the_stop_grace() {
     let (plan, next, at) = kill_after_pre_stop(30, 12);
-    let kill = step(&plan, StepOp::KillContainer, "app").unwrap();
+    let kill = kill_step(&plan, "app").unwrap();
     assert_eq!(kill.grace_period_seconds, Some(30));
     let pre_stop = kill.pre_stop.unwrap();
     assert_eq!(pre_stop.timeout_seconds, Some(30));
@@ -208,7 +215,7 @@ fn a_pre_stop_hook_shortens_the_stop_grace() {
 fn no_pre_stop_without_grace_and_kill_pod_carries_each_containers_hook() {
     // Grace 0: killContainer runs no preStop; StopContainer gets 2 s.
     let (plan, next, _) = kill_after_pre_stop(0, 5);
-    let kill = step(&plan, StepOp::KillContainer, "app").unwrap();
+    let kill = kill_step(&plan, "app").unwrap();
     assert_eq!(kill.grace_period_seconds, Some(2));
     assert!(kill.pre_stop.is_none());
     assert!(next.hook_results.is_empty());
@@ -218,7 +225,14 @@ fn no_pre_stop_without_grace_and_kill_pod_carries_each_containers_hook() {
     sim.run_until_stable(5).unwrap();
     sim.event(&Event::SandboxLosesIp);
     let plan = sim.sync().unwrap();
-    let kill = plan.steps.iter().find(|s| s.op == StepOp::KillPod).unwrap();
+    let kill = plan
+        .steps
+        .iter()
+        .find_map(|s| match s {
+            Step::KillPod(k) => Some(k),
+            _ => None,
+        })
+        .unwrap();
     assert_eq!(kill.pre_stops.len(), 1);
     assert_eq!(kill.pre_stops[0].timeout_seconds, Some(20));
     assert!(kill.pre_stops[0].container_id.is_some());
@@ -271,10 +285,12 @@ fn requests_without_hooks_are_unchanged_by_the_hook_machinery() {
         start(),
     );
     for p in sim.run_until_stable(5).unwrap() {
-        assert!(p
-            .steps
-            .iter()
-            .all(|s| s.post_start.is_none() && s.pre_stop.is_none() && s.pre_stops.is_empty()));
+        assert!(p.steps.iter().all(|s| match s {
+            Step::StartContainer(st) => st.post_start.is_none() && st.pre_stop.is_none(),
+            Step::KillContainer(k) => k.pre_stop.is_none(),
+            Step::KillPod(k) => k.pre_stops.is_empty(),
+            _ => true,
+        }));
     }
     assert!(sim.request.hook_results.is_empty());
 }
@@ -331,7 +347,7 @@ fn an_http_post_start_in_a_new_sandbox_waits_for_its_ip() {
         "ports": [{"name": "web", "containerPort": 8080}],
         "lifecycle": {"postStart": {"httpGet": {"path": "warm", "port": "web"}}}}]}));
     let plan = podplan_core::plan(&req).unwrap();
-    let start = step(&plan, StepOp::StartContainer, "app").unwrap();
+    let start = start_of(&plan, "app").unwrap();
     assert!(start.depends_on_new_sandbox);
     let hook = start.post_start.unwrap();
     assert!(hook.invalid.is_none());
@@ -346,7 +362,7 @@ fn an_http_post_start_in_a_new_sandbox_waits_for_its_ip() {
         call.to_string().as_bytes(),
     ))
     .unwrap();
-    let start = step(&completed, StepOp::StartContainer, "app").unwrap();
+    let start = start_of(&completed, "app").unwrap();
     assert!(!start.depends_on_new_sandbox);
     assert!(matches!(start.post_start.and_then(|h| h.handler),
         Some(HookHandler::HttpGet { url, .. }) if url == "http://10.1.2.3:8080/warm"));

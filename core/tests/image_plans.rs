@@ -21,8 +21,8 @@ fn run(request: Value) -> Plan {
 fn ops(p: &Plan) -> Vec<String> {
     p.steps
         .iter()
-        .filter(|s| s.op != "WriteNodeFiles")
-        .map(|s| format!("{} {}", s.op, s.container.as_deref().unwrap_or("")))
+        .filter(|s| s.op() != "WriteNodeFiles")
+        .map(|s| format!("{} {}", s.op(), s.container().unwrap_or("")))
         .collect()
 }
 
@@ -89,8 +89,10 @@ fn a_missing_image_is_pulled_then_the_plan_is_redone() {
     let pull = p
         .steps
         .iter()
-        .find(|s| s.op == "PullImage")
-        .cloned()
+        .find_map(|s| match s {
+            podplan_core::plan::Step::PullImage(pull) => Some(pull.clone()),
+            _ => None,
+        })
         .unwrap_or_default();
     let spec = pull.image_spec.clone().unwrap_or_default();
     assert_eq!(spec.image, "nginx:latest");
@@ -110,7 +112,7 @@ fn a_missing_image_is_pulled_then_the_plan_is_redone() {
         start
             .and_then(|d| d.step)
             .and_then(|i| p.steps.get(i))
-            .map(|s| s.op),
+            .map(|s| s.op()),
         Some(podplan_core::plan::StepOp::PullImage)
     );
 
@@ -374,8 +376,10 @@ fn pull_secrets_become_the_pull_auth() {
     let pull = p
         .steps
         .iter()
-        .find(|s| s.op == "PullImage")
-        .cloned()
+        .find_map(|s| match s {
+            podplan_core::plan::Step::PullImage(pull) => Some(pull.clone()),
+            _ => None,
+        })
         .unwrap_or_default();
     assert_eq!(pull.auth.len(), 1);
     assert_eq!(

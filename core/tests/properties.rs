@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use podplan_core::plan::StepOp;
+use podplan_core::plan::{Step, StepOp};
 use podplan_core::{plan, plan_json, Plan};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -405,22 +405,24 @@ fn check_invariants(value: &Value, plan: &Plan) -> Result<(), TestCaseError> {
     let kill_ids: Vec<&String> = plan
         .steps
         .iter()
-        .filter(|s| {
-            s.op == StepOp::KillContainer && s.reason.as_deref() != Some("RestartAllContainers")
+        .filter_map(|s| match s {
+            Step::KillContainer(k) if k.reason.as_deref() != Some("RestartAllContainers") => {
+                k.container_id.as_ref()
+            }
+            _ => None,
         })
-        .filter_map(|s| s.container_id.as_ref())
         .collect();
     prop_assert!(kill_ids.windows(2).all(|w| w.first() < w.get(1)));
     for (i, s) in plan.steps.iter().enumerate() {
-        if s.op == StepOp::CreateContainer {
+        if s.op() == StepOp::CreateContainer {
             let next = plan.steps.get(i + 1);
-            prop_assert!(
-                next.is_some_and(|n| n.op == StepOp::StartContainer && n.container == s.container)
-            );
+            prop_assert!(next.is_some_and(
+                |n| n.op() == StepOp::StartContainer && n.container() == s.container()
+            ));
             prop_assert!(!plan
                 .held_back
                 .iter()
-                .any(|h| Some(&h.container) == s.container.as_ref()));
+                .any(|h| Some(h.container.as_str()) == s.container()));
         }
     }
     if value.get("now").is_none() {
@@ -441,8 +443,8 @@ fn check_invariants(value: &Value, plan: &Plan) -> Result<(), TestCaseError> {
     // Node files are written right before the call they prepare: RunPodSandbox or
     // CreateContainer; they take that call's phase.
     for (i, s) in plan.steps.iter().enumerate() {
-        if s.op == StepOp::WriteNodeFiles {
-            let next = plan.steps.get(i + 1).map(|n| n.op);
+        if s.op() == StepOp::WriteNodeFiles {
+            let next = plan.steps.get(i + 1).map(|n| n.op());
             prop_assert!(
                 matches!(next, Some(StepOp::RunPodSandbox | StepOp::CreateContainer)),
                 "node files must precede RunPodSandbox or CreateContainer: {:?}",
@@ -454,8 +456,8 @@ fn check_invariants(value: &Value, plan: &Plan) -> Result<(), TestCaseError> {
         .steps
         .iter()
         .enumerate()
-        .map(|(i, s)| match s.op {
-            StepOp::WriteNodeFiles => plan.steps.get(i + 1).map_or(4, |n| phase(n.op)),
+        .map(|(i, s)| match s.op() {
+            StepOp::WriteNodeFiles => plan.steps.get(i + 1).map_or(4, |n| phase(n.op())),
             op => phase(op),
         })
         .collect();

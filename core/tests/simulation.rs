@@ -38,15 +38,12 @@ fn converge(sim: &mut Simulation) -> Vec<Plan> {
 fn ops(plan: &Plan) -> Vec<String> {
     plan.steps
         .iter()
-        .filter(|s| s.op != podplan_core::plan::StepOp::WriteNodeFiles)
+        .filter(|s| s.op() != podplan_core::plan::StepOp::WriteNodeFiles)
         .map(|s| {
             format!(
                 "{}{}",
-                s.op,
-                s.container
-                    .as_deref()
-                    .map(|c| format!(" {c}"))
-                    .unwrap_or_default()
+                s.op(),
+                s.container().map(|c| format!(" {c}")).unwrap_or_default()
             )
         })
         .collect()
@@ -123,8 +120,8 @@ fn init_containers_then_sidecars_then_regular() {
         .map(|p| {
             p.steps
                 .iter()
-                .filter(|s| s.op == StepOp::StartContainer)
-                .filter_map(|s| s.container.clone())
+                .filter(|s| s.op() == StepOp::StartContainer)
+                .filter_map(|s| s.container().map(str::to_string))
                 .collect()
         })
         .collect();
@@ -241,7 +238,7 @@ fn crash_loop_back_off_grows() {
                 .events
                 .iter()
                 .any(|e| e.reason == "BackOff" && e.kind == "Warning"));
-            assert!(!plan.steps.iter().any(|s| s.op == StepOp::CreateContainer));
+            assert!(!plan.steps.iter().any(|s| s.op() == StepOp::CreateContainer));
             assert_eq!(plan.actions.containers_to_start, vec![0]);
         }
     }
@@ -426,10 +423,10 @@ fn pod_level_resources_resize_in_place() {
     let first = plans.first();
     assert!(first.is_some_and(|p| p.actions.update_pod_level_resources));
     // The container inherits the pod-level limit, so it is resized in place too.
-    assert!(first
-        .is_some_and(|p| p.steps.iter().any(
-            |s| s.op == StepOp::UpdateContainerResources && s.container.as_deref() == Some("a")
-        )));
+    assert!(first.is_some_and(|p| p
+        .steps
+        .iter()
+        .any(|s| s.op() == StepOp::UpdateContainerResources && s.container() == Some("a"))));
     assert!(plans.len() <= 3);
     assert!(sim.all_running());
 }

@@ -33,8 +33,8 @@ fn line(sim_start: jiff::Timestamp, now: jiff::Timestamp, plan: &Plan) -> String
     let mut what: Vec<String> = plan
         .steps
         .iter()
-        .filter(|s| s.container.as_deref() == Some("app"))
-        .map(|s| s.op.to_string())
+        .filter(|s| s.container() == Some("app"))
+        .map(|s| s.op().to_string())
         .collect();
     what.extend(plan.errors.iter().map(|e| e.reason.clone()));
     what.extend(
@@ -182,7 +182,7 @@ fn the_pull_controls_answer_notes_and_switch_the_manager_on() {
     assert!(sim.all_running());
     assert!(plans
         .iter()
-        .any(|p| p.steps.iter().any(|s| s.op == StepOp::PullImage)));
+        .any(|p| p.steps.iter().any(|s| s.op() == StepOp::PullImage)));
     // "Registry down" words the error as a failed connection.
     assert!(apply_event(
         &mut sim.request,

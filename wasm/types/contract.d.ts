@@ -1815,140 +1815,251 @@ export interface ContainerConfigEntry {
 
 // core/src/plan/step.rs
 
-/** A CRI operation (plus the pod-level kill, which stops containers then sandboxes). */
-export type StepOp =
-  /** Stop every running container, then every sandbox. */
-  | "KillPod"
-  /** `StopContainer`. */
-  | "KillContainer"
+/**
+ * One CRI operation: the op (`op` on the wire, first) and its payload, the fields that
+ * go with that op (camelCase, absent ones omitted).
+ */
+export type Step =
+  /**
+   * `KillPod`: stop every running container (`kills`, in the termination order), then
+   * every sandbox (`sandboxIds`).
+   */
+  | ({ op: "KillPod" } & KillPodStep)
+  /** `KillContainer` (`StopContainer`, after the container's preStop hook). */
+  | ({ op: "KillContainer" } & KillContainerStep)
   /** `RemoveContainer`. */
-  | "RemoveContainer"
-  /** `RunPodSandbox`. */
-  | "RunPodSandbox"
+  | ({ op: "RemoveContainer" } & RemoveContainerStep)
+  /** `RunPodSandbox` (with `plan.sandboxConfig`). */
+  | ({ op: "RunPodSandbox" } & RunPodSandboxStep)
   /** `UpdatePodSandboxResources` + the pod cgroup. */
-  | "UpdatePodSandboxResources"
+  | ({ op: "UpdatePodSandboxResources" } & UpdatePodSandboxResourcesStep)
   /** `UpdateContainerResources`. */
-  | "UpdateContainerResources"
-  /** `CreateContainer`. */
-  | "CreateContainer"
-  /** `StartContainer`. */
-  | "StartContainer"
+  | ({ op: "UpdateContainerResources" } & UpdateContainerResourcesStep)
+  /** `CreateContainer` (with the container's entry in `plan.containerConfigs`). */
+  | ({ op: "CreateContainer" } & CreateContainerStep)
+  /** `StartContainer`, then the container's postStart hook. */
+  | ({ op: "StartContainer" } & StartContainerStep)
   /**
-   * `PullImage`: pull the container's image, then re-plan. It replaces the
-   * container's `CreateContainer`/`StartContainer` in this plan.
+   * `PullImage`: pull the container's image, then re-plan. It replaces the container's
+   * `CreateContainer`/`StartContainer` in this plan.
    */
-  | "PullImage"
+  | ({ op: "PullImage" } & PullImageStep)
   /**
-   * Not a CRI call: the directories and files the kubelet writes on the node before
-   * the next `RunPodSandbox` or `CreateContainer` (`files`).
+   * Not a CRI call: the directories and files the kubelet writes on the node before the
+   * next `RunPodSandbox` (no container) or `CreateContainer` (the container's).
    */
-  | "WriteNodeFiles"
+  | ({ op: "WriteNodeFiles" } & WriteNodeFilesStep)
   /**
-   * `RemovePodSandbox` (`sandboxId`): a terminated pod's sandbox, once it holds no
-   * container (`containerGC.evictSandboxes`).
+   * `RemovePodSandbox`: a terminated pod's sandbox, once it holds no container
+   * (`containerGC.evictSandboxes`).
    */
-  | "RemovePodSandbox"
+  | ({ op: "RemovePodSandbox" } & RemovePodSandboxStep)
   /**
-   * Not a CRI call: what a terminated pod leaves on the node (`paths`: the pod's
-   * cgroup, log directory, pod directory), removed in order.
+   * Not a CRI call: what a terminated pod leaves on the node (the pod's cgroup, log
+   * directory, pod directory), removed in order.
    */
-  | "CleanupPod";
+  | ({ op: "CleanupPod" } & CleanupPodStep);
 
-/** One CRI operation. */
-export interface Step {
-  /** The operation. */
-  op: StepOp;
+/** The payload of `Step::KillPod`. */
+export interface KillPodStep {
+  /** The current sandbox (the newest). */
+  sandboxId?: string;
+  /** The pod's grace period (`SyncTerminatingPod`: the effective one). */
+  gracePeriodSeconds?: number;
+  /** The running containers it stops. */
+  containers?: string[];
+  /**
+   * One `killContainer` per running container, in the kubelet's termination order
+   * (regular containers first, in parallel; then sidecars in reverse spec order), each
+   * with its grace period and preStop hook. Executors carry these out as they are and
+   * compute nothing (see `super::ContainerKill`); the sandboxes (`sandboxIds`) are
+   * stopped when every kill is done.
+   */
+  kills?: ContainerKill[];
+  /** Every sandbox of the pod, stopped (`StopPodSandbox`) after the kills. */
+  sandboxIds?: string[];
+  /** Machine-readable reason of the kill. */
+  reason?: string;
+  /** Human message (the kill message the kubelet records). */
+  message?: string;
+  /**
+   * The `preStop` hooks of the running containers it stops (one per container that has
+   * one, with its `containerId`), each followed by that container's `StopContainer`
+   * with what is left of its grace period.
+   */
+  preStops?: HookStep[];
+}
+
+/** The payload of `Step::KillContainer`. */
+export interface KillContainerStep {
+  /** The container concerned. */
+  container?: string;
+  /** Runtime container id of the container stopped. */
+  containerId?: string;
+  /** Kill grace period in seconds (what `StopContainer` gets without a preStop hook). */
+  gracePeriodSeconds?: number;
+  /** Machine-readable kill reason. */
+  reason?: string;
+  /** Human message (the kill message the kubelet records). */
+  message?: string;
+  /**
+   * The `preStop` hook that runs before `StopContainer`, with `timeoutSeconds` = the
+   * grace period. `StopContainer` then gets `max(2, grace − whole seconds the hook
+   * took)`. Absent when the container has no preStop hook or the grace period is 0.
+   */
+  preStop?: HookStep;
+}
+
+/** The payload of `Step::RemoveContainer`. */
+export interface RemoveContainerStep {
+  /** The container concerned. */
+  container?: string;
+  /** Runtime container id of the container removed. */
+  containerId?: string;
+  /** Machine-readable removal cause. */
+  reason?: string;
+  /** Human message (what the step does and why). */
+  message?: string;
+}
+
+/** The payload of `Step::RunPodSandbox`. */
+export interface RunPodSandboxStep {
+  /** The sandbox attempt (`PodSandboxMetadata.attempt`). */
+  attempt?: number;
+  /** Human message (what the step does and why). */
+  message?: string;
+}
+
+/** The payload of `Step::UpdatePodSandboxResources`. */
+export interface UpdatePodSandboxResourcesStep {
+  /** Resource updated (`cpu` or `memory`). */
+  resource?: string;
+  /** Human message (what the step does and why). */
+  message?: string;
+  /** The exact CRI request, `{podSandboxId, overhead, resources}` (proto3 JSON). */
+  request?: StepRequest;
+}
+
+/** The payload of `Step::UpdateContainerResources`. */
+export interface UpdateContainerResourcesStep {
+  /** The container concerned. */
+  container?: string;
+  /** Runtime container id of the container updated. */
+  containerId?: string;
+  /** Resource updated (`cpu` or `memory`). */
+  resource?: string;
+  /** Human message (what the step does and why). */
+  message?: string;
+  /** The exact CRI request, `{containerId, linux}` (proto3 JSON). */
+  request?: StepRequest;
+}
+
+/** The payload of `Step::CreateContainer`. */
+export interface CreateContainerStep {
   /** The container concerned. */
   container?: string;
   /** Which spec list the container is in. */
   kind?: ContainerKind;
   /** Index in that list. */
   index?: number;
-  /** Runtime container id (kills, removals, updates). */
-  containerId?: string;
-  /**
-   * Sandbox id (`KillPod`: the current sandbox; starts: the sandbox they go into, empty
-   * when it is the one created by this plan).
-   */
+  /** The sandbox the container goes into (empty when it is the one this plan creates). */
   sandboxId?: string;
-  /**
-   * `RunPodSandbox`: the sandbox attempt; `CreateContainer`: the restart count
-   * (`ContainerMetadata.attempt`).
-   */
+  /** The restart count (`ContainerMetadata.attempt`). */
   attempt?: number;
-  /** Resource updated (`cpu` or `memory`). */
-  resource?: string;
-  /** Kill grace period in seconds. */
-  gracePeriodSeconds?: number;
-  /** `KillPod`: the running containers it stops. */
-  containers?: string[];
-  /**
-   * `KillPod`: one `killContainer` per running container, in the kubelet's termination
-   * order (regular containers first, in parallel; then sidecars in reverse spec order),
-   * each with its grace period and preStop hook. Executors carry these out as they
-   * are and compute nothing (see `super::ContainerKill`); the sandboxes
-   * (`sandboxIds`) are stopped when every kill is done.
-   */
-  kills?: ContainerKill[];
-  /** `KillPod`: every sandbox of the pod, stopped (`StopPodSandbox`) after the kills. */
-  sandboxIds?: string[];
-  /** `CleanupPod`: what is removed from the node, in order. */
-  paths?: CleanupPath[];
-  /** Machine-readable reason (kill reason, removal cause). */
-  reason?: string;
-  /** Human message (the kill message the kubelet records). */
+  /** Human message (what the step does and why). */
   message?: string;
+}
+
+/** The payload of `Step::StartContainer`. */
+export interface StartContainerStep {
+  /** The container concerned. */
+  container?: string;
+  /** Which spec list the container is in. */
+  kind?: ContainerKind;
+  /** Index in that list. */
+  index?: number;
+  /** With `postStart`: the grace period of the kill that follows a failed hook. */
+  gracePeriodSeconds?: number;
   /**
-   * The exact CRI request (`UpdateContainerResources`: `{containerId, linux}`;
-   * `UpdatePodSandboxResources`: `{podSandboxId, overhead, resources}`), proto3 JSON.
+   * The hooks depend on the sandbox this sync creates (its pod IPs): complete the step
+   * from the new sandbox's status (`complete`) before carrying it out.
    */
-  request?: StepRequest;
-  /** `WriteNodeFiles`: what to create, in order. */
+  dependsOnNewSandbox?: boolean;
+  /**
+   * The container's `postStart` hook: the hook to run right after the start
+   * (`startContainer` step 4) and what follows when it fails. `gracePeriodSeconds` and
+   * `preStop` then describe the kill that follows a failure.
+   */
+  postStart?: HookStep;
+  /** With `postStart`: the `preStop` hook of the kill that follows a failed hook. */
+  preStop?: HookStep;
+}
+
+/** The payload of `Step::PullImage`. */
+export interface PullImageStep {
+  /** The container concerned. */
+  container?: string;
+  /** Which spec list the container is in. */
+  kind?: ContainerKind;
+  /** Index in that list. */
+  index?: number;
+  /** Human message (what the step does and why). */
+  message?: string;
+  /** The image as written in the container. */
+  image?: string;
+  /** The CRI `ImageSpec` (tag-defaulted image, pod annotations, runtime handler). */
+  imageSpec?: PullImageSpec;
+  /**
+   * One request per entry, in order, stopping at the first success; empty = one
+   * anonymous request.
+   */
+  auth?: AuthConfig[];
+  /** Where the `PodSandboxConfig` sent with the pull is (`plan.sandboxConfig`). */
+  sandboxConfig?: string;
+  /**
+   * The image-pull back-off key (`<pod UID>_<image>`), to report back in
+   * `pullResults`.
+   */
+  backoffKey?: string;
+}
+
+/** The payload of `Step::WriteNodeFiles`. */
+export interface WriteNodeFilesStep {
+  /** The container whose `CreateContainer` follows (absent: the pod's log directory). */
+  container?: string;
+  /** Which spec list the container is in. */
+  kind?: ContainerKind;
+  /** Index in that list. */
+  index?: number;
+  /** Human message (what the step does and why). */
+  message?: string;
+  /** What to create, in order. */
   files?: NodeFile[];
   /**
    * The step's content depends on the sandbox this sync creates (its pod IPs): complete
    * it from the new sandbox's status (`complete`) before carrying it out.
    */
   dependsOnNewSandbox?: boolean;
-  /**
-   * `StartContainer` of a container with a `postStart` hook: the hook to run right
-   * after the start (`startContainer` step 4) and what follows when it fails. The
-   * step's `gracePeriodSeconds` and `preStop` then describe the kill that follows a
-   * failure.
-   */
-  postStart?: HookStep;
-  /**
-   * `KillContainer` (and `StartContainer` with `postStart`, for the kill after a failed
-   * hook): the `preStop` hook that runs before `StopContainer`, with `timeoutSeconds`
-   * = the grace period. `StopContainer` then gets `max(2, grace − whole seconds the
-   * hook took)`. Absent when the container has no preStop hook or the grace period is 0.
-   */
-  preStop?: HookStep;
-  /**
-   * `KillPod`: the `preStop` hooks of the running containers it stops (one per
-   * container that has one, with its `containerId`), each followed by that container's
-   * `StopContainer` with what is left of its grace period.
-   */
-  preStops?: HookStep[];
-  /** `PullImage`: the image as written in the container. */
-  image?: string;
-  /**
-   * `PullImage`: the CRI `ImageSpec` (tag-defaulted image, pod annotations, runtime
-   * handler).
-   */
-  imageSpec?: PullImageSpec;
-  /**
-   * `PullImage`: one request per entry, in order, stopping at the first success;
-   * empty = one anonymous request.
-   */
-  auth?: AuthConfig[];
-  /** `PullImage`: where the `PodSandboxConfig` sent with the pull is (`plan.sandboxConfig`). */
-  sandboxConfig?: string;
-  /**
-   * `PullImage`: the image-pull back-off key (`<pod UID>_<image>`), to report back in
-   * `pullResults`.
-   */
-  backoffKey?: string;
+}
+
+/** The payload of `Step::RemovePodSandbox`. */
+export interface RemovePodSandboxStep {
+  /** The sandbox removed. */
+  sandboxId?: string;
+  /** Machine-readable removal cause. */
+  reason?: string;
+  /** Human message (what the step does and why). */
+  message?: string;
+}
+
+/** The payload of `Step::CleanupPod`. */
+export interface CleanupPodStep {
+  /** What is removed from the node, in order. */
+  paths?: CleanupPath[];
+  /** Machine-readable cause. */
+  reason?: string;
+  /** Human message (what the step does and why). */
+  message?: string;
 }
 
 // core/src/events.rs
@@ -2325,6 +2436,17 @@ export type ContainerKind =
   /** `spec.ephemeralContainers`. */
   | "ephemeral";
 
+// core/src/cri/bytes.rs
+
+/**
+ * An environment value's bytes.
+ *
+ * JSON (podplan's readable form): a string when the bytes are UTF-8 (every value that
+ * does not come from binary Secret data), else `{"base64": "<standard base64>"}`. The
+ * strict proto3 form (base64 string always) is produced by `crate::cri::proto3`.
+ */
+export type EnvBytes = string | { base64: string };
+
 // core/src/plan/kill.rs
 
 /**
@@ -2467,14 +2589,3 @@ export interface NodeFile {
   /** A node file whose bytes follow `content`. */
   include?: NodeFileInclude;
 }
-
-// core/src/cri/bytes.rs
-
-/**
- * An environment value's bytes.
- *
- * JSON (podplan's readable form): a string when the bytes are UTF-8 (every value that
- * does not come from binary Secret data), else `{"base64": "<standard base64>"}`. The
- * strict proto3 form (base64 string always) is produced by `crate::cri::proto3`.
- */
-export type EnvBytes = string | { base64: string };

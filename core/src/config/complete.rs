@@ -11,7 +11,7 @@
 use std::net::IpAddr;
 
 use crate::features::FeatureGates;
-use crate::plan::{Plan, StepOp};
+use crate::plan::{Plan, StartContainerStep, Step};
 use crate::request::PlanRequest;
 use crate::runtime::{RuntimeStatus, SandboxStatus};
 
@@ -141,16 +141,20 @@ pub fn complete_plan(
     sandbox: &SandboxStatus,
 ) {
     let completed = with_new_sandbox(request, sandbox);
-    for step in plan.steps.iter_mut().filter(|s| s.depends_on_new_sandbox) {
-        if step.op == StepOp::StartContainer {
-            complete_post_start(&completed, step);
-            continue;
-        }
-        if let (Some(kind), Some(index)) = (step.kind, step.index) {
-            if let Ok(files) = files_for(&completed, gates, kind, index) {
-                step.files = files;
-                step.depends_on_new_sandbox = false;
+    for step in &mut plan.steps {
+        match step {
+            Step::StartContainer(start) if start.depends_on_new_sandbox => {
+                complete_post_start(&completed, start);
             }
+            Step::WriteNodeFiles(write) if write.depends_on_new_sandbox => {
+                if let (Some(kind), Some(index)) = (write.kind, write.index) {
+                    if let Ok(files) = files_for(&completed, gates, kind, index) {
+                        write.files = files;
+                        write.depends_on_new_sandbox = false;
+                    }
+                }
+            }
+            _ => {}
         }
     }
     let mut failed = Vec::new();
@@ -161,14 +165,12 @@ pub fn complete_plan(
         .iter_mut()
         .filter(|e| e.depends_on_new_sandbox)
     {
-        let Some((kind, index)) = plan
-            .steps
-            .iter()
-            .find(|s| {
-                s.op == StepOp::CreateContainer && s.container.as_deref() == Some(&entry.name)
-            })
-            .and_then(|s| Some((s.kind?, s.index?)))
-        else {
+        let Some((kind, index)) = plan.steps.iter().find_map(|s| match s {
+            Step::CreateContainer(c) if c.container.as_deref() == Some(&entry.name) => {
+                s.spec_position()
+            }
+            _ => None,
+        }) else {
             continue;
         };
         match super::container_for(&completed, gates, kind, index, pod_qos) {
@@ -181,9 +183,9 @@ pub fn complete_plan(
         plan.container_configs.retain(|e| e.name != name);
         plan.steps.retain(|s| {
             !(matches!(
-                s.op,
-                StepOp::CreateContainer | StepOp::StartContainer | StepOp::WriteNodeFiles
-            ) && s.container.as_deref() == Some(name.as_str()))
+                s,
+                Step::CreateContainer(_) | Step::StartContainer(_) | Step::WriteNodeFiles(_)
+            ) && s.container() == Some(name.as_str()))
         });
         plan.errors.push(error);
     }
@@ -191,7 +193,7 @@ pub fn complete_plan(
 
 /// The hooks of a `StartContainer` step (postStart, and the preStop of the kill after a
 /// failed postStart): an `httpGet` handler without `host` goes to the new sandbox's first IP.
-fn complete_post_start(completed: &PlanRequest, step: &mut crate::plan::Step) {
+fn complete_post_start(completed: &PlanRequest, step: &mut StartContainerStep) {
     let (Some(kind), Some(index)) = (step.kind, step.index) else {
         return;
     };
@@ -331,7 +333,10 @@ mod tests {
         let files_step = plan
             .steps
             .iter()
-            .find(|s| s.op == StepOp::WriteNodeFiles && s.container.is_some())
+            .find_map(|s| match s {
+                Step::WriteNodeFiles(w) if w.container.is_some() => Some(w),
+                _ => None,
+            })
             .unwrap();
         assert!(files_step.depends_on_new_sandbox);
         assert!(!files_step.files.iter().any(|f| f.purpose == "etcHosts"));
@@ -348,7 +353,10 @@ mod tests {
         let files_step = plan
             .steps
             .iter()
-            .find(|s| s.op == StepOp::WriteNodeFiles && s.container.is_some())
+            .find_map(|s| match s {
+                Step::WriteNodeFiles(w) if w.container.is_some() => Some(w),
+                _ => None,
+            })
             .unwrap();
         assert!(!files_step.depends_on_new_sandbox);
         let hosts = files_step

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::PodSpec;
 
-use crate::plan::{Action, ContainerKind, Decision, Effect, Plan, PodActions, Step, StepOp};
+use crate::plan::{Action, ContainerKind, Decision, Effect, Plan, PodActions, Step};
 
 /// Marks every decision of `plan`. `decided` is the number of decisions made by
 /// `computePodActions`; the ones after it are notes made while building the steps.
@@ -168,31 +168,32 @@ impl<'a> Lookup<'a> {
         let first = |slot: &mut Option<usize>| {
             slot.get_or_insert(i);
         };
-        match s.op {
-            StepOp::KillPod => first(&mut self.kill_pod_step),
-            StepOp::RunPodSandbox => first(&mut self.sandbox_step),
-            StepOp::UpdatePodSandboxResources => first(&mut self.update_pod_step),
-            StepOp::PullImage | StepOp::CreateContainer | StepOp::StartContainer => {
-                if let (Some(kind), Some(index)) = (s.kind, s.index) {
-                    self.start_step.entry((kind, index)).or_insert(i);
+        match s {
+            Step::KillPod(_) => first(&mut self.kill_pod_step),
+            Step::RunPodSandbox(_) => first(&mut self.sandbox_step),
+            Step::UpdatePodSandboxResources(_) => first(&mut self.update_pod_step),
+            Step::PullImage(_) | Step::CreateContainer(_) | Step::StartContainer(_) => {
+                if let Some(position) = s.spec_position() {
+                    self.start_step.entry(position).or_insert(i);
                 }
             }
-            _ => {}
-        }
-        if let Some(name) = s.container.as_deref() {
-            match s.op {
-                StepOp::KillContainer => {
+            Step::KillContainer(k) => {
+                if let Some(name) = k.container.as_deref() {
                     self.kill_step.entry(name).or_insert(i);
                     self.reset_step.entry(name).or_insert(i);
                 }
-                StepOp::RemoveContainer => {
+            }
+            Step::RemoveContainer(r) => {
+                if let Some(name) = r.container.as_deref() {
                     self.reset_step.entry(name).or_insert(i);
                 }
-                StepOp::UpdateContainerResources => {
+            }
+            Step::UpdateContainerResources(u) => {
+                if let Some(name) = u.container.as_deref() {
                     self.update_step.entry(name).or_insert(i);
                 }
-                _ => {}
             }
+            Step::WriteNodeFiles(_) | Step::RemovePodSandbox(_) | Step::CleanupPod(_) => {}
         }
     }
 
@@ -285,8 +286,9 @@ fn step_of(lookup: &Lookup<'_>, a: &PodActions, d: &Decision) -> Option<usize> {
 
 /// A `KillPod` step that stops no container and no sandbox.
 fn is_empty_kill(plan: &Plan, step: Option<usize>) -> bool {
-    step.and_then(|i| plan.steps.get(i))
-        .is_some_and(|s| s.containers.is_empty() && s.sandbox_id.is_none())
+    step.and_then(|i| plan.steps.get(i)).is_some_and(
+        |s| matches!(s, Step::KillPod(k) if k.containers.is_empty() && k.sandbox_id.is_none()),
+    )
 }
 
 /// The `SyncPod` note that explains why an action was not carried out: one about the

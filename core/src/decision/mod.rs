@@ -440,7 +440,10 @@ mod tests {
         // ...and the pod worker does not even get there: the pod is terminating.
         let p = plan(&r);
         assert_eq!(p.worker_phase, crate::plan::WorkerPhase::Terminating);
-        assert!(p.steps.iter().all(|s| s.op == crate::plan::StepOp::KillPod));
+        assert!(p
+            .steps
+            .iter()
+            .all(|s| s.op() == crate::plan::StepOp::KillPod));
     }
 
     #[test]

@@ -41,7 +41,11 @@ pub use kill::{CleanupPath, ContainerKill, KillKind};
 pub use kind::ContainerKind;
 pub use report::{ContainerError, Warning};
 pub use status::{KubectlRow, ReasonCache, ReasonCacheEntry, RowCondition};
-pub use step::{Step, StepOp};
+pub use step::{
+    CleanupPodStep, CreateContainerStep, KillContainerStep, KillPodStep, PullImageStep,
+    RemoveContainerStep, RemovePodSandboxStep, RunPodSandboxStep, StartContainerStep, Step, StepOp,
+    UpdateContainerResourcesStep, UpdatePodSandboxResourcesStep, WriteNodeFilesStep,
+};
 pub use worker::{KillPodOptions, PodWorkerState, WorkerPhase, WorkerPodStatus};
 
 /// What the kubelet would do on its next sync, and why.

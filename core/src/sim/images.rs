@@ -11,7 +11,7 @@
 use crate::hash::{fnv64a_extend, FNV64_OFFSET};
 use crate::images::reference;
 use crate::plan::{
-    ImagesReport, PullFault, PullResult, PullResultRecord, RegistryFault, Step, StepOp,
+    ImagesReport, PullFault, PullImageStep, PullResult, PullResultRecord, RegistryFault,
 };
 use crate::request::PlanRequest;
 
@@ -93,12 +93,13 @@ impl ImageStore {
     /// Carries out a `PullImage` step at `now`: the registry's fault, if one is scripted
     /// for the image (counting down its `times`), else the image is stored. A successful
     /// pull takes `pull_millis` ([`PULL_MILLIS`] when `None`), a failed one
-    /// [`FAILED_PULL_MILLIS`]. Returns how long the pull took, milliseconds (0 for a step
-    /// that is not a pull).
-    pub fn pull(&mut self, step: &Step, now: jiff::Timestamp, pull_millis: Option<u64>) -> u64 {
-        if step.op != StepOp::PullImage {
-            return 0;
-        }
+    /// [`FAILED_PULL_MILLIS`]. Returns how long the pull took, milliseconds.
+    pub fn pull(
+        &mut self,
+        step: &PullImageStep,
+        now: jiff::Timestamp,
+        pull_millis: Option<u64>,
+    ) -> u64 {
         let took = pull_millis.unwrap_or(PULL_MILLIS);
         let image = step.image.clone().unwrap_or_default();
         let name = step

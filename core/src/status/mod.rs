@@ -506,7 +506,7 @@ pub fn next_reason_cache(
     request: &crate::request::PlanRequest,
     plan: &crate::plan::Plan,
 ) -> ReasonCache {
-    use crate::plan::StepOp;
+    use crate::plan::{StartContainerStep, Step};
     let mut cache = request.reason_cache.clone();
     let pod_name = crate::pod::format_pod(&request.pod);
     // ImagePullBackOff entries are start errors too (below): only crash-loop back-off
@@ -527,7 +527,7 @@ pub fn next_reason_cache(
     let started = |name: &str| {
         plan.steps
             .iter()
-            .any(|s| s.op == StepOp::StartContainer && s.container.as_deref() == Some(name))
+            .any(|s| matches!(s, Step::StartContainer(st) if st.container.as_deref() == Some(name)))
     };
     for e in &plan.errors {
         let crash_looping = plan
@@ -552,10 +552,12 @@ pub fn next_reason_cache(
         }
     }
     for step in &plan.steps {
-        if step.op == StepOp::StartContainer {
-            if let Some(name) = &step.container {
-                cache.remove(name);
-            }
+        if let Step::StartContainer(StartContainerStep {
+            container: Some(name),
+            ..
+        }) = step
+        {
+            cache.remove(name);
         }
     }
     cache

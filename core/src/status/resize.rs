@@ -299,7 +299,7 @@ mod tests {
         assert!(started
             .steps
             .iter()
-            .any(|s| s.op == crate::plan::StepOp::UpdateContainerResources));
+            .any(|s| s.op() == crate::plan::StepOp::UpdateContainerResources));
         // Actuated: the next sync clears the condition and says so.
         let Ok(done) = sim.sync() else {
             panic!("no plan");

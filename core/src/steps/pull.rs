@@ -21,7 +21,7 @@ use crate::images::{
     backoff_key, complete_pull, ensure_image_exists, reference, EnsureInput, ImageError,
     ImageErrorKind, NodeImages, Outcome, PullOrder, PullRecordCheck, PullResultRecord,
 };
-use crate::plan::{AuthConfig, ContainerKind, ImageBackoffRecord, Step, StepOp, Warning};
+use crate::plan::{AuthConfig, ContainerKind, ImageBackoffRecord, PullImageStep, Step, Warning};
 use crate::request::PlanRequest;
 
 /// What the image stage decided for one container's start.
@@ -290,8 +290,7 @@ fn pull_policy(spec: Option<&PodSpec>, kind: ContainerKind, index: usize) -> Opt
 
 /// The `PullImage` step of a pull order.
 fn pull_step(kind: ContainerKind, index: usize, name: &str, order: PullOrder) -> Step {
-    Step {
-        op: StepOp::PullImage,
+    Step::PullImage(PullImageStep {
         container: Some(name.to_string()),
         kind: Some(kind),
         index: Some(index),
@@ -312,6 +311,5 @@ fn pull_step(kind: ContainerKind, index: usize, name: &str, order: PullOrder) ->
         image_spec: Some(order.spec),
         sandbox_config: Some("plan.sandboxConfig".into()),
         backoff_key: Some(order.backoff_key),
-        ..Step::default()
-    }
+    })
 }

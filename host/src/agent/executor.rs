@@ -34,7 +34,10 @@ use std::path::Path;
 
 use podplan_core::cri::StepRequest;
 use podplan_core::hooks::{HookResult, HookStep};
-use podplan_core::plan::{NodeFile, NodeFileKind, Plan, PullResultRecord, Step, StepOp};
+use podplan_core::plan::{
+    CreateContainerStep, KillPodStep, NodeFile, NodeFileKind, Plan, PullResultRecord,
+    StartContainerStep, Step, StepOp,
+};
 use podplan_core::runtime::{ContainerState, SandboxStatus};
 use podplan_core::PlanRequest;
 use serde::Serialize;
@@ -126,19 +129,27 @@ pub fn execute(cri: &mut dyn CriRuntime, request: &PlanRequest, plan: &mut Plan)
     let pod_dirs: Vec<NodeFile> = plan
         .steps
         .iter()
-        .flat_map(|s| s.files.iter())
+        .filter_map(|s| match s {
+            Step::WriteNodeFiles(write) => Some(write.files.iter()),
+            _ => None,
+        })
+        .flatten()
         .filter(|f| f.purpose == "podDir")
         .cloned()
         .collect();
     if let Err((_, e)) = write_node_files(&pod_dirs) {
         let msg = format!("error making pod data directories: {e}");
-        let first = plan.steps.first().cloned().unwrap_or_default();
+        let first = first_step(plan);
         run.fail(0, &first, "", "Failed", msg.clone());
         run.exec.aborted = Some(msg);
         return run.exec;
     }
     // The volume manager mounts the pod's volumes before `SyncPod` starts containers.
-    if plan.steps.iter().any(|s| s.op == StepOp::CreateContainer) {
+    if plan
+        .steps
+        .iter()
+        .any(|s| matches!(s, Step::CreateContainer(_)))
+    {
         let root_dir = request
             .node
             .as_ref()
@@ -146,7 +157,7 @@ pub fn execute(cri: &mut dyn CriRuntime, request: &PlanRequest, plan: &mut Plan)
             .unwrap_or_else(|| podplan_core::request::node::DEFAULT_ROOT_DIR.to_string());
         if let Err(e) = super::volumes::set_up_empty_dirs(&request.pod, &root_dir) {
             let msg = format!("Unable to attach or mount volumes: {e}");
-            let first = plan.steps.first().cloned().unwrap_or_default();
+            let first = first_step(plan);
             run.fail(0, &first, "", "FailedMount", msg.clone());
             run.exec.aborted = Some(msg);
             return run.exec;
@@ -163,6 +174,15 @@ pub fn execute(cri: &mut dyn CriRuntime, request: &PlanRequest, plan: &mut Plan)
         }
     }
     run.exec
+}
+
+/// The step a failure before the first step is recorded against: the first step, or
+/// an empty `KillPod` when the plan has none.
+fn first_step(plan: &Plan) -> Step {
+    plan.steps
+        .first()
+        .cloned()
+        .unwrap_or_else(|| Step::KillPod(KillPodStep::default()))
 }
 
 enum Flow {
@@ -182,8 +202,8 @@ impl Run<'_> {
     fn record(&mut self, index: usize, step: &Step, outcome: &'static str, detail: String) {
         self.exec.steps.push(StepRecord {
             index,
-            op: step.op,
-            container: step.container.clone(),
+            op: step.op(),
+            container: step.container().map(str::to_string),
             outcome,
             detail,
         });
@@ -191,8 +211,8 @@ impl Run<'_> {
 
     fn fail(&mut self, index: usize, step: &Step, reason: &str, event: &str, message: String) {
         tracing::warn!(
-            op = %step.op,
-            container = step.container.as_deref().unwrap_or(""),
+            op = %step.op(),
+            container = step.container().unwrap_or(""),
             reason,
             event,
             "{message}"
@@ -201,14 +221,14 @@ impl Run<'_> {
             step: index,
             reason: reason.into(),
             event: event.into(),
-            container: step.container.clone(),
+            container: step.container().map(str::to_string),
             message: message.clone(),
         });
         self.record(index, step, "failed", message);
     }
 
-    fn sandbox_for(&self, step: &Step) -> Option<String> {
-        match step.sandbox_id.as_deref() {
+    fn sandbox_for(&self, create: &CreateContainerStep) -> Option<String> {
+        match create.sandbox_id.as_deref() {
             Some(id) if !id.is_empty() => Some(id.to_string()),
             _ => self.exec.new_sandbox.clone(),
         }
@@ -223,14 +243,14 @@ impl Run<'_> {
     }
 
     fn step(&mut self, index: usize, step: &Step, plan: &mut Plan) -> Flow {
-        match step.op {
-            StepOp::KillPod => self.kill_pod(index, step),
-            StepOp::KillContainer => {
-                let id = step.container_id.as_deref().unwrap_or("");
+        match step {
+            Step::KillPod(kill) => self.kill_pod(index, step, kill),
+            Step::KillContainer(kill) => {
+                let id = kill.container_id.as_deref().unwrap_or("");
                 let grace = self.before_stop(
                     id,
-                    step.pre_stop.as_ref(),
-                    step.grace_period_seconds.unwrap_or(0),
+                    kill.pre_stop.as_ref(),
+                    kill.grace_period_seconds.unwrap_or(0),
                 );
                 match self.cri.stop_container(bare_id(id), grace) {
                     Ok(()) => {
@@ -248,8 +268,8 @@ impl Run<'_> {
                     }
                 }
             }
-            StepOp::RemoveContainer => {
-                let id = step.container_id.as_deref().unwrap_or("");
+            Step::RemoveContainer(remove) => {
+                let id = remove.container_id.as_deref().unwrap_or("");
                 match self.cri.remove_container(bare_id(id)) {
                     Ok(()) => self.record(index, step, "done", String::new()),
                     Err(e) if e.code == CriCode::NotFound => {
@@ -262,8 +282,8 @@ impl Run<'_> {
                 }
                 Flow::Next
             }
-            StepOp::RemovePodSandbox => {
-                let id = step.sandbox_id.as_deref().unwrap_or("");
+            Step::RemovePodSandbox(remove) => {
+                let id = remove.sandbox_id.as_deref().unwrap_or("");
                 match self.cri.remove_pod_sandbox(id) {
                     Ok(()) => self.record(index, step, "done", String::new()),
                     Err(e) if e.code == CriCode::NotFound => {
@@ -276,11 +296,11 @@ impl Run<'_> {
                 }
                 Flow::Next
             }
-            StepOp::CleanupPod => {
+            Step::CleanupPod(cleanup) => {
                 // Directories are removed here; the pod cgroup is the runtime's (runc
                 // removes it with the sandbox) while the agent configures no pod cgroups.
                 let mut notes = Vec::new();
-                for p in &step.paths {
+                for p in &cleanup.paths {
                     if p.purpose == "podCgroup" {
                         notes.push(format!("{}: skipped (no pod cgroup managed)", p.path));
                         continue;
@@ -294,12 +314,12 @@ impl Run<'_> {
                 self.record(index, step, "done", notes.join("; "));
                 Flow::Next
             }
-            StepOp::WriteNodeFiles => match write_node_files(&step.files) {
+            Step::WriteNodeFiles(write) => match write_node_files(&write.files) {
                 Ok(()) => {
                     self.record(index, step, "done", String::new());
                     Flow::Next
                 }
-                Err((purpose, e)) => match step.container.clone() {
+                Err((purpose, e)) => match write.container.clone() {
                     Some(name) => {
                         self.failed_containers.insert(name);
                         self.fail(
@@ -334,9 +354,9 @@ impl Run<'_> {
                     }
                 },
             },
-            StepOp::RunPodSandbox => self.run_sandbox(index, step, plan),
-            StepOp::UpdatePodSandboxResources => {
-                let Some(StepRequest::UpdatePodSandboxResources(mut req)) = step.request.clone()
+            Step::RunPodSandbox(_) => self.run_sandbox(index, step, plan),
+            Step::UpdatePodSandboxResources(update) => {
+                let Some(StepRequest::UpdatePodSandboxResources(mut req)) = update.request.clone()
                 else {
                     self.record(index, step, "skipped", "no request".into());
                     return Flow::Next;
@@ -359,8 +379,8 @@ impl Run<'_> {
                 }
                 Flow::Next
             }
-            StepOp::UpdateContainerResources => {
-                let Some(StepRequest::UpdateContainerResources(mut req)) = step.request.clone()
+            Step::UpdateContainerResources(update) => {
+                let Some(StepRequest::UpdateContainerResources(mut req)) = update.request.clone()
                 else {
                     self.record(index, step, "skipped", "no request".into());
                     return Flow::Next;
@@ -375,12 +395,12 @@ impl Run<'_> {
                 }
                 Flow::Next
             }
-            StepOp::CreateContainer => self.create(index, step, plan),
-            StepOp::StartContainer => self.start(index, step),
-            StepOp::PullImage => {
+            Step::CreateContainer(create) => self.create(index, step, create, plan),
+            Step::StartContainer(start) => self.start(index, step, start),
+            Step::PullImage(pull) => {
                 let sandbox_config = plan.sandbox_config.clone().unwrap_or_default();
                 let now = self.request.now.unwrap_or_else(jiff::Timestamp::now);
-                let record = super::images::pull(self.cri, step, &sandbox_config, now);
+                let record = super::images::pull(self.cri, pull, &sandbox_config, now);
                 match (&record.result.image_ref, &record.result.error) {
                     (Some(image_ref), _) => {
                         tracing::info!(image = %record.image, %image_ref, "pulled");
@@ -398,9 +418,9 @@ impl Run<'_> {
         }
     }
 
-    fn kill_pod(&mut self, index: usize, step: &Step) -> Flow {
+    fn kill_pod(&mut self, index: usize, step: &Step, kill: &KillPodStep) -> Flow {
         let status = self.request.runtime_status.clone().unwrap_or_default();
-        let names: BTreeSet<&str> = step.containers.iter().map(String::as_str).collect();
+        let names: BTreeSet<&str> = kill.containers.iter().map(String::as_str).collect();
         let running: Vec<&podplan_core::runtime::ContainerStatus> = status
             .container_statuses
             .iter()
@@ -410,16 +430,16 @@ impl Run<'_> {
         let pod_ip = status.ips.first().cloned();
         // The engine's kills (order, grace, preStop) are carried out as they are; a plan
         // from an older module without them falls back to the agent's own reading.
-        let kills = if step.kills.is_empty() {
+        let kills = if kill.kills.is_empty() {
             pod_kills(
                 Some(&self.request.pod),
                 running,
-                Some(&step.pre_stops),
+                Some(&kill.pre_stops),
                 self.cri,
                 pod_ip.as_deref(),
             )
         } else {
-            let mut planned = step.kills.clone();
+            let mut planned = kill.kills.clone();
             planned.sort_by_key(|k| k.order);
             planned
                 .into_iter()
@@ -432,31 +452,34 @@ impl Run<'_> {
                 .collect()
         };
         let mut errors = Vec::new();
-        for kill in kills {
+        for container in kills {
             let grace = self.before_stop(
-                &kill.container_id,
-                kill.pre_stop.as_ref(),
-                kill.grace_period_seconds,
+                &container.container_id,
+                container.pre_stop.as_ref(),
+                container.grace_period_seconds,
             );
-            if let Err(e) = self.cri.stop_container(bare_id(&kill.container_id), grace) {
+            if let Err(e) = self
+                .cri
+                .stop_container(bare_id(&container.container_id), grace)
+            {
                 if e.code != CriCode::NotFound {
                     errors.push((
                         "KillContainerError",
-                        format!("failed to kill container {}: {e}", kill.container_id),
+                        format!("failed to kill container {}: {e}", container.container_id),
                     ));
                 }
             }
         }
         // `killPodWithSyncResult` stops the sandboxes after the containers, also when a
         // container's kill failed.
-        let sandboxes: Vec<String> = if step.sandbox_ids.is_empty() {
+        let sandboxes: Vec<String> = if kill.sandbox_ids.is_empty() {
             status
                 .sandbox_statuses
                 .iter()
                 .map(|sb| sb.id.clone())
                 .collect()
         } else {
-            step.sandbox_ids.clone()
+            kill.sandbox_ids.clone()
         };
         for id in &sandboxes {
             if let Err(e) = self.cri.stop_pod_sandbox(id) {
@@ -525,7 +548,7 @@ impl Run<'_> {
             }
         };
         self.record(index, step, "done", id);
-        let depends = plan.steps.iter().any(|s| s.depends_on_new_sandbox)
+        let depends = plan.steps.iter().any(Step::depends_on_new_sandbox)
             || plan
                 .container_configs
                 .iter()
@@ -547,8 +570,14 @@ impl Run<'_> {
         Flow::Next
     }
 
-    fn create(&mut self, index: usize, step: &Step, plan: &Plan) -> Flow {
-        let name = step.container.clone().unwrap_or_default();
+    fn create(
+        &mut self,
+        index: usize,
+        step: &Step,
+        create: &CreateContainerStep,
+        plan: &Plan,
+    ) -> Flow {
+        let name = create.container.clone().unwrap_or_default();
         if self.failed_containers.contains(&name) {
             self.record(
                 index,
@@ -556,13 +585,13 @@ impl Run<'_> {
                 "skipped",
                 "an earlier step of this container failed".into(),
             );
-            return self.after_failed_start(step, &name);
+            return self.after_failed_start(&name);
         }
         let Some(entry) = plan.container_configs.iter().find(|e| e.name == name) else {
             self.record(index, step, "skipped", "no container config".into());
             return Flow::Next;
         };
-        let Some(sandbox) = self.sandbox_for(step) else {
+        let Some(sandbox) = self.sandbox_for(create) else {
             self.failed_containers.insert(name.clone());
             self.fail(
                 index,
@@ -571,7 +600,7 @@ impl Run<'_> {
                 "Failed",
                 "Error: no sandbox to create the container in".into(),
             );
-            return self.after_failed_start(step, &name);
+            return self.after_failed_start(&name);
         };
         let sandbox_config = plan.sandbox_config.clone().unwrap_or_default();
         match self
@@ -592,13 +621,13 @@ impl Run<'_> {
                     "Failed",
                     format!("Error: {e}"),
                 );
-                self.after_failed_start(step, &name)
+                self.after_failed_start(&name)
             }
         }
     }
 
-    fn start(&mut self, index: usize, step: &Step) -> Flow {
-        let name = step.container.clone().unwrap_or_default();
+    fn start(&mut self, index: usize, step: &Step, start: &StartContainerStep) -> Flow {
+        let name = start.container.clone().unwrap_or_default();
         let Some(id) = self.exec.created.get(&name).cloned() else {
             self.record(
                 index,
@@ -611,8 +640,8 @@ impl Run<'_> {
         match self.cri.start_container(&id) {
             Ok(()) => {
                 self.record(index, step, "done", id.clone());
-                match step.post_start.as_ref() {
-                    Some(hook) => self.post_start(index, step, hook, &id, &name),
+                match start.post_start.as_ref() {
+                    Some(hook) => self.post_start(index, step, start, hook, &id, &name),
                     None => Flow::Next,
                 }
             }
@@ -625,7 +654,7 @@ impl Run<'_> {
                     "Failed",
                     format!("Error: {e}"),
                 );
-                self.after_failed_start(step, &name)
+                self.after_failed_start(&name)
             }
         }
     }
@@ -674,6 +703,7 @@ impl Run<'_> {
         &mut self,
         index: usize,
         step: &Step,
+        start: &StartContainerStep,
         hook: &HookStep,
         bare: &str,
         name: &str,
@@ -686,8 +716,8 @@ impl Run<'_> {
         self.exec.hook_results.push(result);
         let grace = self.before_stop(
             &id,
-            step.pre_stop.as_ref(),
-            step.grace_period_seconds.unwrap_or(0),
+            start.pre_stop.as_ref(),
+            start.grace_period_seconds.unwrap_or(0),
         );
         if let Err(e) = self.cri.stop_container(bare, grace) {
             if e.code != CriCode::NotFound {
@@ -705,10 +735,10 @@ impl Run<'_> {
             .unwrap_or_else(|| podplan_core::hooks::ERR_POST_START_HOOK.to_string());
         let event = hook.on_failure.event.reason.clone();
         self.fail(index, step, &reason, &event, message);
-        self.after_failed_start(step, name)
+        self.after_failed_start(name)
     }
 
-    fn after_failed_start(&self, _step: &Step, name: &str) -> Flow {
+    fn after_failed_start(&self, name: &str) -> Flow {
         // `SyncPod`: a failed classic init container ends the sync; a restartable one
         // (sidecar) or a regular container is only skipped.
         if self.classic_init(name) {

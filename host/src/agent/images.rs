@@ -11,7 +11,7 @@ use std::time::Instant;
 use k8s_openapi::api::core::v1::Pod;
 use podplan_core::cri::{ImageSpec, PodSandboxConfig};
 use podplan_core::images::reference::apply_default_image_tag;
-use podplan_core::plan::{ImagesReport, PullResult, PullResultRecord, Step};
+use podplan_core::plan::{ImagesReport, PullImageStep, PullResult, PullResultRecord};
 
 use super::runtime::{CriError, CriRuntime};
 
@@ -75,7 +75,7 @@ fn aggregate(errors: &[CriError]) -> String {
 /// image's size, `GetImageSize`) or the errors as the kubelet aggregates them.
 pub fn pull(
     cri: &mut dyn CriRuntime,
-    step: &Step,
+    step: &PullImageStep,
     sandbox_config: &PodSandboxConfig,
     now: jiff::Timestamp,
 ) -> PullResultRecord {

@@ -447,7 +447,7 @@ fn kill_pod_stops_containers_with_the_grace_period_then_the_sandboxes() {
         "containerStatuses": [{"id": "sim://c1", "name": "b", "state": "running", "podSandboxId": "old"}]
     })).unwrap());
     let mut plan = podplan_core::plan(&req).unwrap();
-    assert_eq!(plan.steps[0].op, StepOp::KillPod);
+    assert_eq!(plan.steps[0].op(), StepOp::KillPod);
     let mut cri = Recorder::default();
     let exec = execute(&mut cri, &req, &mut plan);
     assert!(exec.ok(), "{:?}", exec.failures);
@@ -588,8 +588,8 @@ fn creates(rounds: &[(jiff::Timestamp, Round)], agent: &Agent) -> Vec<(jiff::Tim
             r.synced.iter().flat_map(move |(_, plan)| {
                 plan.steps
                     .iter()
-                    .filter(|s| s.op == StepOp::CreateContainer)
-                    .map(move |s| (*t, s.container.clone().unwrap_or_default()))
+                    .filter(|s| s.op() == StepOp::CreateContainer)
+                    .map(move |s| (*t, s.container().unwrap_or_default().to_string()))
             })
         })
         .collect()
@@ -1405,7 +1405,9 @@ fn a_pull_tries_each_auth_entry_in_order_until_one_succeeds_and_reports_the_resu
         Some("injected")
     );
     assert!(exec.pull_results[0].result.image_ref.is_none());
-    plan.steps[0].auth.clear();
+    if let podplan_core::plan::Step::PullImage(pull) = &mut plan.steps[0] {
+        pull.auth.clear();
+    }
     let mut cri = Recorder::default();
     let exec = execute(&mut cri, &req, &mut plan);
     assert_eq!(cri.calls[0], "PullImage busybox:latest as anonymous");
@@ -1565,7 +1567,10 @@ fn pulls_carry_the_nodes_docker_config_credentials() {
         .synced
         .iter()
         .flat_map(|(_, p)| &p.steps)
-        .find(|s| s.op == StepOp::PullImage)
+        .find_map(|s| match s {
+            podplan_core::plan::Step::PullImage(pull) => Some(pull),
+            _ => None,
+        })
         .expect("a PullImage step");
     let auth: Vec<(&str, &str)> = pull
         .auth
@@ -1585,7 +1590,7 @@ fn e2e_a_missing_image_is_pulled_then_the_container_started() {
     let rounds = h.rounds(3, Duration::from_secs(1));
     let plans: Vec<&podplan_core::Plan> = rounds[0].1.synced.iter().map(|(_, p)| p).collect();
     assert!(plans.len() >= 2, "{plans:?}");
-    let ops = |p: &podplan_core::Plan| p.steps.iter().map(|s| s.op).collect::<Vec<_>>();
+    let ops = |p: &podplan_core::Plan| p.steps.iter().map(|s| s.op()).collect::<Vec<_>>();
     assert!(
         ops(plans[0]).contains(&StepOp::PullImage),
         "{:?}",
@@ -1636,7 +1641,7 @@ fn e2e_a_failed_pull_shows_err_image_pull_then_image_pull_back_off() {
         let rounds = h.rounds(1, Duration::from_secs(1));
         for (t, r) in &rounds {
             for (_, p) in &r.synced {
-                if p.steps.iter().any(|s| s.op == StepOp::PullImage) {
+                if p.steps.iter().any(|s| s.op() == StepOp::PullImage) {
                     pulls.push(*t);
                 }
             }

@@ -298,6 +298,7 @@ export function stepText(s: Step): string {
  * grace period it starts with, what it waits for.
  */
 function killsList(step: Step): HTMLElement | null {
+  if (step.op !== "KillPod") return null;
   const kills = step.kills ?? [];
   if (!kills.length) return null;
   const hook = (k: (typeof kills)[number]) => {
@@ -329,7 +330,7 @@ function stepsTab(ctx: DetailsContext, plan: Plan): HTMLElement[] {
   const out: HTMLElement[] = [
     h("p", { class: "small muted" }, "The CRI calls the kubelet's SyncPod makes, in order."),
     steps.length
-      ? h("ol", { class: "steps" }, steps.map((s) => h("li", null, h("code", { class: "op" }, s.op), " ", h("span", { class: "small" }, stepText(s.kills?.length ? { ...s, kills: undefined, preStops: undefined } : s)), s.op === "KillPod" ? killsList(s) : null)))
+      ? h("ol", { class: "steps" }, steps.map((s) => h("li", null, h("code", { class: "op" }, s.op), " ", h("span", { class: "small" }, stepText(s.op === "KillPod" && s.kills?.length ? { ...s, kills: undefined, preStops: undefined } : s)), killsList(s))))
       : h("p", { class: "muted" }, "No CRI calls in this sync."),
     h("h4", null, "What the simulated runtime did"),
     h(

@@ -2,7 +2,7 @@
 // kubelet generates at the start of the sync) and its `kubectl get pods` row, both computed
 // by the engine. This file only reads them.
 
-import type { ApiContainerState, ApiContainerStatus, Plan, PodStatus } from "../../../wasm/types/podplan";
+import type { ApiContainerState, ApiContainerStatus, Plan, PodStatus, Step } from "../../../wasm/types/podplan";
 import { h } from "./dom";
 
 /**
@@ -32,7 +32,7 @@ export function deleted(request: { pod?: { metadata?: { deletionTimestamp?: stri
 export function workerEnd(plan: Plan | undefined, isDeleted: boolean): { phase: "terminating" | "terminated"; gone: boolean; grace?: number } | undefined {
   const phase = plan?.workerPhase;
   if (phase !== "terminating" && phase !== "terminated") return undefined;
-  const kill = plan?.steps.find((s) => s.op === "KillPod");
+  const kill = plan?.steps.find((s): s is Extract<Step, { op: "KillPod" }> => s.op === "KillPod");
   return { phase, gone: phase === "terminated" && isDeleted, grace: kill?.gracePeriodSeconds ?? undefined };
 }
 

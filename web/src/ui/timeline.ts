@@ -31,7 +31,7 @@ export function timelineRows(syncs: SyncRecord[]): Array<{ name: string; kind: C
 export function containerCell(sync: SyncRecord, name: string): CellInfo {
   const s = sync.after.runtime.containerStatuses.find((c) => c.name === name);
   const marks: string[] = [];
-  const did = sync.applied.filter((o) => o.container === name);
+  const did = sync.applied.filter((o) => "container" in o && o.container === name);
   if (did.some((o) => o.op === "KillContainer")) marks.push("killed");
   if (did.some((o) => o.op === "StartContainer")) marks.push("started");
   if (did.some((o) => o.op === "UpdateContainerResources")) marks.push("resized");
