@@ -37,7 +37,7 @@ pub struct SimApply {
 }
 
 /// [`sim_step`]'s input: a request and one step of its plan.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SimStep {
     /// The request; its `now` is when the step is carried out.
     pub request: PlanRequest,
@@ -656,7 +656,10 @@ mod tests {
         no_now.now = None;
         let err = sim_step(&SimStep {
             request: no_now,
-            ..SimStep::default()
+            step: crate::plan::RunPodSandboxStep::default().into(),
+            index: 0,
+            blocked_millis: 0,
+            hooks: HookControls::default(),
         })
         .unwrap_err();
         assert_eq!(err.path, "request.now");
