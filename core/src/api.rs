@@ -45,9 +45,10 @@ pub fn plan(request: &PlanRequest) -> Result<Plan, PlanError> {
 
 /// The pod as the API server would store it: refused as a request with `apiDefaults` is
 /// (a pod without containers or images), else with the API server's defaults for these
-/// feature gates. A request that carries the result with `apiDefaults: false` gets the
-/// plan that the original pod gets with `apiDefaults: true`, since defaulting is
-/// idempotent. A host that plans one pod on every sync (the agent) defaults it once.
+/// feature gates: what the engine does to a request's pod with `apiDefaults`, so a
+/// request that carries the result with `apiDefaults: false` gets the plan that the
+/// original pod gets with `apiDefaults: true`. A host that plans one pod on every sync
+/// (the agent) defaults it once.
 ///
 /// # Errors
 /// What [`plan`] answers for the pod with `apiDefaults` when the API server would refuse it.

@@ -160,8 +160,8 @@ impl PodMemory {
     /// The pod a sync's request carries and whether the engine still has to apply the
     /// API server's defaults to it: the defaulted pod of [`Self::defaulted`] (made anew
     /// when the manifest changed), lent to the request and taken back after the sync
-    /// ([`Self::take_back_pod`]). Defaulting is idempotent, so a request with the
-    /// defaulted pod gets the plan a request with `apiDefaults` gets.
+    /// ([`Self::take_back_pod`]). A request with the defaulted pod and without
+    /// `apiDefaults` gets the plan that the manifest's pod gets with it.
     fn request_pod(&mut self, sp: &Arc<StaticPod>, gates: &BTreeMap<String, bool>) -> (Pod, bool) {
         let defaulted = match self.defaulted.take() {
             Some((of, pod)) if Arc::ptr_eq(&of, sp) || *of == **sp => pod,
