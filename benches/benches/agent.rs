@@ -1,4 +1,4 @@
-//! Criterion benchmarks of `podplan agent`'s sync loop (`podplan_host::agent::Agent`).
+//! Criterion benchmarks of `podplan agent`'s sync loop (`podplan_agent::Agent`).
 //!
 //! - `agent/steady-sync/{native,wasm}`: one [`Agent::round`] with `force` over one static
 //!   pod that is already running (an init container done, a sidecar whose startup probe
@@ -23,7 +23,7 @@
 //!   benches); without it, it is skipped with a note.
 //! - `agent/1000-manifests/to-running`: 1,000 manifest files (one container each, image
 //!   on the node) synced from nothing until every container runs, on the in-process
-//!   simulated runtime (`podplan_host::runtime_sim`, virtual clock, over its in-memory
+//!   simulated runtime (`podplan_agent::runtime_sim`, virtual clock, over its in-memory
 //!   gRPC channel): the manifest read and every round up to all running, timed as a whole.
 //!   Here the runtime's time (the gRPC calls and the simulated node) is in the figure;
 //!   writing the files and starting the simulator are not.
@@ -54,6 +54,13 @@ use std::time::{Duration, Instant};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use podplan_agent::credentials::DockerConfigSearch;
+use podplan_agent::grpc::GrpcRuntime;
+use podplan_agent::runtime::{ExecResult, ImageInfo};
+use podplan_agent::runtime_sim::{Clock, ImagesScript, Scenario, SimOptions, SimRuntime};
+use podplan_agent::{
+    Agent, AgentConfig, CriCode, CriError, CriRuntime, ManifestSet, ManifestSource,
+};
 use podplan_core::cri::{
     ContainerConfig, ImageSpec, PodSandboxConfig, UpdateContainerResourcesRequest,
     UpdatePodSandboxResourcesRequest,
@@ -61,14 +68,7 @@ use podplan_core::cri::{
 use podplan_core::plan::AuthConfig;
 use podplan_core::request::node::CgroupDriver;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
-use podplan_host::agent::credentials::DockerConfigSearch;
-use podplan_host::agent::grpc::GrpcRuntime;
-use podplan_host::agent::runtime::{ExecResult, ImageInfo};
-use podplan_host::agent::{
-    Agent, AgentConfig, CriCode, CriError, CriRuntime, ManifestSet, ManifestSource,
-};
-use podplan_host::runtime_sim::{Clock, ImagesScript, Scenario, SimOptions, SimRuntime};
-use podplan_host::wasm::{EngineSettings, HostError, Planner};
+use podplan_wasmhost::{EngineSettings, HostError, Planner};
 
 const NODE: &str = "bench-node";
 

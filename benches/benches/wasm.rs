@@ -26,7 +26,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use podplan_host::wasm::{
+use podplan_wasmhost::{
     embedded, time_instantiation, EngineSettings, HostEngine, Isolation, ModuleCache, ModuleSlot,
     PlanModule, SlotConfig,
 };
@@ -158,7 +158,7 @@ fn swap(c: &mut Criterion) {
                 b.iter(|| {
                     n += 1;
                     let report = slot.swap_file(&files[n % 2]).unwrap();
-                    assert_eq!(report.cache, podplan_host::wasm::CacheOutcome::Hit);
+                    assert_eq!(report.cache, podplan_wasmhost::CacheOutcome::Hit);
                     report
                 })
             },

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! `--check` compares every answer with the native core's first (and fails on a
-//! difference); `--module` defaults to the module built into podplan-host.
+//! difference); `--module` defaults to the module built into podplan-wasmhost.
 
 /// With `--features mimalloc`: the allocator of the `podplan` binary.
 #[cfg(feature = "mimalloc")]
@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use podplan_host::wasm::{
+use podplan_wasmhost::{
     embedded, EngineSettings, HostEngine, Isolation, ModuleCache, PlanModule, WarmPool,
 };
 

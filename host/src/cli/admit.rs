@@ -13,10 +13,10 @@ use std::path::PathBuf;
 use clap::Args;
 use kube_core::admission::{AdmissionResponse, AdmissionReview};
 use kube_core::DynamicObject;
+use podplan_admission::{check_policy_settings, review, review_with_policy, Outcome};
 use podplan_core::admission::AdmissionSettings;
-use podplan_host::admission::{check_policy_settings, review, review_with_policy, Outcome};
-use podplan_host::wasm::wapc::PolicyModule;
-use podplan_host::wasm::{EngineSettings, HostEngine};
+use podplan_wasmhost::wapc::PolicyModule;
+use podplan_wasmhost::{EngineSettings, HostEngine};
 use serde_json::Value;
 
 use super::exit::{CliError, Status};
@@ -120,7 +120,7 @@ fn write_review(review: &AdmissionReview<DynamicObject>) -> Result<(), CliError>
     writeln!(out, "{text}").map_err(|e| CliError::io("stdout", &e))
 }
 
-fn host_error(e: &podplan_host::wasm::HostError) -> CliError {
+fn host_error(e: &podplan_wasmhost::HostError) -> CliError {
     CliError::usage(format!("the policy module failed: {e}"))
 }
 

@@ -11,15 +11,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand, ValueEnum};
+use podplan_agent::credentials::DockerConfigSearch;
+use podplan_agent::grpc::GrpcRuntime;
+use podplan_agent::manifest::ManifestProblem;
+use podplan_agent::manifest_url::{parse_headers, UrlSource};
+use podplan_agent::runtime_sim::{Clock, ImagesScript, Scenario, SimOptions, SimRuntime};
+use podplan_agent::status::{self, AgentStatus};
+use podplan_agent::{Agent, AgentConfig, CriCode, ManifestSet, ManifestSource};
 use podplan_core::request::node::{CgroupDriver, CgroupVersion};
-use podplan_host::agent::credentials::DockerConfigSearch;
-use podplan_host::agent::grpc::GrpcRuntime;
-use podplan_host::agent::manifest::ManifestProblem;
-use podplan_host::agent::manifest_url::{parse_headers, UrlSource};
-use podplan_host::agent::status::{self, AgentStatus};
-use podplan_host::agent::{Agent, AgentConfig, CriCode, ManifestSet, ManifestSource};
-use podplan_host::runtime_sim::{Clock, ImagesScript, Scenario, SimOptions, SimRuntime};
-use podplan_host::wasm::{
+use podplan_wasmhost::{
     slot_for_file, EngineSettings, HostEngine, ModuleCache, ModuleWatcher, Planner, SlotConfig,
 };
 
@@ -251,7 +251,7 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
     };
     let host_dns = std::fs::read_to_string(&args.resolv_conf)
         .ok()
-        .map(|t| podplan_host::agent::parse_resolv_conf(&t));
+        .map(|t| podplan_agent::parse_resolv_conf(&t));
     let endpoint = args
         .container_runtime_endpoint
         .clone()
@@ -412,7 +412,7 @@ fn run_agent(args: &RunArgs) -> Result<Status, CliError> {
             }
             Err(e) => {
                 let msg = if matches!(e.code, CriCode::Unavailable | CriCode::DeadlineExceeded) {
-                    podplan_host::agent::executor::unreachable(&endpoint, &e)
+                    podplan_agent::executor::unreachable(&endpoint, &e)
                 } else {
                     format!("listing the runtime at {endpoint} failed: {e}")
                 };
@@ -455,7 +455,7 @@ struct StatusWriter {
     node: String,
     endpoint: String,
     planner: Planner,
-    reports: podplan_host::agent::sync::Reports,
+    reports: podplan_agent::sync::Reports,
     state: Arc<std::sync::Mutex<LoopState>>,
     dry_run: bool,
 }
@@ -521,7 +521,7 @@ fn engine_status(planner: &Planner) -> serde_json::Value {
 /// `--once`: one round (every pod synced), the plans on stdout.
 fn run_once(
     agent: &mut Agent,
-    manifests: &podplan_host::agent::ManifestSet,
+    manifests: &podplan_agent::ManifestSet,
     endpoint: &str,
     root_dir: &Path,
     dry_run: bool,
@@ -556,8 +556,8 @@ fn run_once(
             tracing::warn!("cannot write the status file: {e}");
         }
     }
-    let round = round
-        .map_err(|e| CliError::Usage(podplan_host::agent::executor::unreachable(endpoint, &e)))?;
+    let round =
+        round.map_err(|e| CliError::Usage(podplan_agent::executor::unreachable(endpoint, &e)))?;
     let mut out = std::io::stdout().lock();
     for (sp, plan) in &round.synced {
         let line = serde_json::json!({
@@ -671,7 +671,7 @@ fn dir_stamp(dir: &Path) -> Vec<(std::ffi::OsString, u64, Option<std::time::Syst
 /// manifests present (announced), so that the pods start at once; an image added to a
 /// manifest later is pulled (the simulated registry has every image).
 fn sim_runtime(
-    manifests: &podplan_host::agent::ManifestSet,
+    manifests: &podplan_agent::ManifestSet,
     timeout: Duration,
 ) -> Result<GrpcRuntime, CliError> {
     let mut images: Vec<String> = manifests

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use clap::ValueEnum;
-use podplan_host::wasm::{EngineSettings, Isolation, ModuleCache, Planner, WarmPool};
+use podplan_wasmhost::{EngineSettings, Isolation, ModuleCache, Planner, WarmPool};
 
 use super::exit::CliError;
 

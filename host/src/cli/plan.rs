@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use podplan_core::limits::MAX_REQUEST_BYTES;
 use podplan_core::PlanError;
-use podplan_host::wasm::{answer, Planner};
+use podplan_wasmhost::{answer, Planner};
 
 use super::crictl;
 use super::engine::{self, EngineFlag, IsolationFlag};

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use podplan_agent::runtime_sim::{self, Clock, Scenario, SimOptions, SimRuntime};
 use podplan_cri::pb::CgroupDriver;
-use podplan_host::runtime_sim::{self, Clock, Scenario, SimOptions, SimRuntime};
 
 use super::exit::{CliError, Status};
 

@@ -7,15 +7,15 @@
 //! every new version is loaded, checked (ABI, self-test against the native core,
 //! shadow run on recent requests) and swapped in atomically, or rejected while the
 //! live module keeps serving. Swaps, rejections and the slot status are logged on
-//! stderr (`-v`). The pieces are the library's: [`podplan_host::wasm::ModuleWatcher`]
-//! and [`podplan_host::wasm::serve_json_lines`].
+//! stderr (`-v`). The pieces are the library's: [`podplan_wasmhost::ModuleWatcher`]
+//! and [`podplan_wasmhost::serve_json_lines`].
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use podplan_host::wasm::{
+use podplan_wasmhost::{
     serve_json_lines, slot_for_file, EngineSettings, HostEngine, HostError, ModuleCache,
     ModuleWatcher, ShadowPolicy, SlotConfig,
 };

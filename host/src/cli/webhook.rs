@@ -1,4 +1,4 @@
-//! `podplan webhook`: the HTTPS admission webhook ([`podplan_host::webhook`]) from the
+//! `podplan webhook`: the HTTPS admission webhook ([`podplan_admission::webhook`]) from the
 //! command line: flags, settings, the policy module, the runtime and the signals.
 
 use std::net::{IpAddr, SocketAddr};
@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use podplan_admission::webhook::{Config, Judge, Server};
 use podplan_core::admission::AdmissionSettings;
-use podplan_host::wasm::wapc::PolicyModule;
-use podplan_host::wasm::{EngineSettings, HostEngine};
-use podplan_host::webhook::{Config, Judge, Server};
+use podplan_wasmhost::wapc::PolicyModule;
+use podplan_wasmhost::{EngineSettings, HostEngine};
 use serde_json::Value;
 
 use super::exit::{CliError, Status};
@@ -142,11 +142,11 @@ pub struct WebhookArgs {
     #[arg(long, default_value_t = 16, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub max_in_flight: u16,
     /// The memory the judges may take at once (each up to ~128 times its review).
-    #[arg(long, default_value_t = podplan_host::webhook::DEFAULT_JUDGE_MEMORY_BYTES as u64, value_name = "BYTES",
+    #[arg(long, default_value_t = podplan_admission::webhook::DEFAULT_JUDGE_MEMORY_BYTES as u64, value_name = "BYTES",
           value_parser = clap::value_parser!(u64).range(1024..))]
     pub judge_memory_bytes: u64,
     /// The largest review body (at most 8 MiB, the core's limit).
-    #[arg(long, default_value_t = podplan_host::webhook::DEFAULT_MAX_BODY_BYTES as u64, value_name = "BYTES",
+    #[arg(long, default_value_t = podplan_admission::webhook::DEFAULT_MAX_BODY_BYTES as u64, value_name = "BYTES",
           value_parser = clap::value_parser!(u64).range(1..=podplan_core::limits::MAX_REQUEST_BYTES as u64))]
     pub max_body_bytes: u64,
     /// Open connections at most (more wait in the listen backlog).

@@ -1,25 +1,23 @@
-//! podplan-host's integration tests, in one binary (one link of wasmtime), a module per
-//! area:
+//! podplan-host's integration tests: the `podplan` binary as people and scripts run it,
+//! in one binary, a module per area (each library's own tests are in its crate's
+//! `tests/all/`: podplan-wasmhost, podplan-agent, podplan-admission):
 //!
-//! - [`agent`]: `podplan agent`: manifests, the executor on a recording fake, status.json,
-//!   end to end on the in-process simulated node.
 //! - [`admission`]: `podplan admit` on recorded reviews and `podplan lint` on manifests.
+//! - [`agent_cli`]: `podplan agent`: `--once`, bad manifests, an unreachable runtime, end
+//!   to end over a unix socket with the `podplan runtime-sim` binary.
 //! - [`cli`]: the `podplan` binary as people and scripts run it.
-//! - [`manifest_url`]: `podplan agent --manifest-url` against a server on 127.0.0.1.
+//! - [`manifest_url_cli`]: `podplan agent --manifest-url` against a server on 127.0.0.1.
 //! - [`explain`]: `podplan explain` on recorded pods (`tests/data/explain/`).
 //! - [`explain_pasted`]: `podplan explain` on pods as people paste them
 //!   (`test_data/explain/`): kind-less pods, lists, multi-document files, manifests,
 //!   unscheduled, terminal and terminating pods, objects podplan cannot see.
-//! - [`wapc_policy`]: the Kubewarden policy module through the waPC host.
+//! - [`wapc_policy_cli`]: `podplan admit --policy` with the Kubewarden policy module.
 //! - [`wasm_cli`]: the CLI's wasm hooks (`plan --engine wasm`, `serve-module`).
-//! - [`wasm_host`]: the embedded module under wasmtime against the native core; hostile
-//!   modules; the compiled-module cache.
-//! - [`wasm_slot`]: hot swap, rollback, shadow runs, the module-file watcher.
 //! - [`realworld`]: the real-world corpus (`test_data/realworld/`): public manifests through
 //!   `podplan lint`, recorded pods through `podplan explain`.
-//! - [`runtime_sim`]: the simulated CRI runtime over gRPC (a unix socket, in process, the
-//!   `podplan runtime-sim` binary) and the CRI status conversion against its model.
-//! - [`webhook`]: `podplan webhook`'s server over HTTPS on 127.0.0.1.
+//! - [`runtime_sim_cli`]: the `podplan runtime-sim` binary.
+//! - [`webhook_cli`]: `podplan webhook` as a process: flags, deploy/ manifests, signals,
+//!   memory, logs.
 //! - [`support`]: helpers of the wasm tests.
 
 // An integration test is always built with `cfg(test)`; saying so on the modules makes
@@ -28,7 +26,7 @@
 #[cfg(test)]
 mod admission;
 #[cfg(test)]
-mod agent;
+mod agent_cli;
 #[cfg(test)]
 mod cli;
 #[cfg(test)]
@@ -36,20 +34,16 @@ mod explain;
 #[cfg(test)]
 mod explain_pasted;
 #[cfg(test)]
-mod manifest_url;
+mod manifest_url_cli;
 #[cfg(test)]
 mod realworld;
 #[cfg(test)]
-mod runtime_sim;
+mod runtime_sim_cli;
 #[cfg(test)]
 mod support;
 #[cfg(test)]
-mod wapc_policy;
+mod wapc_policy_cli;
 #[cfg(test)]
 mod wasm_cli;
 #[cfg(test)]
-mod wasm_host;
-#[cfg(test)]
-mod wasm_slot;
-#[cfg(test)]
-mod webhook;
+mod webhook_cli;

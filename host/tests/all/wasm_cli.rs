@@ -17,7 +17,7 @@ fn podplan() -> Command {
 }
 
 fn vectors() -> Vec<Vec<u8>> {
-    podplan_host::wasm::embedded::sample_requests(6)
+    podplan_wasmhost::embedded::sample_requests(6)
         .into_iter()
         .map(|s| s.request)
         .collect()

@@ -1,7 +1,7 @@
 //! Runs the recorded reviews of `test_data/admission/` through the built Kubewarden
 //! policy on the waPC host Kubewarden's evaluator embeds (`wapc` + `wasmtime-provider`
 //! 2.25.0, wasmtime 48), and checks each answer against the recorded answer
-//! (`<case>.expect.json`), which podplan's own waPC host (`host/tests/all/wapc_policy.rs`)
+//! (`<case>.expect.json`), which podplan's own waPC host (`admission/tests/all/wapc_policy.rs`)
 //! and the native lint also give:
 //!
 //! - `protocol_version` is `"v1"`;

@@ -22,11 +22,11 @@
 //!   engine, with the same deadline and memory limit per call.
 //!
 //! ```no_run
-//! use podplan_host::wasm::{EngineSettings, Planner};
+//! use podplan_wasmhost::{EngineSettings, Planner};
 //! let planner = Planner::wasm(None, None, EngineSettings::default())?; // the built-in module
 //! let answer = planner.plan_json(br#"{"pod":{"spec":{"containers":[{"name":"a"}]}}}"#)?;
 //! assert_eq!(answer, podplan_core::plan_json(br#"{"pod":{"spec":{"containers":[{"name":"a"}]}}}"#));
-//! # Ok::<(), podplan_host::wasm::HostError>(())
+//! # Ok::<(), podplan_wasmhost::HostError>(())
 //! ```
 
 pub mod answer;

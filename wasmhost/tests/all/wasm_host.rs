@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::support::{abi_module, cache, engine, fixed_answer_body, module, variant};
-use podplan_host::wasm::{
+use podplan_wasmhost::{
     CacheOutcome, EngineSettings, HostEngine, HostError, Isolation, ModuleCache, PlanModule,
     ABI_MAJOR,
 };
@@ -357,7 +357,7 @@ fn compiled_modules_are_cached_by_content_and_engine() {
     );
     // Runtime limits do not change compiled code: an engine with other limits shares
     // the entry (compilation settings are in the key; see engine.rs's unit test).
-    let other_engine = podplan_host::wasm::HostEngine::new(podplan_host::wasm::EngineSettings {
+    let other_engine = podplan_wasmhost::HostEngine::new(podplan_wasmhost::EngineSettings {
         max_wasm_stack: 256 << 10,
         max_instances: 4,
         memory_limit: 64 << 20,
@@ -410,28 +410,28 @@ fn sha2_digest(bytes: &[u8]) -> [u8; 32] {
 }
 
 /// A planner on a slot holding `bytes` (no self-test: hand-written modules are allowed).
-fn planner(bytes: &[u8]) -> podplan_host::wasm::Planner {
-    let slot = podplan_host::wasm::ModuleSlot::new(
+fn planner(bytes: &[u8]) -> podplan_wasmhost::Planner {
+    let slot = podplan_wasmhost::ModuleSlot::new(
         engine(Duration::from_secs(30)),
         Some(cache()),
-        podplan_host::wasm::SlotConfig {
+        podplan_wasmhost::SlotConfig {
             self_test_sample: 0,
-            ..podplan_host::wasm::SlotConfig::default()
+            ..podplan_wasmhost::SlotConfig::default()
         },
         bytes,
         "test",
     )
     .unwrap();
-    podplan_host::wasm::Planner::Wasm(Arc::new(slot))
+    podplan_wasmhost::Planner::Wasm(Arc::new(slot))
 }
 
 #[test]
 fn the_typed_planner_decodes_the_modules_answer_as_the_native_core_plans() {
     let Some(bytes) = module() else { return };
     let wasm = planner(bytes);
-    let native = podplan_host::wasm::Planner::Native;
+    let native = podplan_wasmhost::Planner::Native;
     let mut requests: Vec<podplan_core::PlanRequest> =
-        podplan_host::wasm::embedded::sample_requests(12)
+        podplan_wasmhost::embedded::sample_requests(12)
             .iter()
             .map(|s| podplan_core::api::parse_request(&s.request).unwrap())
             .collect();

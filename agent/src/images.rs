@@ -158,7 +158,7 @@ pub fn pull(
 #[cfg(test)]
 mod tests {
     use super::{aggregate, CriError};
-    use crate::agent::runtime::CriCode;
+    use crate::runtime::CriCode;
 
     #[test]
     fn errors_aggregate_as_the_kubelet_words_them() {

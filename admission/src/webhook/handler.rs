@@ -15,7 +15,7 @@ use tokio::sync::Semaphore;
 
 use super::metrics::Metrics;
 use super::{tls, Judge};
-use crate::admission::{Answer, Outcome};
+use crate::{Answer, Outcome};
 
 /// The limits a request meets (from [`super::Config`]).
 #[derive(Debug, Clone)]

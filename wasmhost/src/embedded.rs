@@ -1,4 +1,4 @@
-//! Material built into the binary (see `host/build.rs`): the plain-ABI module and the
+//! Material built into the binary (see `build.rs`): the plain-ABI module and the
 //! conformance action vectors used to self-test candidate modules.
 
 use super::HostError;

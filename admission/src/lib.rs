@@ -7,6 +7,8 @@
 //! workload's pod template) is found by path in the core, workload types are never
 //! deserialised. `podplan admit` and the webhook answer through [`review`]; the waPC
 //! policy answers the same reviews through the Kubewarden module.
+//!
+//! - [`webhook`]: the HTTPS admission webhook of `podplan webhook`.
 
 use std::borrow::Cow;
 
@@ -17,8 +19,10 @@ use podplan_core::limits::MAX_REQUEST_BYTES;
 use podplan_core::lint::{LintSettings, Verdict};
 use serde_json::Value;
 
-use crate::wasm::wapc::PolicyModule;
-use crate::wasm::HostError;
+use podplan_wasmhost::wapc::PolicyModule;
+use podplan_wasmhost::HostError;
+
+pub mod webhook;
 
 /// How a review was answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! `podplan webhook`'s server: an HTTPS admission webhook that answers
 //! `admission.k8s.io/v1` AdmissionReviews with the same engine path as `podplan admit`
-//! ([`crate::admission`]): the native lint, or a Kubewarden policy module through the
+//! ([`crate`]): the native lint, or a Kubewarden policy module through the
 //! waPC host.
 //!
 //! - Endpoints: `POST /validate` (the review), `GET /healthz` (liveness), `GET /readyz`
@@ -57,9 +57,9 @@ use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_rustls::TlsAcceptor;
 
-use crate::admission::{check_policy_settings, review, review_with_policy, Answer, PolicyError};
-use crate::wasm::wapc::PolicyModule;
-use crate::wasm::HostError;
+use crate::{check_policy_settings, review, review_with_policy, Answer, PolicyError};
+use podplan_wasmhost::wapc::PolicyModule;
+use podplan_wasmhost::HostError;
 
 /// One review for the policy thread, and where its answer goes.
 type PolicyJob = (Vec<u8>, mpsc::SyncSender<Result<Answer, PolicyError>>);

@@ -13,7 +13,7 @@
 //!
 //! ```no_run
 //! # async fn f() -> Result<(), Box<dyn std::error::Error>> {
-//! use podplan_host::runtime_sim::{Clock, SimRuntime};
+//! use podplan_agent::runtime_sim::{Clock, SimRuntime};
 //! let start = jiff::Timestamp::from_second(1_750_000_000)?;
 //! let sim = SimRuntime::new(Default::default(), Clock::virtual_at(start));
 //! let mut runtime = podplan_cri::client::runtime_client(sim.in_process());

@@ -3,11 +3,10 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use podplan_host::agent::manifest::{CONFIG_SOURCE_ANNOTATION, HTTP_SOURCE};
-use podplan_host::agent::manifest_url::{parse_headers, UrlSource, UrlSourceError};
+use podplan_agent::manifest::{CONFIG_SOURCE_ANNOTATION, HTTP_SOURCE};
+use podplan_agent::manifest_url::{parse_headers, UrlSource, UrlSourceError};
 
 /// What the server answers, and the request heads it received.
 #[derive(Default)]
@@ -83,12 +82,9 @@ fn a_pod_from_the_url_gets_the_url_sources_defaults_and_the_headers_are_sent() {
     // The NoExecute toleration is the file source's alone.
     assert!(pod.spec.as_ref().unwrap().tolerations.is_none());
     // The UID depends on the source: the same manifest as a file is another pod.
-    let as_file = podplan_host::agent::manifest::pod_from_manifest(
-        POD.as_bytes(),
-        "/etc/pods/web.yaml",
-        "Node-1",
-    )
-    .unwrap();
+    let as_file =
+        podplan_agent::manifest::pod_from_manifest(POD.as_bytes(), "/etc/pods/web.yaml", "Node-1")
+            .unwrap();
     assert_ne!(as_file.metadata.uid, pod.metadata.uid);
     let requests = &served.lock().unwrap().requests;
     let head = &requests[0];
@@ -160,63 +156,4 @@ fn failures_keep_the_last_good_pods_and_an_empty_answer_removes_them() {
         unreachable.fetch(now()),
         Err(UrlSourceError::Request { .. })
     ));
-}
-
-#[test]
-fn bad_flags_are_refused_with_the_flag_named() {
-    assert!(matches!(
-        UrlSource::new("ftp://example.invalid/pods", Vec::new(), "n1"),
-        Err(UrlSourceError::BadUrl { .. })
-    ));
-    let e = parse_headers(&["novalue".into()]).unwrap_err();
-    assert!(e.to_string().contains("--manifest-url-header"), "{e}");
-    let out = Command::new(env!("CARGO_BIN_EXE_podplan"))
-        .args([
-            "agent",
-            "--once",
-            "--dry-run",
-            "--manifest-url",
-            "not a url",
-        ])
-        .env_remove("CONTAINER_RUNTIME_ENDPOINT")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "a usage error");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--manifest-url"));
-}
-
-#[test]
-fn the_agent_runs_the_pods_of_its_manifest_url() {
-    let (url, served) = server();
-    set(&served, 200, POD);
-    let dir = tempfile::tempdir().unwrap();
-    let out = crate::agent::agent_in(dir.path())
-        .args([
-            "--once",
-            "--dry-run",
-            "--node-name",
-            "n1",
-            "--manifest-url",
-            &url,
-        ])
-        .args(["--manifest-url-header", "Authorization:Bearer t0ken"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert_eq!(lines[0]["pod"], "default/web-n1");
-    assert_eq!(lines[0]["file"], url);
-    let requests = &served.lock().unwrap().requests;
-    assert!(
-        requests[0]
-            .iter()
-            .any(|l| l.eq_ignore_ascii_case("authorization: Bearer t0ken")),
-        "{requests:?}"
-    );
 }

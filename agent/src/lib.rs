@@ -13,6 +13,8 @@
 //! - [`status`]: the `status.json` file.
 //! - [`volumes`]: emptyDir volumes, and a removed pod's directories.
 //! - [`cgroups`]: a removed pod's cgroup.
+//! - [`runtime_sim`]: the simulated CRI runtime (`podplan runtime-sim`, or in process):
+//!   the core's runtime model behind tonic `RuntimeService`/`ImageService` servers.
 
 pub mod cgroups;
 pub mod credentials;
@@ -25,6 +27,7 @@ pub mod manifest_url;
 mod probe_tls;
 pub mod prober;
 pub mod runtime;
+pub mod runtime_sim;
 pub mod status;
 pub mod sync;
 pub mod volumes;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::support::{abi_module, cache, engine, fixed_answer_body, module, variant};
-use podplan_host::wasm::{
+use podplan_wasmhost::{
     embedded, slot_for_file, HostError, ModuleSlot, ModuleWatcher, ShadowPolicy, SlotConfig,
 };
 
@@ -315,7 +315,7 @@ fn serve_answers_each_line_like_the_native_core() {
     }
     input.extend_from_slice(b"not json\n");
     let mut output = Vec::new();
-    podplan_host::wasm::serve_json_lines(&slot, &input[..], &mut output).unwrap();
+    podplan_wasmhost::serve_json_lines(&slot, &input[..], &mut output).unwrap();
     let lines: Vec<&[u8]> = output
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())

@@ -53,7 +53,7 @@ use super::executor::{event_happened, execute, pod_kills, Execution, SyncFailure
 use super::manifest::{full_name, ManifestProblem, ManifestSet, StaticPod, AGENT_LABEL};
 use super::prober::{ProbeTable, Prober};
 use super::runtime::{bare_id, CriCode, CriRuntime};
-use crate::wasm::Planner;
+use podplan_wasmhost::Planner;
 
 /// The agent's settings (the command line's flags).
 #[derive(Debug, Clone)]
