@@ -4,10 +4,15 @@
 //! in the URL hash, and talks to no server. This command only hands out the files, which
 //! were embedded at compile time (see `build.rs`), on 127.0.0.1 by default.
 
+use std::convert::Infallible;
 use std::io::{self, Write};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 
-use tiny_http::{Header, Method, Request, Response, Server};
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderValue, ACCEPT_ENCODING};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/playground_assets.rs"));
@@ -138,64 +143,83 @@ fn accepts_gzip<'a>(values: impl Iterator<Item = &'a str>) -> bool {
     })
 }
 
-fn header(name: &str, value: &str) -> Option<Header> {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
-}
-
 /// The page may load its own files and run wasm; it may not reach anything else.
 const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
 style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
 object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
-fn respond(request: Request) -> io::Result<()> {
-    if !matches!(request.method(), Method::Get | Method::Head) {
-        let allow = header("Allow", "GET, HEAD");
-        let mut response = Response::from_string("method not allowed").with_status_code(405);
-        if let Some(h) = allow {
-            response.add_header(h);
-        }
-        return request.respond(response);
+/// A plain-text answer with `status`.
+fn text(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        "Content-Type",
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// The answer to one request (hyper leaves the body out of HEAD answers itself, with the
+/// real length).
+fn respond(request: &Request<Incoming>) -> Response<Full<Bytes>> {
+    if !matches!(*request.method(), Method::GET | Method::HEAD) {
+        let mut response = text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+        response
+            .headers_mut()
+            .insert("Allow", HeaderValue::from_static("GET, HEAD"));
+        return response;
     }
-    let Some(asset) = lookup(request.url()) else {
-        return request.respond(Response::from_string("not found").with_status_code(404));
+    let url = request.uri().path_and_query().map_or("/", |p| p.as_str());
+    let Some(asset) = lookup(url) else {
+        return text(StatusCode::NOT_FOUND, "not found");
     };
-    // tiny_http leaves the body out of HEAD answers itself (with the real length).
     let accept = request
         .headers()
+        .get_all(ACCEPT_ENCODING)
         .iter()
-        .filter(|h| h.field.equiv("Accept-Encoding"))
-        .map(|h| h.value.as_str());
+        .filter_map(|v| v.to_str().ok());
     let gzip = asset.gzip.filter(|_| accepts_gzip(accept));
-    let mut response = Response::from_data(gzip.unwrap_or(asset.body));
-    if let (Some(_), Some(h)) = (asset.gzip, header("Vary", "Accept-Encoding")) {
-        response.add_header(h);
+    let mut response = Response::new(Full::new(Bytes::from_static(gzip.unwrap_or(asset.body))));
+    let headers = response.headers_mut();
+    if asset.gzip.is_some() {
+        headers.insert("Vary", HeaderValue::from_static("Accept-Encoding"));
     }
-    if let (Some(_), Some(h)) = (gzip, header("Content-Encoding", "gzip")) {
-        response.add_header(h);
+    if gzip.is_some() {
+        headers.insert("Content-Encoding", HeaderValue::from_static("gzip"));
     }
     let cache = if asset.immutable {
         "public, max-age=31536000, immutable"
     } else {
         "no-cache"
     };
-    for h in [
-        header("Content-Type", asset.content_type),
-        header("Cache-Control", cache),
-        header("X-Content-Type-Options", "nosniff"),
-        header("Content-Security-Policy", CSP),
-        header("Referrer-Policy", "no-referrer"),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        response.add_header(h);
+    for (name, value) in [
+        ("Content-Type", asset.content_type),
+        ("Cache-Control", cache),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Content-Security-Policy", CSP),
+        ("Referrer-Policy", "no-referrer"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
     }
-    request.respond(response)
+    response
 }
 
-/// A bound playground server.
+/// Serves one connection: HTTP/1.1 by hyper, header names in the usual title case.
+async fn serve_connection(stream: tokio::net::TcpStream) -> Result<(), hyper::Error> {
+    hyper::server::conn::http1::Builder::new()
+        .title_case_headers(true)
+        .serve_connection(
+            TokioIo::new(stream),
+            hyper::service::service_fn(|request: Request<Incoming>| async move {
+                Ok::<_, Infallible>(respond(&request))
+            }),
+        )
+        .await
+}
+
+/// A bound playground server (HTTP/1.1 on hyper, as the webhook's).
 pub struct Playground {
-    server: Server,
+    listener: TcpListener,
     addr: SocketAddr,
 }
 
@@ -206,12 +230,14 @@ impl Playground {
     ///
     /// [`PlaygroundError::Bind`] when the address cannot be bound.
     pub fn bind(wanted: SocketAddr) -> Result<Self, PlaygroundError> {
-        let server = Server::http(wanted).map_err(|e| PlaygroundError::Bind {
+        let bind_error = |e: io::Error| PlaygroundError::Bind {
             addr: wanted,
             reason: e.to_string(),
-        })?;
-        let addr = server.server_addr().to_ip().unwrap_or(wanted);
-        Ok(Self { server, addr })
+        };
+        let listener = TcpListener::bind(wanted).map_err(bind_error)?;
+        listener.set_nonblocking(true).map_err(bind_error)?;
+        let addr = listener.local_addr().unwrap_or(wanted);
+        Ok(Self { listener, addr })
     }
 
     /// The address actually bound (with the real port when 0 was asked for).
@@ -226,19 +252,47 @@ impl Playground {
         format!("http://{}/", self.addr)
     }
 
-    /// Answers requests until the process ends. A failed answer (the browser went away)
-    /// is not fatal.
-    pub fn serve_forever(&self) -> Result<(), PlaygroundError> {
-        loop {
-            let request = self.server.recv()?;
-            let _ = respond(request);
-        }
+    /// The listener on a small tokio runtime of its own, and the runtime.
+    fn runtime(&self) -> io::Result<(tokio::runtime::Runtime, std::net::TcpListener)> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("podplan-playground")
+            .enable_io()
+            .build()?;
+        Ok((runtime, self.listener.try_clone()?))
     }
 
-    /// Answers one request (for tests).
+    /// Answers requests until the process ends. A failed answer (the browser went away)
+    /// is not fatal.
+    ///
+    /// # Errors
+    ///
+    /// The runtime cannot be started, or accepting connections fails.
+    pub fn serve_forever(&self) -> Result<(), PlaygroundError> {
+        let (runtime, listener) = self.runtime()?;
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            loop {
+                let (stream, _) = listener.accept().await?;
+                tokio::spawn(async move {
+                    let _ = serve_connection(stream).await;
+                });
+            }
+        })
+    }
+
+    /// Serves one connection to its end (for tests).
+    ///
+    /// # Errors
+    ///
+    /// The runtime cannot be started, accepting fails, or the answer could not be sent.
     pub fn serve_one(&self) -> Result<(), PlaygroundError> {
-        let request = self.server.recv()?;
-        respond(request)?;
+        let (runtime, listener) = self.runtime()?;
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            let (stream, _) = listener.accept().await?;
+            serve_connection(stream).await.map_err(io::Error::other)
+        })?;
         Ok(())
     }
 }
