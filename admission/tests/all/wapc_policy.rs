@@ -2,7 +2,8 @@
 //! `scripts/build-wasm`) through the waPC host (`podplan_wasmhost::wapc`): the recorded
 //! reviews of `test_data/admission/` get the native answers; settings are refused by its
 //! `validate_settings`; its metadata section is what Kubewarden reads; a trapping or
-//! overrunning guest is a `HostError` (and `podplan admit --policy` exits 2).
+//! overrunning guest is a `HostError` (`podplan admit --policy` exits 2: podplan-host's
+//! `wapc_policy_cli`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -2,10 +2,11 @@
 //! with throwaway certificates (rcgen on ring) and a rustls client: allowed and denied
 //! reviews answered as `podplan admit` answers them, 400/413/415/404/405, a certificate
 //! rotation picked up while serving (a mismatched half-written pair is not), a graceful
-//! shutdown, and 10,000 reviews at 32 concurrent connections with zero failures; against
-//! the binary, 64 connections of recorded reviews under the memory limit, slow clients
-//! cut off, a review past its deadline, metrics and probes, SIGTERM under load, the
-//! shutdown grace and client certificates.
+//! shutdown, and 10,000 reviews at 32 concurrent connections with zero failures; slow
+//! clients cut off, a review past its deadline, metrics and probes, client certificates;
+//! the deploy/ manifests and the static pod through the lint. The binary (64
+//! connections under the memory limit, SIGTERM under load, the shutdown grace) is tested
+//! in podplan-host's `webhook_cli`.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

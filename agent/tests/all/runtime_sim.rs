@@ -1,6 +1,6 @@
-//! The simulated CRI runtime over gRPC: served on a unix socket in a temp dir (and as
-//! the `podplan runtime-sim` binary), driven with podplan-cri's generated client and the
-//! kubelet's own configs from a plan.
+//! The simulated CRI runtime over gRPC: served on a unix socket in a temp dir (the
+//! `podplan runtime-sim` binary: podplan-host's `runtime_sim_cli`), driven with
+//! podplan-cri's generated client and the kubelet's own configs from a plan.
 
 use std::time::Duration;
 
