@@ -10,7 +10,7 @@
 //!   failing skip that container (`CreateContainerConfigError`).
 //! - `RunPodSandbox` (a failure ends the sync), then `PodSandboxStatus`; the new id fills
 //!   the empty `sandboxId` of the later steps, and a plan whose configs depend on the new
-//!   sandbox is completed from its status (`podplan_core::complete_json`).
+//!   sandbox is completed from its status (`podplan_core::api::complete`).
 //! - `UpdatePodSandboxResources` (`Unimplemented` is only logged) and
 //!   `UpdateContainerResources`: a failure is logged.
 //! - `CreateContainer` with the plan's `containerConfigs` entry, then `StartContainer`: a
@@ -905,22 +905,9 @@ pub fn event_happened(event: &podplan_core::plan::Event, steps: &[StepRecord]) -
     })
 }
 
-/// Completes `request`'s plan from the new sandbox's status (`complete_json`).
+/// Completes `request`'s plan from the new sandbox's status ([`podplan_core::api::complete`]).
 fn complete(request: &PlanRequest, sandbox: &SandboxStatus) -> Result<Plan, String> {
-    let input = serde_json::json!({"request": request, "sandboxStatus": sandbox});
-    let bytes = serde_json::to_vec(&input).map_err(|e| e.to_string())?;
-    let answer = podplan_core::complete_json(&bytes);
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum Answer {
-        Error { error: podplan_core::PlanError },
-        Plan(Box<Plan>),
-    }
-    match serde_json::from_slice::<Answer>(&answer) {
-        Ok(Answer::Plan(plan)) => Ok(*plan),
-        Ok(Answer::Error { error }) => Err(format!("{}: {}", error.path, error.message)),
-        Err(e) => Err(e.to_string()),
-    }
+    podplan_core::api::complete(request, sandbox).map_err(|e| format!("{}: {}", e.path, e.message))
 }
 
 /// Creates the directories and files of a `WriteNodeFiles` step, in order.

@@ -20,33 +20,43 @@ fn annotations(pod: &Pod) -> BTreeMap<String, String> {
     pod.metadata.annotations.clone().unwrap_or_default()
 }
 
-/// What the node's image service says about the pod's images (request field `images`):
-/// `ImageStatus` of each tag-defaulted image (the pod's annotations in the spec, as
-/// `EnsureImageExists` sends them); an image the node has → its id (the kubelet's
-/// `GetImageRef`), an `ImageStatus` error → `inspectErrors`. Images whose name is not a
-/// valid reference are not asked about (the engine reports `InvalidImageName`).
-pub fn report(cri: &mut dyn CriRuntime, pod: &Pod) -> ImagesReport {
-    let mut report = ImagesReport::default();
+/// The pod's images as the node's image service is asked about them: tag-defaulted,
+/// each once, in the pod's order; images whose name is not a valid reference are left
+/// out (the engine reports `InvalidImageName`).
+#[must_use]
+pub fn names(pod: &Pod) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
     for image in podplan_core::pod::images(pod) {
-        let Ok(name) = apply_default_image_tag(&image) else {
-            continue;
-        };
-        if report.present.contains_key(&name) || report.inspect_errors.contains_key(&name) {
-            continue;
+        if let Ok(name) = apply_default_image_tag(&image) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
         }
+    }
+    names
+}
+
+/// What the node's image service says about the pod's images (request field `images`):
+/// `ImageStatus` of each of [`names`] (the pod's annotations in the spec, as
+/// `EnsureImageExists` sends them); an image the node has → its id (the kubelet's
+/// `GetImageRef`), an `ImageStatus` error → `inspectErrors`.
+pub fn report(cri: &mut dyn CriRuntime, pod: &Pod, names: &[String]) -> ImagesReport {
+    let mut report = ImagesReport::default();
+    let annotations = annotations(pod);
+    for name in names {
         let spec = ImageSpec {
             image: name.clone(),
-            annotations: annotations(pod),
+            annotations: annotations.clone(),
             ..ImageSpec::default()
         };
         match cri.image_status(&spec) {
             Ok(Some(info)) => {
-                report.present.insert(name, info.id);
+                report.present.insert(name.clone(), info.id);
             }
             Ok(None) => {}
             Err(e) => {
                 tracing::warn!(image = %name, "ImageStatus failed: {}", e.message);
-                report.inspect_errors.insert(name, e.message);
+                report.inspect_errors.insert(name.clone(), e.message);
             }
         }
     }

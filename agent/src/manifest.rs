@@ -102,8 +102,9 @@ impl std::fmt::Display for ManifestProblem {
 /// What one read of the directory found.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ManifestSet {
-    /// The pods, in file name order.
-    pub pods: Vec<StaticPod>,
+    /// The pods, in file name order; shared: a worker is handed the pod without a copy,
+    /// and an unchanged pod is known by its allocation.
+    pub pods: Vec<std::sync::Arc<StaticPod>>,
     /// Skipped manifests (bad ones, and the losers of a conflict).
     pub problems: Vec<ManifestProblem>,
 }
@@ -243,7 +244,7 @@ impl ManifestSource {
                     pod.metadata.creation_timestamp.get_or_insert(Time(seen));
                     names.insert(name, file.clone());
                     uids.insert(uid, file.clone());
-                    set.pods.push(StaticPod { file, pod });
+                    set.pods.push(std::sync::Arc::new(StaticPod { file, pod }));
                 }
                 Err(p) => set.problems.push(p),
             }

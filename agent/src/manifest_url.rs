@@ -310,10 +310,10 @@ impl UrlSource {
                 .get_or_insert_with(Default::default)
                 .insert(CONFIG_SEEN_ANNOTATION.into(), seen.to_string());
             pod.metadata.creation_timestamp.get_or_insert(Time(seen));
-            set.pods.push(StaticPod {
+            set.pods.push(Arc::new(StaticPod {
                 file: PathBuf::from(&self.url),
                 pod,
-            });
+            }));
         }
         set
     }

@@ -139,6 +139,9 @@ struct PodMemory {
     /// pod, whose syncs then ask the engine with `apiDefaults` (it says why), and while
     /// it is lent to a sync's request.
     defaulted: Option<(Arc<StaticPod>, Option<Pod>)>,
+    /// The manifest's images as the image service is asked about them
+    /// ([`super::images::names`]), made once per manifest.
+    images: Option<(Arc<StaticPod>, Arc<[String]>)>,
     backoff: Vec<BackoffRecord>,
     image_backoff: Vec<ImageBackoffRecord>,
     pull_results: Vec<PullResultRecord>,
@@ -173,6 +176,19 @@ impl PodMemory {
         match defaulted {
             Some(pod) => (pod, false),
             None => (sp.pod.clone(), true),
+        }
+    }
+
+    /// The images of `sp` to ask the image service about (made anew when the manifest
+    /// changed).
+    fn image_names(&mut self, sp: &Arc<StaticPod>) -> Arc<[String]> {
+        match &self.images {
+            Some((of, names)) if Arc::ptr_eq(of, sp) => Arc::clone(names),
+            _ => {
+                let names: Arc<[String]> = super::images::names(&sp.pod).into();
+                self.images = Some((Arc::clone(sp), Arc::clone(&names)));
+                names
+            }
         }
     }
 
@@ -245,13 +261,14 @@ struct Update {
     ack: Option<Sender<Round>>,
 }
 
-/// A pod worker's thread, its mailbox and what the relist knows of it.
+/// A pod worker's thread, its mailbox, its state and what the relist knows of it.
 struct WorkerHandle {
     tx: Sender<Update>,
     thread: std::thread::JoinHandle<()>,
+    /// The worker itself: locked by its thread for each update it carries out, and by
+    /// [`Agent::round`] when it carries out an idle worker's update on its own thread.
+    state: Arc<Mutex<PodWorker>>,
     view: Arc<Mutex<WorkerView>>,
-    /// The manifest last handed to the worker (shared, not copied, while it is unchanged).
-    pod: Option<Arc<StaticPod>>,
 }
 
 impl WorkerHandle {
@@ -601,12 +618,15 @@ impl Agent {
         ack: Option<&Sender<Round>>,
     ) -> Result<usize, super::runtime::CriError> {
         let mut sent = 0;
+        // In a round, the last update for an idle worker is held back and carried out on
+        // this thread once every other one is handed over (see `Agent::hand_over`).
+        let mut held: Option<(String, Work)> = None;
         self.manifest_problems.clone_from(&manifests.problems);
         let listed_at = std::time::Instant::now();
         let listed = self.cri.relist()?;
         let node_name = self.shared.config.node_name.clone();
         let mut ours: BTreeMap<String, RuntimeStatus> = BTreeMap::new();
-        let wanted: BTreeSet<&str> = manifests.pods.iter().map(StaticPod::uid).collect();
+        let wanted: BTreeSet<&str> = manifests.pods.iter().map(|p| p.uid()).collect();
         for status in listed {
             let labelled = status
                 .sandbox_statuses
@@ -685,7 +705,7 @@ impl Agent {
                 continue;
             }
             self.warned_waiting.remove(&uid);
-            let pod = self.shared_pod(&uid, sp);
+            let pod = Arc::clone(sp);
             if !force && self.settled(&uid, &pod, ours.get(&uid), now) {
                 continue;
             }
@@ -697,11 +717,11 @@ impl Agent {
                 force,
                 listed: listed_at,
             };
-            sent += usize::from(self.send(&uid, work, ack));
+            self.hand_over(&uid, work, ack, &mut held, &mut sent);
         }
         for uid in gone {
             if let Some(status) = ours.remove(&uid) {
-                sent += usize::from(self.send(&uid, Work::Terminate { status }, ack));
+                self.hand_over(&uid, Work::Terminate { status }, ack, &mut held, &mut sent);
             }
         }
         // A worker whose pod has neither a manifest nor anything in the runtime cleans up
@@ -720,23 +740,64 @@ impl Agent {
                     id: uid.clone(),
                     ..RuntimeStatus::default()
                 };
-                sent += usize::from(self.send(&uid, Work::Terminate { status }, ack));
+                self.hand_over(&uid, Work::Terminate { status }, ack, &mut held, &mut sent);
             }
         }
         // Reports of pods that are gone everywhere are dropped.
         let workers: BTreeSet<String> = self.workers.keys().cloned().collect();
         lock(&self.shared.reports)
             .retain(|uid, _| wanted.contains(uid.as_str()) || workers.contains(uid));
+        if let Some((uid, work)) = held {
+            sent += usize::from(self.carry_out_here(&uid, work, ack));
+        }
         Ok(sent)
     }
 
-    /// The manifest `sp` as handed to the worker of `uid`: the one it was last handed
-    /// when unchanged (no copy), else a new copy.
-    fn shared_pod(&self, uid: &str, sp: &StaticPod) -> Arc<StaticPod> {
-        match self.workers.get(uid).and_then(|w| w.pod.as_ref()) {
-            Some(pod) if **pod == *sp => Arc::clone(pod),
-            _ => Arc::new(sp.clone()),
+    /// Hands `work` to the worker of `uid`, counting it in `sent`. In a round (`ack`:
+    /// the caller waits for every update anyway), an update for an idle worker is held
+    /// back while it is the last one (the one held before goes to its worker): the
+    /// caller carries it out itself instead of waiting idle, which spares the hand-off
+    /// to the worker's thread and back. No update waits for it: it is carried out after
+    /// every other one is handed over.
+    fn hand_over(
+        &mut self,
+        uid: &str,
+        work: Work,
+        ack: Option<&Sender<Round>>,
+        held: &mut Option<(String, Work)>,
+        sent: &mut usize,
+    ) {
+        let idle = ack.is_some()
+            && self
+                .workers
+                .get(uid)
+                .is_some_and(|w| w.alive() && lock(&w.view).pending == 0);
+        if idle {
+            if let Some((before, work)) = held.replace((uid.to_string(), work)) {
+                *sent += usize::from(self.send(&before, work, ack));
+            }
+        } else {
+            *sent += usize::from(self.send(uid, work, ack));
         }
+    }
+
+    /// Carries out `work` for the idle worker of `uid` on this thread, as its own thread
+    /// would (its outcome goes to `ack`); a worker whose pod is gone (or that failed)
+    /// ends: its mailbox closes. Whether the update was taken.
+    fn carry_out_here(&mut self, uid: &str, work: Work, ack: Option<&Sender<Round>>) -> bool {
+        let Some(worker) = self.workers.get_mut(uid) else {
+            return self.send(uid, work, ack);
+        };
+        lock(&worker.view).pending += 1;
+        let state = Arc::clone(&worker.state);
+        let update = Update {
+            work,
+            ack: ack.cloned(),
+        };
+        if carry_out(&mut lock(&state), vec![update]) {
+            self.workers.remove(uid);
+        }
+        true
     }
 
     /// Whether the worker of `uid` is idle and its last sync still holds at `now`: it
@@ -772,17 +833,18 @@ impl Agent {
         if !self.workers.get(uid).is_some_and(WorkerHandle::alive) {
             let (tx, mailbox) = std::sync::mpsc::channel();
             let view = Arc::new(Mutex::new(WorkerView::default()));
-            let worker = PodWorker {
+            let state = Arc::new(Mutex::new(PodWorker {
                 uid: uid.to_string(),
                 shared: Arc::clone(&self.shared),
                 cri: (self.factory)(),
                 memory: PodMemory::default(),
                 prober: Prober::default(),
                 view: Arc::clone(&view),
-            };
+            }));
+            let worker = Arc::clone(&state);
             let spawned = std::thread::Builder::new()
                 .name(format!("pod-worker-{}", uid.get(..8).unwrap_or(uid)))
-                .spawn(move || worker_loop(worker, &mailbox));
+                .spawn(move || worker_loop(&worker, &mailbox));
             match spawned {
                 Ok(thread) => {
                     self.workers.insert(
@@ -790,8 +852,8 @@ impl Agent {
                         WorkerHandle {
                             tx,
                             thread,
+                            state,
                             view,
-                            pod: None,
                         },
                     );
                 }
@@ -807,9 +869,6 @@ impl Agent {
         let Some(worker) = self.workers.get_mut(uid) else {
             return false;
         };
-        if let Work::Sync { pod, .. } = &work {
-            worker.pod = Some(Arc::clone(pod));
-        }
         lock(&worker.view).pending += 1;
         let update = Update {
             work,
@@ -830,58 +889,66 @@ impl Agent {
 /// are answered with its outcome), on the worker's own thread (the CRI client, hooks and
 /// the planner block). The worker ends once its pod is removed, or when the agent is
 /// dropped (its mailbox closes) after what it is doing.
-fn worker_loop(mut worker: PodWorker, mailbox: &Receiver<Update>) {
+fn worker_loop(worker: &Mutex<PodWorker>, mailbox: &Receiver<Update>) {
     while let Ok(first) = mailbox.recv() {
-        let mut acks = Vec::new();
-        let mut taken = 1;
-        let mut latest = first;
-        let mut force = false;
-        while let Ok(next) = mailbox.try_recv() {
-            acks.extend(latest.ack.take());
-            if let Work::Sync { force: f, .. } = &latest.work {
-                force |= *f;
-            }
-            latest = next;
-            taken += 1;
-        }
-        acks.extend(latest.ack.take());
-        let mut work = latest.work;
-        if let Work::Sync { force: f, .. } = &mut work {
-            *f |= force;
-        }
-        let mut round = Round::default();
-        let started = std::time::Instant::now();
-        let plans = !acks.is_empty();
-        let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            worker.handle(work, &mut round, plans)
-        }));
-        let Ok(done) = handled else {
-            tracing::error!(uid = %worker.uid, "a pod worker failed; its pod is picked up again next round");
-            return;
-        };
-        if started.elapsed() > std::time::Duration::from_secs(2) {
-            tracing::info!(
-                uid = %worker.uid,
-                "the pod's update took {:.1}s",
-                started.elapsed().as_secs_f64()
-            );
-        }
-        {
-            let settled = if done { None } else { worker.settled() };
-            let mut view = lock(&worker.view);
-            view.pending = view.pending.saturating_sub(taken);
-            view.settled = settled;
-        }
-        if let Some((last, others)) = acks.split_last() {
-            for ack in others {
-                let _ = ack.send(round.clone());
-            }
-            let _ = last.send(round);
-        }
-        if done {
+        let mut updates = vec![first];
+        updates.extend(mailbox.try_iter());
+        if carry_out(&mut lock(worker), updates) {
             return;
         }
     }
+}
+
+/// Carries out the newest of `updates` (forced if any of them was) and answers each of
+/// them with its outcome; `true` when the worker ends: its pod is gone, or it failed
+/// (then nobody is answered, and its pod is picked up again by a new worker).
+fn carry_out(worker: &mut PodWorker, updates: Vec<Update>) -> bool {
+    let taken = updates.len();
+    let mut acks = Vec::new();
+    let mut force = false;
+    let mut latest: Option<Work> = None;
+    for mut update in updates {
+        acks.extend(update.ack.take());
+        if let Some(Work::Sync { force: f, .. }) = latest.replace(update.work) {
+            force |= f;
+        }
+    }
+    let Some(mut work) = latest else {
+        return false;
+    };
+    if let Work::Sync { force: f, .. } = &mut work {
+        *f |= force;
+    }
+    let mut round = Round::default();
+    let started = std::time::Instant::now();
+    let plans = !acks.is_empty();
+    let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        worker.handle(work, &mut round, plans)
+    }));
+    let Ok(done) = handled else {
+        tracing::error!(uid = %worker.uid, "a pod worker failed; its pod is picked up again next round");
+        return true;
+    };
+    if started.elapsed() > std::time::Duration::from_secs(2) {
+        tracing::info!(
+            uid = %worker.uid,
+            "the pod's update took {:.1}s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    {
+        let settled = if done { None } else { worker.settled() };
+        let mut view = lock(&worker.view);
+        view.pending = view.pending.saturating_sub(taken);
+        view.settled = settled;
+    }
+    if let Some((last, others)) = acks.split_last() {
+        for ack in others {
+            let _ = ack.send(round.clone());
+        }
+        let _ = last.send(round);
+    }
+    done
 }
 
 /// One pod's worker: its memory between syncs and its own CRI client.
@@ -1056,7 +1123,8 @@ impl PodWorker {
         }
         memory.pod = Some(Arc::clone(sp));
         let node = self.shared.node_context();
-        let images = super::images::report(self.cri.as_mut(), &sp.pod);
+        let names = self.memory.image_names(sp);
+        let images = super::images::report(self.cri.as_mut(), &sp.pod, &names);
         let node_credentials = lock(&self.shared.keyring).get(now).clone();
         let memory = &mut self.memory;
         let (pod, api_defaults) = memory.request_pod(sp, &self.shared.config.feature_gates);
