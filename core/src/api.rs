@@ -34,7 +34,7 @@ use crate::request::PlanRequest;
 pub mod calls;
 mod deny_ignored;
 
-pub use crate::json_value::to_json_value;
+pub(crate) use crate::json_value::to_json_value;
 
 /// Computes the plan for a typed request.
 ///
@@ -222,7 +222,7 @@ fn complete_request(bytes: &[u8]) -> Result<(Plan, bool), PlanError> {
 ///
 /// # Errors
 /// The request cannot be planned.
-pub fn complete(
+pub(crate) fn complete(
     request: &PlanRequest,
     sandbox_status: &crate::runtime::SandboxStatus,
 ) -> Result<Plan, PlanError> {
@@ -346,7 +346,7 @@ pub fn version() -> VersionInfo {
 /// deserializer requests go through, so the wasm module carries one family of
 /// deserialisers, not one per deserializer type. The message of an error has no line and
 /// column.
-pub fn from_json_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+pub(crate) fn from_json_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
     let mut de = serde_json::Deserializer::from_str(text);
     deny_ignored::deserialize_lenient(&mut de)
         .and_then(|value| de.end().map(|()| value))

@@ -16,9 +16,9 @@
 //! assert!(text.contains("RunPodSandbox"));
 //! ```
 
-pub mod images;
+pub(crate) mod images;
 pub mod next;
-pub mod node;
+pub(crate) mod node;
 pub mod reconstruct;
 
 use std::fmt::Write as _;

@@ -13,7 +13,7 @@ use crate::runtime::RuntimeStatus;
 
 pub mod node;
 
-pub use node::NodeContext;
+pub(crate) use node::NodeContext;
 
 /// One request: everything the kubelet knows about a pod at the start of a sync.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -43,7 +43,7 @@ pub enum StepOp {
 impl StepOp {
     /// The op's name as serialised.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::KillPod => "KillPod",
             Self::KillContainer => "KillContainer",
@@ -452,7 +452,7 @@ impl Step {
 
     /// The step's human message (every op but `StartContainer` carries one).
     #[must_use]
-    pub fn message(&self) -> Option<&str> {
+    pub(crate) fn message(&self) -> Option<&str> {
         match self {
             Self::KillPod(s) => s.message.as_deref(),
             Self::KillContainer(s) => s.message.as_deref(),

@@ -29,7 +29,7 @@ pub enum ProbeKind {
 impl ProbeKind {
     /// The probe's name (`liveness`, `startup`, `readiness`).
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Liveness => "liveness",
             Self::Startup => "startup",
