@@ -5,7 +5,7 @@
 //! `$(VAR)` expansion, the runtime model and the kill grace period — and none repeats the
 //! kubelet's logic. [`lint`] checks a typed pod; [`lint_object`] checks an admitted
 //! object (a Pod or a workload's pod template, read by JSON path) and gives paths into
-//! that object; [`verdict`] turns findings into an admission answer. The rules and
+//! that object; `verdict` turns findings into an admission answer. The rules and
 //! their examples are in `docs/lint.md`.
 
 mod facts;

@@ -1,7 +1,7 @@
 //! A small, pure model of a container runtime, for demos and convergence tests.
 //!
 //! [`Runtime`] holds what the runtime reports about one pod plus the kubelet's
-//! actuated-resources checkpoint; [`Runtime::apply_step`] carries out one CRI operation
+//! actuated-resources checkpoint; `Runtime::apply_step` carries out one CRI operation
 //! (one [`Step`]) on it. [`apply`] carries out all of a plan's
 //! [`steps`](crate::plan::Plan::steps) against the request's runtime status and returns what the runtime (and the kubelet's checkpoints)
 //! would report next. Everything is deterministic: ids are derived from the pod, the step
@@ -12,9 +12,9 @@
 //!   namespace for `hostNetwork` pods) as the newest sandbox.
 //! * `KillPod` stops every running container and marks every sandbox
 //!   `SANDBOX_NOTREADY`; `KillContainer` stops one container. A container that exits on
-//!   the stop signal (SIGTERM) reports exit code 143 ([`SIGTERM_EXIT_CODE`]); one still
+//!   the stop signal (SIGTERM) reports exit code 143 (`SIGTERM_EXIT_CODE`); one still
 //!   running when its stop grace period ends is killed (SIGKILL) and reports 137
-//!   ([`KILLED_EXIT_CODE`]); both with reason `Error`, as containerd reports them.
+//!   (`KILLED_EXIT_CODE`); both with reason `Error`, as containerd reports them.
 //! * `RemoveContainer` drops a status (init-container purge/prune, RestartAllContainers).
 //! * `CreateContainer` + `StartContainer` add a running container with the kubelet's
 //!   hash, the restart count, `createdAt`/`startedAt` = `now`, newest first, and record
@@ -25,8 +25,8 @@
 //! * `UpdateContainerResources` / `UpdatePodSandboxResources` update the actuated
 //!   resources checkpoint.
 //! * `PullImage` stores the image (or fails as the scripted registry says) and takes the
-//!   pull's time ([`images::PULL_MILLIS`], or what [`HookControls::pull_seconds`] says;
-//!   [`images::FAILED_PULL_MILLIS`] for a failure): what follows it, and the next sync,
+//!   pull's time (`images::PULL_MILLIS`, or what [`HookControls::pull_seconds`] says;
+//!   `images::FAILED_PULL_MILLIS` for a failure): what follows it, and the next sync,
 //!   happen that much later ([`Outcome::blocked_millis`]).
 //!
 //! [`Simulation`] loops plan → apply → advance the clock, and the `script` helpers inject
@@ -122,7 +122,7 @@ fn plus_nanos(t: jiff::Timestamp, n: u32) -> jiff::Timestamp {
 }
 
 /// The simulated runtime of one pod: what the CRI runtime reports about it and the
-/// kubelet's actuated-resources checkpoint. [`Runtime::apply_step`] carries out one CRI
+/// kubelet's actuated-resources checkpoint. `Runtime::apply_step` carries out one CRI
 /// operation of a plan; [`apply`] carries out a whole plan with it.
 ///
 /// ```
@@ -703,7 +703,7 @@ fn stop(s: &mut ContainerStatus, now: jiff::Timestamp, code: i32) {
 }
 
 /// Carries out `plan` against the request's runtime state at time `now`: every step, in
-/// order, with [`Runtime::apply_step`].
+/// order, with `Runtime::apply_step`.
 #[must_use]
 pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcome {
     apply_with(request, plan, now, &HookControls::default())

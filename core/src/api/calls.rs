@@ -177,7 +177,7 @@ pub(crate) fn crictl(config: &CrictlConfig) -> Value {
     }
 }
 
-/// [`sim_apply`] on JSON: `{request, plan, hooks?}` → `{request, changed,
+/// `sim_apply` on JSON: `{request, plan, hooks?}` → `{request, changed,
 /// blockedMillis}`, or `{"error": …}`.
 #[must_use]
 pub fn sim_apply_json(input: &str) -> String {
@@ -196,7 +196,7 @@ pub fn sim_apply_json(input: &str) -> String {
     })())
 }
 
-/// [`sim_step`] on JSON: `{request, step, index?, hooks?, blockedMillis?}` →
+/// `sim_step` on JSON: `{request, step, index?, hooks?, blockedMillis?}` →
 /// `{request, changed, blockedMillis}`, or `{"error": …}`. Each answer's
 /// `blockedMillis` is the total to pass with the next step.
 #[must_use]
@@ -223,7 +223,7 @@ pub fn sim_step_json(input: &str) -> String {
     })())
 }
 
-/// [`sim_event`] on JSON: `{request, event, hooks?}` → `{request, hooks, note?}`, or
+/// `sim_event` on JSON: `{request, event, hooks?}` → `{request, hooks, note?}`, or
 /// `{"error": …}`.
 #[must_use]
 pub fn sim_event_json(input: &str) -> String {
@@ -246,7 +246,7 @@ pub fn sim_event_json(input: &str) -> String {
     })())
 }
 
-/// [`crictl`] on JSON: `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON) →
+/// `crictl` on JSON: `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON) →
 /// `{crictl}`, or `{"error": …}`.
 #[must_use]
 pub fn crictl_json(input: &str) -> String {

@@ -3,7 +3,7 @@
 //!
 //! Everything a real kubelet reads from disk, the API server, the runtime or its managers
 //! is an explicit input: the pod, the runtime status, the feature gates and the
-//! [`NodeContext`]. [`sandbox_for`] and [`container_for`] give the configs the steps of a
+//! [`NodeContext`]. `sandbox_for` and `container_for` give the configs the steps of a
 //! plan need (`crate::steps` calls them, container by container, as `SyncPod` does); the
 //! modules expose each generator on its own (they are what the conformance vectors
 //! exercise).

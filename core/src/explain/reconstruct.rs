@@ -14,7 +14,7 @@
 //! The pod gets the API server's defaults first (idempotent: a served pod already has
 //! them), so a document that lacks a defaulted field (`enableServiceLinks` on pods from
 //! before 1.13, trimmed pastes) does not hit an error the kubelet never sees. The node is
-//! a plausible cluster node ([`super::node`]).
+//! a plausible cluster node (`super::node`).
 
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, PodStatus};
 

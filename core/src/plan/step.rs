@@ -132,7 +132,7 @@ pub struct KillPodStep {
     /// One `killContainer` per running container, in the kubelet's termination order
     /// (regular containers first, in parallel; then sidecars in reverse spec order), each
     /// with its grace period and preStop hook. Executors carry these out as they are and
-    /// compute nothing (see [`super::ContainerKill`]); the sandboxes (`sandboxIds`) are
+    /// compute nothing (see `super::ContainerKill`); the sandboxes (`sandboxIds`) are
     /// stopped when every kill is done.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kills: Vec<super::kill::ContainerKill>,

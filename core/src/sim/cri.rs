@@ -2,7 +2,7 @@
 //! CRI call at a time (`RunPodSandbox` with a `PodSandboxConfig`, `CreateContainer` with
 //! a `ContainerConfig`, ...), behaving as containerd does.
 //!
-//! [`Node`] keeps one [`Runtime`] per pod UID — the same model [`Runtime::apply_step`]
+//! [`Node`] keeps one [`Runtime`] per pod UID — the same model `Runtime::apply_step`
 //! drives, so what it reports about a pod ([`Node::pod_status`]) is the kubelet's
 //! `RuntimeStatus` — plus what only the CRI sees (configs, labels, annotations, reserved
 //! names, images). It is what `podplan runtime-sim` serves over gRPC.
@@ -24,7 +24,7 @@
 //!
 //! What happens on its own — a container exiting after N seconds, exec probes failing, a
 //! sandbox lost, the next K calls of an RPC failing — is scripted by a [`Scenario`] or by
-//! pod annotations ([`CONTAINER_ANNOTATION_PREFIX`], [`SANDBOX_ANNOTATION`]), and happens
+//! pod annotations (`CONTAINER_ANNOTATION_PREFIX`, `SANDBOX_ANNOTATION`), and happens
 //! when time passes: every call takes `now`, and scripted events due by then happen
 //! first, at their own time. The model is pure: the caller owns the clock.
 

@@ -158,7 +158,7 @@ pub enum Event {
         status: String,
     },
     /// From now on a successful pull of `image` (as written in the container) takes
-    /// `seconds` (default [`PULL_MILLIS`](super::images::PULL_MILLIS)). Kept in the
+    /// `seconds` (default `PULL_MILLIS`). Kept in the
     /// simulation's [`HookControls`](super::HookControls).
     PullTakes {
         /// The image as written in the container.

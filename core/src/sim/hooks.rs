@@ -39,7 +39,7 @@ pub struct HookControls {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub exit_seconds: BTreeMap<String, u64>,
     /// How long a successful pull of an image (as written in the container) takes,
-    /// seconds. Absent: [`PULL_MILLIS`](super::images::PULL_MILLIS).
+    /// seconds. Absent: `PULL_MILLIS`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pull_seconds: BTreeMap<String, u64>,
 }

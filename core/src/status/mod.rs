@@ -378,7 +378,7 @@ fn probe_step(
 }
 
 /// The API status at the start of the sync a request describes, and the kubectl row of
-/// the pod with that status at the request's `now` (what [`attach`] puts in the plan).
+/// the pod with that status at the request's `now` (what `attach` puts in the plan).
 #[must_use]
 pub fn for_request(
     request: &crate::request::PlanRequest,
