@@ -185,7 +185,7 @@ impl Runtime {
     /// The runtime the request describes (its runtime status and actuated-resources
     /// checkpoint). A pod the runtime does not know yet gets its id, name and namespace.
     #[must_use]
-    pub(crate) fn from_request(request: &PlanRequest) -> Self {
+    pub fn from_request(request: &PlanRequest) -> Self {
         let mut status = request.runtime_status.clone().unwrap_or_default();
         status.container_statuses.reverse();
         if status.id.is_empty() {
@@ -252,7 +252,7 @@ impl Runtime {
     /// What the runtime reports now (containers newest first, as a CRI runtime lists
     /// them).
     #[must_use]
-    pub(crate) fn status(&self) -> RuntimeStatus {
+    pub fn status(&self) -> RuntimeStatus {
         let mut status = self.status.clone();
         status.container_statuses.reverse();
         status
@@ -277,7 +277,7 @@ impl Runtime {
     /// Carries out one CRI operation of a plan for `pod` at time `now` (see the module
     /// documentation for what each operation does). Every operation succeeds; an
     /// operation naming a container or id the runtime does not have changes nothing.
-    pub(crate) fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
+    pub fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
         self.seq += 1;
         // Time spent in hooks earlier in the plan delays what follows.
         let now = plus_millis(now, self.blocked_millis);

@@ -59,7 +59,7 @@ pub(crate) fn effective_profile(pod: &Pod, c: &Container) -> Option<AppArmorProf
 /// assert_eq!(p.unwrap().localhost_ref, "p");
 /// assert_eq!(s, "localhost/p");
 /// ```
-pub(crate) fn apparmor_profile(
+pub fn apparmor_profile(
     pod: &Pod,
     c: &Container,
 ) -> Result<(Option<SecurityProfile>, String), ConfigError> {

@@ -20,7 +20,7 @@ use super::errors::ConfigError;
 /// assert_eq!(expand("$(VAR_A$(VAR_B))", vars), "$(VAR_A$(VAR_B))");
 /// assert_eq!(expand("$(UNKNOWN)", vars), "$(UNKNOWN)");
 /// ```
-pub(crate) fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> String {
+pub fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> String {
     if !input.contains('$') {
         return input.to_string();
     }
@@ -37,7 +37,7 @@ pub(crate) fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String
 /// let vars = |n: &str| (n == "BIN").then(|| vec![0xff, 0x00]);
 /// assert_eq!(expand_bytes("a$(BIN)b", vars), vec![b'a', 0xff, 0x00, b'b']);
 /// ```
-pub(crate) fn expand_bytes(
+pub fn expand_bytes(
     input: &str,
     mut mapping: impl FnMut(&str) -> Option<Vec<u8>>,
 ) -> Vec<u8> {

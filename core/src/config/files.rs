@@ -67,7 +67,7 @@ pub(crate) fn hosts_entries_from_host_aliases(aliases: &[HostAlias]) -> String {
 /// assert!(text.ends_with("10.0.0.5\tweb.sub.ns.svc.cluster.local\tweb\n"));
 /// ```
 #[must_use]
-pub(crate) fn managed_hosts_file_content(
+pub fn managed_hosts_file_content(
     pod_ips: &[String],
     host_name: &str,
     host_domain: &str,

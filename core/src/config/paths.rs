@@ -9,7 +9,7 @@
 /// assert_eq!(clean(""), ".");
 /// ```
 #[must_use]
-pub(crate) fn clean(path: &str) -> String {
+pub fn clean(path: &str) -> String {
     if is_clean(path) {
         path.to_string()
     } else {

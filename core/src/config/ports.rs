@@ -16,7 +16,7 @@ use crate::cri::{PortMapping, Protocol};
 /// assert_eq!(to_runtime_protocol("icmp"), Protocol::Tcp);
 /// ```
 #[must_use]
-pub(crate) fn to_runtime_protocol(protocol: &str) -> Protocol {
+pub fn to_runtime_protocol(protocol: &str) -> Protocol {
     match protocol {
         "UDP" => Protocol::Udp,
         "SCTP" => Protocol::Sctp,

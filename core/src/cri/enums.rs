@@ -337,7 +337,7 @@ impl Signal {
     /// assert_eq!(Signal::from_stop_signal("SIGNOPE"), Signal::RuntimeDefault);
     /// ```
     #[must_use]
-    pub(crate) fn from_stop_signal(s: &str) -> Self {
+    pub fn from_stop_signal(s: &str) -> Self {
         if s == "RUNTIME_DEFAULT" {
             return Self::RuntimeDefault;
         }

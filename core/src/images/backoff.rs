@@ -156,7 +156,7 @@ impl ImageBackoff {
 
     /// `IsInBackOffSinceUpdate(key, now)`: `Some(until)` while pulls are held back.
     #[must_use]
-    pub(crate) fn in_backoff(&self, key: &str, now: jiff::Timestamp) -> Option<jiff::Timestamp> {
+    pub fn in_backoff(&self, key: &str, now: jiff::Timestamp) -> Option<jiff::Timestamp> {
         let r = self.records.get(key)?;
         if self.expired(now, r) {
             return None;
@@ -176,7 +176,7 @@ impl ImageBackoff {
     }
 
     /// `Next(key, now)`: a pull failed at `now`.
-    pub(crate) fn next(&mut self, key: &str, now: jiff::Timestamp) {
+    pub fn next(&mut self, key: &str, now: jiff::Timestamp) {
         let policy = self.policy;
         let delay = match self.records.get(key) {
             Some(r) if !self.expired(now, r) => {
