@@ -33,7 +33,7 @@ use crate::error::PlanError;
 use crate::lint::{lint_object, pod_template, verdict, Action, LintSettings, Rule, Verdict};
 
 /// The annotation that exempts an object from rules: `"*"` (all) or `"id,id"`.
-pub const IGNORE_ANNOTATION: &str = "podplan.io/ignore";
+pub(crate) const IGNORE_ANNOTATION: &str = "podplan.io/ignore";
 
 /// What a denying finding does.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,7 +75,7 @@ pub struct LabelSelectorRequirement {
 impl LabelSelector {
     /// Whether `labels` match (`labels.SelectorFromSet` / `LabelSelectorAsSelector`).
     #[must_use]
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+    pub(crate) fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
         self.match_labels
             .iter()
             .all(|(k, v)| labels.get(k) == Some(v))
@@ -196,7 +196,7 @@ impl AdmissionSettings {
     /// # Errors
     ///
     /// An `InvalidInput` error naming the setting.
-    pub fn validate(&self) -> Result<(), PlanError> {
+    pub(crate) fn validate(&self) -> Result<(), PlanError> {
         self.lint().validate()?;
         if let Some((i, _)) = self
             .exempt_namespaces
@@ -217,7 +217,7 @@ impl AdmissionSettings {
 
     /// The lint settings (the rules' actions).
     #[must_use]
-    pub fn lint(&self) -> LintSettings {
+    pub(crate) fn lint(&self) -> LintSettings {
         LintSettings {
             rules: self.rules.clone(),
             conditionals: self.conditionals,

@@ -10,11 +10,11 @@
 //! | call (JS / ABI name) | input | output | typed form | JSON form |
 //! |---|---|---|---|---|
 //! | plan (`plan`, `planJson`; `podplan_plan`) | a request ([`PlanRequest`]; a bare `v1.Pod` too) | the [`Plan`] | [`plan()`] | [`plan_json`], [`plan_value`] |
-//! | complete (`complete`, `completeJson`; `podplan_complete`) | `{request, sandboxStatus}` | the request's plan with every `dependsOnNewSandbox` config and file step regenerated from the new sandbox's status | [`complete()`] | [`complete_json`] |
-//! | sim apply (`simApply`, `simApplyJson`) | `{request, plan, hooks?}` ([`calls::SimApply`]) | `{request, changed, blockedMillis}` ([`calls::SimAnswer`]): the next sync's request (with the hooks' `hookResults`); `changed`: the plan changed the runtime (a PLEG event: the kubelet syncs again at once); `blockedMillis`: how long carrying it out took (preStop hooks, stops waited for, image pulls), by which a caller's clock moves before the next sync | [`calls::sim_apply`] | [`calls::sim_apply_json`] |
-//! | sim step (`simStep`, `simStepJson`) | `{request, step, index?, hooks?, blockedMillis?}` ([`calls::SimStep`]) | `{request, changed, blockedMillis}` ([`calls::SimAnswer`]): the request with the runtime status, actuated resources and `hookResults` after that one step | [`calls::sim_step`] | [`calls::sim_step_json`] |
-//! | sim event (`simEvent`, `simEventJson`) | `{request, event, hooks?}` ([`calls::SimEvent`]) | `{request, hooks, note?}` ([`calls::SimEventAnswer`]) | [`calls::sim_event`] | [`calls::sim_event_json`] |
-//! | crictl (`crictl`, `crictlJson`) | `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON; [`calls::CrictlConfig`]) | `{crictl}`: the file crictl reads | [`calls::crictl`] | [`calls::crictl_json`] |
+//! | complete (`complete`, `completeJson`; `podplan_complete`) | `{request, sandboxStatus}` | the request's plan with every `dependsOnNewSandbox` config and file step regenerated from the new sandbox's status | `complete()` | [`complete_json`] |
+//! | sim apply (`simApply`, `simApplyJson`) | `{request, plan, hooks?}` (`calls::SimApply`) | `{request, changed, blockedMillis}` (`calls::SimAnswer`): the next sync's request (with the hooks' `hookResults`); `changed`: the plan changed the runtime (a PLEG event: the kubelet syncs again at once); `blockedMillis`: how long carrying it out took (preStop hooks, stops waited for, image pulls), by which a caller's clock moves before the next sync | `calls::sim_apply` | [`calls::sim_apply_json`] |
+//! | sim step (`simStep`, `simStepJson`) | `{request, step, index?, hooks?, blockedMillis?}` (`calls::SimStep`) | `{request, changed, blockedMillis}` (`calls::SimAnswer`): the request with the runtime status, actuated resources and `hookResults` after that one step | `calls::sim_step` | [`calls::sim_step_json`] |
+//! | sim event (`simEvent`, `simEventJson`) | `{request, event, hooks?}` (`calls::SimEvent`) | `{request, hooks, note?}` (`calls::SimEventAnswer`) | `calls::sim_event` | [`calls::sim_event_json`] |
+//! | crictl (`crictl`, `crictlJson`) | `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON; `calls::CrictlConfig`) | `{crictl}`: the file crictl reads | `calls::crictl` | [`calls::crictl_json`] |
 //! | lint | `{object, settings?, facts?, apiDefaults?}` | `{findings, verdict}` | [`crate::lint::lint`] | [`crate::lint::lint_json`] |
 //! | admission (`podplan admit`, the webhook, the Kubewarden policy's `validate`) | `{request, settings?}` (an `AdmissionRequest`) | `{verdict: {allowed, message?, warnings?}}` | [`crate::admission::judge`] | [`crate::admission::admission_json`] |
 //! | version (`version`; `podplan_abi_version` is the ABI's own) | nothing | `{podplan, contract, kubernetes}` | [`version()`] | |
@@ -34,7 +34,7 @@ use crate::request::PlanRequest;
 pub mod calls;
 mod deny_ignored;
 
-pub use crate::json_value::to_json_value;
+pub(crate) use crate::json_value::to_json_value;
 
 /// Computes the plan for a typed request.
 ///
@@ -175,7 +175,7 @@ pub fn plan_json(bytes: &[u8]) -> Vec<u8> {
 /// `PodSandboxStatus`): JSON `{"request": <request>, "sandboxStatus": <sandbox status>}`
 /// in, the request's plan with every `dependsOnNewSandbox` config and file step
 /// regenerated with the new sandbox's pod IPs out (or `{"error": ...}`). See
-/// [`crate::config::complete`].
+/// `crate::config::complete`.
 #[must_use]
 pub fn complete_json(bytes: &[u8]) -> Vec<u8> {
     match complete_request(bytes) {
@@ -222,7 +222,7 @@ fn complete_request(bytes: &[u8]) -> Result<(Plan, bool), PlanError> {
 ///
 /// # Errors
 /// The request cannot be planned.
-pub fn complete(
+pub(crate) fn complete(
     request: &PlanRequest,
     sandbox_status: &crate::runtime::SandboxStatus,
 ) -> Result<Plan, PlanError> {
@@ -346,7 +346,7 @@ pub fn version() -> VersionInfo {
 /// deserializer requests go through, so the wasm module carries one family of
 /// deserialisers, not one per deserializer type. The message of an error has no line and
 /// column.
-pub fn from_json_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+pub(crate) fn from_json_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
     let mut de = serde_json::Deserializer::from_str(text);
     deny_ignored::deserialize_lenient(&mut de)
         .and_then(|value| de.end().map(|()| value))

@@ -20,13 +20,13 @@ use crate::hash::{fnv64a_extend, FNV64_OFFSET};
 use crate::plan::BackoffRecord;
 
 /// Seconds after which an entry is forgotten (the kubelet's `HasExpiredFunc`).
-pub const EXPIRY_SECONDS: i64 = 600;
+pub(crate) const EXPIRY_SECONDS: i64 = 600;
 
 const NANOS: i128 = 1_000_000_000;
 
 /// The back-off arithmetic's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BackoffPolicy {
+pub(crate) struct BackoffPolicy {
     /// First delay, seconds.
     pub initial_seconds: u64,
     /// Largest delay, seconds.
@@ -46,7 +46,7 @@ impl BackoffPolicy {
     /// The policy the kubelet builds from its gates and the optional configured maximum
     /// (`crashLoopBackOff.maxContainerRestartPeriod`, seconds).
     #[must_use]
-    pub fn from_gates(gates: &FeatureGates, configured_max_seconds: Option<u64>) -> Self {
+    pub(crate) fn from_gates(gates: &FeatureGates, configured_max_seconds: Option<u64>) -> Self {
         let (mut initial, mut max) = if gates.enabled(Gate::ReduceDefaultCrashLoopBackOffDecay) {
             (1, 60)
         } else {
@@ -67,7 +67,7 @@ impl BackoffPolicy {
 
 /// The back-off table at one instant (`now`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Backoff {
+pub(crate) struct Backoff {
     policy: BackoffPolicy,
     now: jiff::Timestamp,
     records: BTreeMap<String, BackoffRecord>,
@@ -80,7 +80,11 @@ fn nanos_between(later: jiff::Timestamp, earlier: jiff::Timestamp) -> i128 {
 impl Backoff {
     /// The table as the previous sync left it, evaluated at `now`.
     #[must_use]
-    pub fn new(policy: BackoffPolicy, now: jiff::Timestamp, records: &[BackoffRecord]) -> Self {
+    pub(crate) fn new(
+        policy: BackoffPolicy,
+        now: jiff::Timestamp,
+        records: &[BackoffRecord],
+    ) -> Self {
         Self {
             policy,
             now,
@@ -94,13 +98,13 @@ impl Backoff {
 
     /// The current delay for a key, if it has an entry.
     #[must_use]
-    pub fn delay_seconds(&self, key: &str) -> Option<u64> {
+    pub(crate) fn delay_seconds(&self, key: &str) -> Option<u64> {
         self.records.get(key).map(|r| r.delay_seconds)
     }
 
     /// `IsInBackOffSince(key, eventTime)`: `Some(until)` when the start must wait.
     #[must_use]
-    pub fn in_backoff_since(
+    pub(crate) fn in_backoff_since(
         &self,
         key: &str,
         event_time: jiff::Timestamp,
@@ -119,7 +123,7 @@ impl Backoff {
 
     /// `Next(key, eventTime)`: start at the initial delay (no entry, or expired), else
     /// double up to the maximum; the entry's last update becomes `now`.
-    pub fn next(&mut self, key: &str, container: &str, event_time: jiff::Timestamp) {
+    pub(crate) fn next(&mut self, key: &str, container: &str, event_time: jiff::Timestamp) {
         let policy = self.policy;
         let delay = match self.records.get(key) {
             Some(r) if !Self::expired(event_time, r) => {
@@ -141,7 +145,7 @@ impl Backoff {
     /// The records to hand to the next sync, sorted by key. Entries not updated for twice
     /// the maximum delay are garbage-collected, as `Backoff.GC` does.
     #[must_use]
-    pub fn into_records(self) -> Vec<BackoffRecord> {
+    pub(crate) fn into_records(self) -> Vec<BackoffRecord> {
         let horizon = i128::from(self.policy.max_seconds) * 2 * NANOS;
         let now = self.now;
         self.records

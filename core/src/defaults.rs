@@ -49,23 +49,23 @@ use crate::features::{FeatureGates, Gate};
 use crate::quantity::{format_decimal_milli, Quantity};
 
 /// Default termination message path.
-pub const TERMINATION_MESSAGE_PATH: &str = "/dev/termination-log";
+pub(crate) const TERMINATION_MESSAGE_PATH: &str = "/dev/termination-log";
 /// Default termination grace period.
-pub const TERMINATION_GRACE_PERIOD_SECONDS: i64 = 30;
+pub(crate) const TERMINATION_GRACE_PERIOD_SECONDS: i64 = 30;
 /// Default `defaultMode` of secret, configMap, downwardAPI and projected volumes (0644).
-pub const VOLUME_DEFAULT_MODE: i32 = 0o644;
+pub(crate) const VOLUME_DEFAULT_MODE: i32 = 0o644;
 /// Default service-account token lifetime (one hour).
-pub const TOKEN_EXPIRATION_SECONDS: i64 = 3600;
+pub(crate) const TOKEN_EXPIRATION_SECONDS: i64 = 3600;
 
 /// Applies the API server's defaults to `pod` in place, with the 1.37 default gates.
 #[cfg(test)]
-pub fn apply_api_defaults(pod: &mut Pod) {
+pub(crate) fn apply_api_defaults(pod: &mut Pod) {
     apply_api_defaults_with(pod, &FeatureGates::default());
 }
 
 /// [`apply_api_defaults`] with the request's feature gates (`ImageVolume`,
 /// `PodLevelResources` select gated rules).
-pub fn apply_api_defaults_with(pod: &mut Pod, gates: &FeatureGates) {
+pub(crate) fn apply_api_defaults_with(pod: &mut Pod, gates: &FeatureGates) {
     if pod.spec.is_none() {
         return;
     }

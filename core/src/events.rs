@@ -23,7 +23,11 @@ pub struct Event {
 impl Event {
     /// A `Normal` event.
     #[must_use]
-    pub fn normal(reason: &str, message: impl Into<String>, container: Option<&str>) -> Self {
+    pub(crate) fn normal(
+        reason: &str,
+        message: impl Into<String>,
+        container: Option<&str>,
+    ) -> Self {
         Self {
             kind: "Normal".into(),
             reason: reason.into(),
@@ -34,7 +38,11 @@ impl Event {
 
     /// A `Warning` event.
     #[must_use]
-    pub fn warning(reason: &str, message: impl Into<String>, container: Option<&str>) -> Self {
+    pub(crate) fn warning(
+        reason: &str,
+        message: impl Into<String>,
+        container: Option<&str>,
+    ) -> Self {
         Self {
             kind: "Warning".into(),
             reason: reason.into(),
@@ -46,7 +54,7 @@ impl Event {
 
 /// `SandboxChanged`: a sandbox with a known id is re-created.
 #[must_use]
-pub fn sandbox_changed() -> Event {
+pub(crate) fn sandbox_changed() -> Event {
     Event::normal(
         "SandboxChanged",
         "Pod sandbox changed, it will be killed and re-created.",
@@ -56,7 +64,7 @@ pub fn sandbox_changed() -> Event {
 
 /// `Killing` with the planner's message (`Stopping container <c>` when it has none).
 #[must_use]
-pub fn killing(container: &str, message: &str) -> Event {
+pub(crate) fn killing(container: &str, message: &str) -> Event {
     let message = if message.is_empty() {
         format!("Stopping container {container}")
     } else {
@@ -67,7 +75,7 @@ pub fn killing(container: &str, message: &str) -> Event {
 
 /// `BackOff`: crash-loop back-off blocks a start. `pod` is `format.Pod` (`name_ns(uid)`).
 #[must_use]
-pub fn back_off(container: &str, pod: &str) -> Event {
+pub(crate) fn back_off(container: &str, pod: &str) -> Event {
     Event::warning(
         "BackOff",
         format!("Back-off restarting failed container {container} in pod {pod}"),
@@ -77,19 +85,19 @@ pub fn back_off(container: &str, pod: &str) -> Event {
 
 /// `Created` (predicted).
 #[must_use]
-pub fn created(container: &str) -> Event {
+pub(crate) fn created(container: &str) -> Event {
     Event::normal("Created", "Container created", Some(container))
 }
 
 /// `Started` (predicted).
 #[must_use]
-pub fn started(container: &str) -> Event {
+pub(crate) fn started(container: &str) -> Event {
     Event::normal("Started", "Container started", Some(container))
 }
 
 /// `FailedCreatePodSandBox`: `createPodSandbox` failed (here: the sandbox config).
 #[must_use]
-pub fn failed_create_pod_sandbox(cause: &str) -> Event {
+pub(crate) fn failed_create_pod_sandbox(cause: &str) -> Event {
     Event::warning(
         "FailedCreatePodSandBox",
         format!("Failed to create pod sandbox: {cause}"),
@@ -99,7 +107,7 @@ pub fn failed_create_pod_sandbox(cause: &str) -> Event {
 
 /// `Failed`: a create/start error, e.g. a config error.
 #[must_use]
-pub fn failed(container: &str, message: &str) -> Event {
+pub(crate) fn failed(container: &str, message: &str) -> Event {
     Event::warning("Failed", format!("Error: {message}"), Some(container))
 }
 

@@ -3,7 +3,7 @@
 //! * Here: human-readable text rendering of a plan (`podplan plan --output text`).
 //! * [`reconstruct`]: the request the kubelet had (runtime status, probes, back-off,
 //!   reason cache) rebuilt from a pod's API object and status, with what was assumed;
-//!   [`images`] the image manager's inputs, [`node`] a plausible node, [`next`] who
+//!   `images` the image manager's inputs, `node` a plausible node, [`next`] who
 //!   decides next and what follows. Not part of `status` (which computes the status from
 //!   a request, the other way round).
 //!
@@ -16,9 +16,9 @@
 //! assert!(text.contains("RunPodSandbox"));
 //! ```
 
-pub mod images;
+pub(crate) mod images;
 pub mod next;
-pub mod node;
+pub(crate) mod node;
 pub mod reconstruct;
 
 use std::fmt::Write as _;

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 /// A feature gate the engine knows, with its Kubernetes 1.37 default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Gate {
+pub(crate) enum Gate {
     /// Restartable init containers (GA; always on in 1.37).
     SidecarContainers,
     /// Per-container `restartPolicy` and `restartPolicyRules` (beta, on).
@@ -70,7 +70,7 @@ pub enum Gate {
 }
 
 /// Every known gate with its name and 1.37 default.
-pub const GATES: &[(Gate, &str, bool)] = &[
+pub(crate) const GATES: &[(Gate, &str, bool)] = &[
     (Gate::SidecarContainers, "SidecarContainers", true),
     (Gate::ContainerRestartRules, "ContainerRestartRules", true),
     (
@@ -216,13 +216,13 @@ impl FeatureGates {
 
     /// Whether the engine knows a gate of this name.
     #[must_use]
-    pub fn knows(name: &str) -> bool {
+    pub(crate) fn knows(name: &str) -> bool {
         GATES.iter().any(|(_, n, _)| *n == name)
     }
 
     /// Whether `gate` is on.
     #[must_use]
-    pub fn enabled(&self, gate: Gate) -> bool {
+    pub(crate) fn enabled(&self, gate: Gate) -> bool {
         self.values.get(gate as usize).copied().unwrap_or(false)
     }
 

@@ -5,12 +5,12 @@
 use crate::go::encoding::{go_json_string, is_plain_go_json};
 
 /// FNV-64 offset basis.
-pub const FNV64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) const FNV64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV64_PRIME: u64 = 0x0000_0100_0000_01b3;
 
 /// FNV-1a (64 bit) of `bytes`, continuing from `h` (start with [`FNV64_OFFSET`]).
 #[must_use]
-pub fn fnv64a_extend(h: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn fnv64a_extend(h: u64, bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(FNV64_PRIME))
@@ -21,7 +21,7 @@ const FNV_PRIME: u32 = 0x0100_0193;
 
 /// The JSON bytes the kubelet hashes: `{"image":"<image>","name":"<name>"}`.
 #[must_use]
-pub fn hashed_json(name: &str, image: &str) -> String {
+pub(crate) fn hashed_json(name: &str, image: &str) -> String {
     let mut out = String::with_capacity(name.len() + image.len() + 24);
     out.push_str("{\"image\":");
     out.push_str(&go_json_string(image));
@@ -33,7 +33,7 @@ pub fn hashed_json(name: &str, image: &str) -> String {
 
 /// FNV-1a 32 over the go-spew `%#v` text of `bytes`: `([]uint8)[b0 b1 ...]`.
 #[must_use]
-pub fn deep_hash_bytes(bytes: &[u8]) -> u32 {
+pub(crate) fn deep_hash_bytes(bytes: &[u8]) -> u32 {
     let mut h = SpewHasher::new();
     h.write(bytes);
     h.finish()
@@ -58,7 +58,7 @@ pub fn container_hash(name: &str, image: &str) -> u64 {
 }
 
 /// How many containers [`hash_lanes`] hashes side by side.
-pub const LANES: usize = 4;
+pub(crate) const LANES: usize = 4;
 
 /// [`container_hash`] of several `(name, image)` pairs, in order (see `hash_lanes`).
 ///
@@ -83,7 +83,7 @@ pub fn container_hashes(containers: &[(&str, &str)]) -> Vec<u64> {
 /// processor mostly waiting; the chains of these containers are interleaved so that they
 /// run side by side. Pairs that need JSON escaping (rare) are hashed one by one.
 #[must_use]
-pub fn hash_lanes(chunk: &[(&str, &str)]) -> [u64; LANES] {
+pub(crate) fn hash_lanes(chunk: &[(&str, &str)]) -> [u64; LANES] {
     let mut out = [0; LANES];
     let plain = chunk.len() <= LANES
         && chunk

@@ -14,12 +14,13 @@
 
 use crate::events::Event;
 use crate::plan::KillReason;
-pub use crate::plan::{HookHandler, HookKind, HookResult, HookStep, KillGrace, OnHookFailure};
+pub use crate::plan::{HookHandler, HookKind, HookResult, HookStep};
+pub(crate) use crate::plan::{KillGrace, OnHookFailure};
 use crate::pod::format_pod;
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler, Pod};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-pub mod results;
+pub(crate) mod results;
 
 /// The kubelet's minimal shutdown window (`minimumGracePeriodInSeconds`): `StopContainer`
 /// never gets less.
@@ -30,11 +31,11 @@ pub const MINIMUM_GRACE_PERIOD_SECONDS: i64 = 2;
 pub const ERR_POST_START_HOOK: &str = "PostStartHookError";
 
 /// The `User-Agent` the kubelet sends with lifecycle HTTP requests.
-pub const LIFECYCLE_USER_AGENT: &str = "kube-lifecycle/1.37";
+pub(crate) const LIFECYCLE_USER_AGENT: &str = "kube-lifecycle/1.37";
 
 /// Why a handler cannot be run (the hook fails with this message before running).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HookError {
+pub(crate) enum HookError {
     /// No supported action (`tcpSocket`, or none).
     #[error("Cannot run handler: invalid handler: {0}")]
     InvalidHandler(String),
@@ -91,7 +92,7 @@ fn join_host_port(host: &str, port: i32) -> String {
 ///
 /// # Errors
 /// The handler cannot be run (the hook then fails without running).
-pub fn describe_handler(
+pub(crate) fn describe_handler(
     handler: &LifecycleHandler,
     container: &Container,
     pod_ip: Option<&str>,
@@ -203,7 +204,7 @@ pub fn failure_message(
 /// else the spec's (a failing liveness/startup probe's own value first), else 2 s; an
 /// override replaces it.
 #[must_use]
-pub fn termination_grace_period(
+pub(crate) fn termination_grace_period(
     pod: &Pod,
     container: Option<&Container>,
     reason: KillReason,
@@ -268,7 +269,7 @@ pub fn post_start_step(container: &Container, pod_ip: Option<&str>) -> Option<Ho
 /// IP is not known yet): an `httpGet` handler without `host` gets an empty `host` and
 /// `url`, completed from the new sandbox's IP (`config::complete`).
 #[must_use]
-pub fn post_start_step_before_sandbox(container: &Container) -> Option<HookStep> {
+pub(crate) fn post_start_step_before_sandbox(container: &Container) -> Option<HookStep> {
     post_start_in(container, None, true)
 }
 
@@ -335,7 +336,7 @@ pub fn pre_stop_step(
 /// preStop hook runs (at least 2 s), and the preStop step. `pod_ip`: the pod's first IP
 /// (an `httpGet` handler without `host` goes there).
 #[must_use]
-pub fn kill_container(
+pub(crate) fn kill_container(
     pod: &Pod,
     container: Option<&Container>,
     container_id: &str,

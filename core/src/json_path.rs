@@ -16,7 +16,7 @@ enum Frame {
 
 /// Byte offset of a 1-based `line` and `column` (serde_json counts columns in bytes).
 #[must_use]
-pub fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
+pub(crate) fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
     let mut line_start = 0;
     let mut current = 1;
     if line > 1 {
@@ -35,7 +35,7 @@ pub fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
 
 /// The path (`a.b[0].c`) of the value being read at byte `offset` of `bytes`.
 #[must_use]
-pub fn path_at(bytes: &[u8], offset: usize) -> String {
+pub(crate) fn path_at(bytes: &[u8], offset: usize) -> String {
     let mut stack: Vec<Frame> = Vec::new();
     let mut i = 0;
     let end = offset.min(bytes.len());

@@ -6,7 +6,9 @@ use serde::Serialize;
 /// answers are written with, so the wasm module carries one family of serialisers (not a
 /// second one, per type, for serde_json's `Value` serializer). The same value as
 /// `to_value` (object keys sorted, numbers as written).
-pub fn to_json_value<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<serde_json::Value> {
+pub(crate) fn to_json_value<T: Serialize + ?Sized>(
+    value: &T,
+) -> serde_json::Result<serde_json::Value> {
     serde_json::from_str(&serde_json::to_string(value)?)
 }
 

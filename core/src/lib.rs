@@ -23,6 +23,13 @@
 //! assert_eq!(plan["actions"]["containersToStart"], serde_json::json!([0]));
 //! ```
 
+// Visibility rule: an item is `pub` only if something outside this crate uses it (the
+// other workspace crates: host, wasm, wasm/kubewarden, cri, testsupport, benches, typegen;
+// core's own integration tests in `tests/`; or a doc example). Items that only core's
+// integration tests use stay `pub` where they are (no separate `unstable` module), so the
+// tests exercise the same paths the other crates do. Everything else is `pub(crate)` or
+// private, so the compiler reports dead code.
+//
 // The documented public API: the call ([`api`]), its request ([`request`]) and answer
 // ([`plan`]), and the runtime model that carries a plan out ([`sim`]).
 pub mod api;
@@ -54,7 +61,7 @@ pub mod status;
 pub mod config;
 pub mod generators;
 pub mod steps;
-pub mod terminate;
+mod terminate;
 
 // Image pulls and lifecycle hooks as values (the plan's `PullImage` and hook steps), and
 // the kubelet's small pod helpers the hosts share (a pod's images, `format.Pod`, ...).

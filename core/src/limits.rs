@@ -9,10 +9,10 @@ pub const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
 pub const MAX_DEPTH: usize = 128;
 
 /// Most containers of one kind (init, regular, ephemeral) in one pod.
-pub const MAX_CONTAINERS: usize = 1024;
+pub(crate) const MAX_CONTAINERS: usize = 1024;
 
 /// Most runtime container statuses or sandbox statuses in one request.
-pub const MAX_STATUSES: usize = 16384;
+pub(crate) const MAX_STATUSES: usize = 16384;
 
 /// Most crash-loop back-off records in one request.
-pub const MAX_BACKOFF_RECORDS: usize = 16384;
+pub(crate) const MAX_BACKOFF_RECORDS: usize = 16384;

@@ -5,7 +5,7 @@
 //! `$(VAR)` expansion, the runtime model and the kill grace period — and none repeats the
 //! kubelet's logic. [`lint`] checks a typed pod; [`lint_object`] checks an admitted
 //! object (a Pod or a workload's pod template, read by JSON path) and gives paths into
-//! that object; [`verdict`] turns findings into an admission answer. The rules and
+//! that object; `verdict` turns findings into an admission answer. The rules and
 //! their examples are in `docs/lint.md`.
 
 mod facts;
@@ -19,8 +19,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::PlanError;
 
-pub use facts::{ImageUserFact, LintFacts, Unknown};
-pub use object::{pod_template, PodTemplate};
+pub use facts::ImageUserFact;
+pub(crate) use facts::{LintFacts, Unknown};
+pub(crate) use object::pod_template;
+pub use object::PodTemplate;
 
 /// How serious a finding is; it selects the default [`Action`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -100,7 +102,7 @@ impl Rule {
 
     /// The rule's severity.
     #[must_use]
-    pub fn severity(self) -> Severity {
+    pub(crate) fn severity(self) -> Severity {
         match self {
             Rule::ConfigError | Rule::Invalid => Severity::Error,
             Rule::UnexpandedVariable
@@ -141,7 +143,7 @@ impl LintSettings {
     }
 
     /// Refuses unknown rule ids and node facts that cannot be read.
-    pub fn validate(&self) -> Result<(), PlanError> {
+    pub(crate) fn validate(&self) -> Result<(), PlanError> {
         if let Some(node) = &self.facts.node {
             crate::api::from_json_text::<crate::request::NodeContext>(&node.to_string()).map_err(
                 |e| PlanError::invalid("settings.facts.node", format!("bad node facts: {e}")),
@@ -161,7 +163,7 @@ impl LintSettings {
 
     /// The action for `rule`.
     #[must_use]
-    pub fn action(&self, rule: Rule) -> Action {
+    pub(crate) fn action(&self, rule: Rule) -> Action {
         match self.rules.get(rule.id()) {
             Some(a) => *a,
             None if rule.severity() == Severity::Error => Action::Deny,
@@ -172,7 +174,7 @@ impl LintSettings {
     /// The action of a finding of `rule` that depends on `unknowns`: a conditional
     /// finding never denies.
     #[must_use]
-    pub fn action_for(&self, rule: Rule, unknowns: &[Unknown]) -> Action {
+    pub(crate) fn action_for(&self, rule: Rule, unknowns: &[Unknown]) -> Action {
         let action = self.action(rule);
         if unknowns.is_empty() || action == Action::Off {
             return action;
@@ -478,7 +480,7 @@ pub struct Verdict {
 /// The admission answer for `findings`: denied when any finding denies (the message
 /// lists them), with the others as warnings.
 #[must_use]
-pub fn verdict(findings: &[Finding]) -> Verdict {
+pub(crate) fn verdict(findings: &[Finding]) -> Verdict {
     let denying: Vec<String> = findings
         .iter()
         .filter(|f| f.action == Action::Deny)

@@ -8,15 +8,15 @@ use crate::features::{FeatureGates, Gate};
 use crate::plan::ContainerKind;
 
 /// Annotation naming a pod's config source (`kubernetes.io/config.source`).
-pub const CONFIG_SOURCE_ANNOTATION: &str = "kubernetes.io/config.source";
+pub(crate) const CONFIG_SOURCE_ANNOTATION: &str = "kubernetes.io/config.source";
 /// Annotation marking a mirror pod (`kubernetes.io/config.mirror`).
-pub const CONFIG_MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
+pub(crate) const CONFIG_MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
 /// The pod condition type of a RestartAllContainers restart in progress.
-pub const ALL_CONTAINERS_RESTARTING: &str = "AllContainersRestarting";
+pub(crate) const ALL_CONTAINERS_RESTARTING: &str = "AllContainersRestarting";
 
 /// `format.Pod`: `<name>_<namespace>(<uid>)`.
 #[must_use]
-pub fn format_pod(pod: &Pod) -> String {
+pub(crate) fn format_pod(pod: &Pod) -> String {
     let m = &pod.metadata;
     format!(
         "{}_{}({})",
@@ -28,13 +28,13 @@ pub fn format_pod(pod: &Pod) -> String {
 
 /// `IsRestartableInitContainer`: an init container with `restartPolicy: Always` (a sidecar).
 #[must_use]
-pub fn is_restartable_init(c: &Container) -> bool {
+pub(crate) fn is_restartable_init(c: &Container) -> bool {
     c.restart_policy.as_deref() == Some("Always")
 }
 
 /// One annotation of the pod.
 #[must_use]
-pub fn annotation<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
+pub(crate) fn annotation<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
     pod.metadata
         .annotations
         .as_ref()
@@ -44,13 +44,13 @@ pub fn annotation<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
 
 /// `IsStaticPod`: the config-source annotation is present and is not `api`.
 #[must_use]
-pub fn is_static_pod(pod: &Pod) -> bool {
+pub(crate) fn is_static_pod(pod: &Pod) -> bool {
     annotation(pod, CONFIG_SOURCE_ANNOTATION).is_some_and(|source| source != "api")
 }
 
 /// Whether the pod carries the condition `AllContainersRestarting=True`.
 #[must_use]
-pub fn all_containers_restarting(pod: &Pod) -> bool {
+pub(crate) fn all_containers_restarting(pod: &Pod) -> bool {
     pod.status
         .as_ref()
         .and_then(|s| s.conditions.as_ref())
@@ -63,7 +63,7 @@ pub fn all_containers_restarting(pod: &Pod) -> bool {
 
 /// What the start of a spec container needs to know about it, whatever its list.
 #[derive(Debug, Clone, Copy)]
-pub struct SpecContainer<'a> {
+pub(crate) struct SpecContainer<'a> {
     /// Container name.
     pub name: &'a str,
     /// Image ("" when unset).
@@ -76,7 +76,7 @@ pub struct SpecContainer<'a> {
 
 /// The spec container `index` of list `kind`, if there is one.
 #[must_use]
-pub fn spec_container(
+pub(crate) fn spec_container(
     spec: &PodSpec,
     kind: ContainerKind,
     index: usize,
@@ -115,7 +115,7 @@ pub fn spec_container(
 
 /// The init or regular spec container named `name`.
 #[must_use]
-pub fn init_or_regular_named<'a>(spec: &'a PodSpec, name: &str) -> Option<&'a Container> {
+pub(crate) fn init_or_regular_named<'a>(spec: &'a PodSpec, name: &str) -> Option<&'a Container> {
     spec.init_containers
         .as_deref()
         .unwrap_or_default()
@@ -126,7 +126,7 @@ pub fn init_or_regular_named<'a>(spec: &'a PodSpec, name: &str) -> Option<&'a Co
 
 /// `IsInPlacePodVerticalScalingAllowed` (Linux): the gate is on and the pod is not static.
 #[must_use]
-pub fn resize_allowed(pod: &Pod, gates: &FeatureGates) -> bool {
+pub(crate) fn resize_allowed(pod: &Pod, gates: &FeatureGates) -> bool {
     gates.enabled(Gate::InPlacePodVerticalScaling) && !is_static_pod(pod)
 }
 

@@ -8,7 +8,7 @@ use thiserror::Error;
 /// Why a quantity string could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("quantity {input:?} is not valid: {why}")]
-pub struct QuantityError {
+pub(crate) struct QuantityError {
     /// The input string.
     pub input: String,
     /// What is wrong with it.
@@ -17,7 +17,7 @@ pub struct QuantityError {
 
 /// A parsed quantity: `sign * digits * 10^exp10 * 2^exp2`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Quantity {
+pub(crate) struct Quantity {
     negative: bool,
     digits: u128,
     exp10: i32,
@@ -63,7 +63,7 @@ fn pow10(n: i32) -> Option<u128> {
 
 impl Quantity {
     /// Parses a quantity (`100m`, `1.5Gi`, `2e3`, `128974848`).
-    pub fn parse(input: &str) -> Result<Self, QuantityError> {
+    pub(crate) fn parse(input: &str) -> Result<Self, QuantityError> {
         let err = |why| QuantityError {
             input: input.to_string(),
             why,
@@ -161,7 +161,7 @@ impl Quantity {
 
     /// Whether the quantity is below zero.
     #[must_use]
-    pub fn is_negative(&self) -> bool {
+    pub(crate) fn is_negative(&self) -> bool {
         self.negative
     }
 
@@ -218,20 +218,20 @@ impl Quantity {
 
     /// `Value()`: the quantity rounded up to an integer.
     #[must_use]
-    pub fn value(&self) -> i64 {
+    pub(crate) fn value(&self) -> i64 {
         self.scaled_ceil(0)
     }
 
     /// `MilliValue()`: the quantity times 1000, rounded up.
     #[must_use]
-    pub fn milli_value(&self) -> i64 {
+    pub(crate) fn milli_value(&self) -> i64 {
         self.scaled_ceil(3)
     }
 
     /// Whether the quantity is a whole number of thousandths (what `RoundUp(-3)` leaves
     /// unchanged).
     #[must_use]
-    pub fn is_milli_exact(&self) -> bool {
+    pub(crate) fn is_milli_exact(&self) -> bool {
         let exp10 = self.exp10 + 3;
         if exp10 >= 0 || self.digits == 0 {
             return true;
@@ -247,7 +247,7 @@ impl Quantity {
     /// already a whole number of thousandths, otherwise its value rounded up to
     /// thousandths in canonical decimal form (`0.0001` → `1m`, `0.9999` → `1`).
     #[must_use]
-    pub fn round_up_milli(&self) -> Option<String> {
+    pub(crate) fn round_up_milli(&self) -> Option<String> {
         if self.is_milli_exact() || self.negative {
             return None;
         }
@@ -258,7 +258,7 @@ impl Quantity {
 /// A non-negative number of thousandths in Kubernetes' canonical decimal-SI form
 /// (`1500m`, `2`, `3k`).
 #[must_use]
-pub fn format_decimal_milli(milli: i64) -> String {
+pub(crate) fn format_decimal_milli(milli: i64) -> String {
     if milli % 1000 != 0 {
         return format!("{milli}m");
     }

@@ -13,7 +13,7 @@ use crate::runtime::RuntimeStatus;
 
 pub mod node;
 
-pub use node::NodeContext;
+pub(crate) use node::NodeContext;
 
 /// One request: everything the kubelet knows about a pod at the start of a sync.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -65,7 +65,7 @@ pub struct PlanRequest {
     pub reason_cache: crate::plan::ReasonCache,
     /// Extension: what the executor reported after carrying out the previous plan's hook
     /// steps (`postStart` on `StartContainer`, `preStop` on kills), see
-    /// [`crate::hooks::results`]. Empty = no hook ran, or the caller does not report them.
+    /// `crate::hooks::results`. Empty = no hook ran, or the caller does not report them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hook_results: Vec<crate::plan::HookResult>,
     /// Extension: the node's images as `ImageStatus` reports them. Absent = the

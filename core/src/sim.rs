@@ -1,7 +1,7 @@
 //! A small, pure model of a container runtime, for demos and convergence tests.
 //!
 //! [`Runtime`] holds what the runtime reports about one pod plus the kubelet's
-//! actuated-resources checkpoint; [`Runtime::apply_step`] carries out one CRI operation
+//! actuated-resources checkpoint; `Runtime::apply_step` carries out one CRI operation
 //! (one [`Step`]) on it. [`apply`] carries out all of a plan's
 //! [`steps`](crate::plan::Plan::steps) against the request's runtime status and returns what the runtime (and the kubelet's checkpoints)
 //! would report next. Everything is deterministic: ids are derived from the pod, the step
@@ -12,9 +12,9 @@
 //!   namespace for `hostNetwork` pods) as the newest sandbox.
 //! * `KillPod` stops every running container and marks every sandbox
 //!   `SANDBOX_NOTREADY`; `KillContainer` stops one container. A container that exits on
-//!   the stop signal (SIGTERM) reports exit code 143 ([`SIGTERM_EXIT_CODE`]); one still
+//!   the stop signal (SIGTERM) reports exit code 143 (`SIGTERM_EXIT_CODE`); one still
 //!   running when its stop grace period ends is killed (SIGKILL) and reports 137
-//!   ([`KILLED_EXIT_CODE`]); both with reason `Error`, as containerd reports them.
+//!   (`KILLED_EXIT_CODE`); both with reason `Error`, as containerd reports them.
 //! * `RemoveContainer` drops a status (init-container purge/prune, RestartAllContainers).
 //! * `CreateContainer` + `StartContainer` add a running container with the kubelet's
 //!   hash, the restart count, `createdAt`/`startedAt` = `now`, newest first, and record
@@ -25,8 +25,8 @@
 //! * `UpdateContainerResources` / `UpdatePodSandboxResources` update the actuated
 //!   resources checkpoint.
 //! * `PullImage` stores the image (or fails as the scripted registry says) and takes the
-//!   pull's time ([`images::PULL_MILLIS`], or what [`HookControls::pull_seconds`] says;
-//!   [`images::FAILED_PULL_MILLIS`] for a failure): what follows it, and the next sync,
+//!   pull's time (`images::PULL_MILLIS`, or what [`HookControls::pull_seconds`] says;
+//!   `images::FAILED_PULL_MILLIS` for a failure): what follows it, and the next sync,
 //!   happen that much later ([`Outcome::blocked_millis`]).
 //!
 //! [`Simulation`] loops plan → apply → advance the clock, and the `script` helpers inject
@@ -60,8 +60,8 @@ use crate::runtime::{
 };
 
 pub mod cri;
-pub mod event;
-pub mod hooks;
+pub(crate) mod event;
+pub(crate) mod hooks;
 pub mod images;
 pub use event::{apply_event, apply_event_with, probe_failure_recorded_at, Event, ProbeKind};
 pub use hooks::HookControls;
@@ -70,12 +70,12 @@ pub use hooks::HookControls;
 /// when the stop grace period ends before the container exited, a dead sandbox's
 /// containers (containerd's `StopPodSandbox` kills what is left without a grace period),
 /// the kernel's OOM killer.
-pub const KILLED_EXIT_CODE: i32 = 137;
+pub(crate) const KILLED_EXIT_CODE: i32 = 137;
 
 /// Exit code of a container that exited on `StopContainer`'s stop signal, SIGTERM
 /// (128 + 15), within its grace period: the model's containers exit at once on it unless
 /// the world says they take longer ([`HookControls::exit_seconds`]).
-pub const SIGTERM_EXIT_CODE: i32 = 143;
+pub(crate) const SIGTERM_EXIT_CODE: i32 = 143;
 
 /// What the runtime and the kubelet's checkpoints hold after a plan was carried out.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -122,7 +122,7 @@ fn plus_nanos(t: jiff::Timestamp, n: u32) -> jiff::Timestamp {
 }
 
 /// The simulated runtime of one pod: what the CRI runtime reports about it and the
-/// kubelet's actuated-resources checkpoint. [`Runtime::apply_step`] carries out one CRI
+/// kubelet's actuated-resources checkpoint. `Runtime::apply_step` carries out one CRI
 /// operation of a plan; [`apply`] carries out a whole plan with it.
 ///
 /// ```
@@ -222,7 +222,7 @@ impl Runtime {
     /// out step `i` of a plan on its own, on the state after steps `0..i`, takes `done = i`
     /// and gives what [`apply`] gives.
     #[must_use]
-    pub fn with_operations_done(mut self, done: u32) -> Self {
+    pub(crate) fn with_operations_done(mut self, done: u32) -> Self {
         self.seq = done;
         self
     }
@@ -231,14 +231,14 @@ impl Runtime {
     /// counted: operations after a wait happen that much later. Carrying out step `i` on
     /// its own takes the [`Outcome::blocked_millis`] of steps `0..i`.
     #[must_use]
-    pub fn with_blocked_millis(mut self, millis: u64) -> Self {
+    pub(crate) fn with_blocked_millis(mut self, millis: u64) -> Self {
         self.blocked_millis = millis;
         self
     }
 
     /// The same runtime with the simulated world's hook behaviour.
     #[must_use]
-    pub fn with_hooks(mut self, hooks: HookControls) -> Self {
+    pub(crate) fn with_hooks(mut self, hooks: HookControls) -> Self {
         self.hooks = hooks;
         self
     }
@@ -247,12 +247,6 @@ impl Runtime {
     #[must_use]
     pub fn hook_results(&self) -> &[crate::plan::HookResult] {
         &self.hook_results
-    }
-
-    /// The node files written so far (`WriteNodeFiles`), by path.
-    #[must_use]
-    pub fn node_files(&self) -> &std::collections::BTreeMap<String, crate::plan::NodeFile> {
-        &self.node_files
     }
 
     /// What the runtime reports now (containers newest first, as a CRI runtime lists
@@ -264,15 +258,9 @@ impl Runtime {
         status
     }
 
-    /// The actuated-resources checkpoint (none until something was actuated).
-    #[must_use]
-    pub fn actuated_resources(&self) -> Option<&ActuatedResources> {
-        self.actuated.as_ref()
-    }
-
     /// The state as an [`Outcome`].
     #[must_use]
-    pub fn into_outcome(self) -> Outcome {
+    pub(crate) fn into_outcome(self) -> Outcome {
         let (images, pull_results) = self.images.into_parts();
         let mut runtime_status = self.status;
         runtime_status.container_statuses.reverse();
@@ -715,7 +703,7 @@ fn stop(s: &mut ContainerStatus, now: jiff::Timestamp, code: i32) {
 }
 
 /// Carries out `plan` against the request's runtime state at time `now`: every step, in
-/// order, with [`Runtime::apply_step`].
+/// order, with `Runtime::apply_step`.
 #[must_use]
 pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcome {
     apply_with(request, plan, now, &HookControls::default())
@@ -723,7 +711,7 @@ pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcom
 
 /// [`apply`] in a world whose hooks behave as `hooks` says.
 #[must_use]
-pub fn apply_with(
+pub(crate) fn apply_with(
     request: &PlanRequest,
     plan: &Plan,
     now: jiff::Timestamp,
@@ -764,7 +752,7 @@ pub fn next_request_with(
 /// request keeps `now`; a caller with a clock advances it by this much
 /// ([`Simulation::carry_out`] does, and the playground).
 #[must_use]
-pub fn next_request_timed(
+pub(crate) fn next_request_timed(
     request: &PlanRequest,
     plan: &Plan,
     now: jiff::Timestamp,
@@ -817,7 +805,7 @@ fn carry_out(
 /// an image (results in `after.pullResults`) is followed by another sync too: the rest of
 /// the kubelet's sync is the next plan ("pull, then re-plan").
 #[must_use]
-pub fn relist_changed(before: &PlanRequest, after: &PlanRequest) -> bool {
+pub(crate) fn relist_changed(before: &PlanRequest, after: &PlanRequest) -> bool {
     before.runtime_status != after.runtime_status
         || before.actuated_resources != after.actuated_resources
         || !after.pull_results.is_empty()
@@ -909,7 +897,7 @@ impl Simulation {
     }
 
     /// Advances the clock by `seconds` without a sync.
-    pub fn advance(&mut self, seconds: i64) {
+    pub(crate) fn advance(&mut self, seconds: i64) {
         self.now = jiff::Timestamp::from_nanosecond(
             self.now.as_nanosecond() + i128::from(seconds) * 1_000_000_000,
         )
@@ -927,7 +915,7 @@ impl Simulation {
     }
 
     /// The first part of [`Simulation::sync`]: the clock and the behaviour.
-    pub fn prepare(&mut self) {
+    pub(crate) fn prepare(&mut self) {
         self.request.now = Some(self.now);
         if self.behaviour.complete_init_containers {
             script::complete_init_containers(&mut self.request, self.now);
@@ -939,7 +927,7 @@ impl Simulation {
 
     /// The plan of a sync after [`Simulation::prepare`] (with the API status when
     /// [`Simulation::statuses`] is on).
-    pub fn plan(&self) -> Result<Plan, PlanError> {
+    pub(crate) fn plan(&self) -> Result<Plan, PlanError> {
         let stage = if self.statuses {
             crate::pipeline::Stage::Status
         } else {
@@ -951,14 +939,14 @@ impl Simulation {
     /// The actions the kubelet decides (`computePodActions`) in a sync after
     /// [`Simulation::prepare`]: those of [`Simulation::plan`], without its steps and
     /// status. For a caller that reads only the decision.
-    pub fn decide(&self) -> Result<crate::plan::PodActions, PlanError> {
+    pub(crate) fn decide(&self) -> Result<crate::plan::PodActions, PlanError> {
         crate::pipeline::plan_to(&self.request, crate::pipeline::Stage::Decisions)
             .map(|p| p.actions)
     }
 
     /// The last part of [`Simulation::sync`]: carry `plan` (from [`Simulation::plan`])
     /// out, advance the clock.
-    pub fn carry_out(&mut self, plan: &Plan) {
+    pub(crate) fn carry_out(&mut self, plan: &Plan) {
         let blocked_millis = carry_out(&mut self.request, plan, self.now, &self.hooks);
         // A sync blocked in preStop hooks, stops or pulls ends that much later (whole
         // seconds, rounded up, as the playground's clock moves).
@@ -1087,7 +1075,7 @@ pub mod script {
     }
 
     /// The prober reports `result` for the newest instance of `name`.
-    pub fn set_probe(
+    pub(crate) fn set_probe(
         request: &mut PlanRequest,
         name: &str,
         liveness: Option<ProbeResult>,
@@ -1112,7 +1100,7 @@ pub mod script {
 
     /// Every running container that declares a startup, liveness or readiness probe and has
     /// no result yet reports `success` for it (a healthy prober).
-    pub fn pass_probes(request: &mut PlanRequest) {
+    pub(crate) fn pass_probes(request: &mut PlanRequest) {
         let Some(spec) = request.pod.spec.as_ref() else {
             return;
         };
@@ -1161,7 +1149,7 @@ pub mod script {
     }
 
     /// Every running classic (non-sidecar) init container exits 0 at `at`.
-    pub fn complete_init_containers(request: &mut PlanRequest, at: jiff::Timestamp) {
+    pub(crate) fn complete_init_containers(request: &mut PlanRequest, at: jiff::Timestamp) {
         let names: Vec<String> = request
             .pod
             .spec
@@ -1176,7 +1164,7 @@ pub mod script {
     }
 
     /// Ends a restart-all: clears the flag and sets `AllContainersRestarting` to False.
-    pub fn finish_restart_all(request: &mut PlanRequest) {
+    pub(crate) fn finish_restart_all(request: &mut PlanRequest) {
         request.restart_all_containers = false;
         if let Some(conditions) = request
             .pod

@@ -44,7 +44,7 @@ mod pull;
 
 /// Execution-time options that do not come from the request.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BuildOptions {
+pub(crate) struct BuildOptions {
     /// The kubelet's `crashLoopBackOff.maxContainerRestartPeriod`, seconds (gate
     /// KubeletCrashLoopBackOffMax).
     pub max_container_restart_period_seconds: Option<u64>,

@@ -38,15 +38,15 @@ use crate::request::PlanRequest;
 use crate::runtime::{ContainerState, SandboxState};
 
 /// The status reason of an evicted pod (`eviction.Reason`).
-pub const EVICTED_REASON: &str = "Evicted";
+pub(crate) const EVICTED_REASON: &str = "Evicted";
 
 /// The reason of the `DisruptionTarget` condition the kubelet sets when it terminates a
 /// pod (`v1.PodReasonTerminationByKubelet`).
-pub const TERMINATION_BY_KUBELET: &str = "TerminationByKubelet";
+pub(crate) const TERMINATION_BY_KUBELET: &str = "TerminationByKubelet";
 
 /// Why the pod worker terminates the pod.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TerminationCause {
+pub(crate) enum TerminationCause {
     /// The pod was removed from the node's config (`HandlePodRemoves`).
     Removed,
     /// The kubelet evicts it (`podWorker.kill.evict`).
@@ -63,7 +63,7 @@ impl TerminationCause {
     /// The decision reason (`PodRemoved`, `PodEvicted`, `PodKilled`, `PodDeleted`,
     /// `PodTerminal`).
     #[must_use]
-    pub fn reason(self) -> &'static str {
+    pub(crate) fn reason(self) -> &'static str {
         match self {
             Self::Removed => "PodRemoved",
             Self::Evicted => "PodEvicted",
@@ -86,7 +86,7 @@ impl TerminationCause {
 
 /// Which sync the pod worker runs for the request's pod, and why it terminates it.
 #[must_use]
-pub fn worker_phase(request: &PlanRequest) -> (WorkerPhase, Option<TerminationCause>) {
+pub(crate) fn worker_phase(request: &PlanRequest) -> (WorkerPhase, Option<TerminationCause>) {
     let state = request.pod_worker.as_ref();
     let cause = termination_cause(request);
     if cause.is_none() {
@@ -145,7 +145,7 @@ fn anything_runs(request: &PlanRequest) -> bool {
 /// can only shrink: to the pod's `deletionGracePeriodSeconds`, then to a kill's
 /// override; without either, the spec's `terminationGracePeriodSeconds`; never below 1.
 #[must_use]
-pub fn effective_grace_period(pod: &Pod, worker: i64, override_seconds: Option<i64>) -> i64 {
+pub(crate) fn effective_grace_period(pod: &Pod, worker: i64, override_seconds: Option<i64>) -> i64 {
     let mut grace = worker;
     let mut overridden = false;
     for o in [pod.metadata.deletion_grace_period_seconds, override_seconds]
@@ -171,7 +171,7 @@ pub fn effective_grace_period(pod: &Pod, worker: i64, override_seconds: Option<i
 
 /// What `allowPodStart` answers, and the worker's static-pod bookkeeping after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StartAllowed {
+pub(crate) struct StartAllowed {
     /// The worker starts the pod now.
     pub can_start: bool,
     /// The worker may start it later (false: it never will; it is cleaned up).
@@ -186,7 +186,7 @@ pub struct StartAllowed {
 /// starts only when no other static pod of its full name has started (or is still
 /// terminating) and it is the first valid pod waiting for that name.
 #[must_use]
-pub fn allow_pod_start(pod: &Pod, state: &PodWorkerState) -> StartAllowed {
+pub(crate) fn allow_pod_start(pod: &Pod, state: &PodWorkerState) -> StartAllowed {
     let mut out = StartAllowed {
         can_start: true,
         can_ever_start: true,
@@ -310,7 +310,7 @@ fn prerequisites(pod: &Pod, running: &BTreeSet<&str>) -> BTreeMap<String, Vec<St
 /// pod's first IP (for `httpGet` preStop handlers without a host). A running container
 /// that is in no list of the spec gets no kill (`killContainer` fails to find its spec).
 #[must_use]
-pub fn pod_kills(
+pub(crate) fn pod_kills(
     pod: &Pod,
     running: &[(&str, &str)],
     override_seconds: Option<i64>,
@@ -408,7 +408,7 @@ pub fn pod_kills(
 /// When one kill's parts happen, in milliseconds from the start of the pod kill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct KillTiming {
+pub(crate) struct KillTiming {
     /// How long the preStop hook ran (cut at the grace period).
     pub hook_millis: u64,
     /// How long the kill waited for its turn (`waitForTurn`), after the hook.
@@ -439,7 +439,7 @@ fn millis(seconds: i64) -> u64 {
 /// SIGKILL). Whole seconds are subtracted, as the kubelet truncates. Answers one timing
 /// per kill, in the kills' order.
 #[must_use]
-pub fn kill_timeline(
+pub(crate) fn kill_timeline(
     kills: &[ContainerKill],
     hook_millis: &BTreeMap<String, u64>,
     exit_millis: &BTreeMap<String, u64>,
@@ -600,7 +600,7 @@ fn attach_status(request: &PlanRequest, gates: &FeatureGates, plan: &mut Plan, t
 /// `SyncTerminatingPod`: the pod's status, then `killPod` with the effective grace
 /// period: every running container stopped in the termination order, then every sandbox.
 /// Nothing is started.
-pub fn plan_terminating(
+pub(crate) fn plan_terminating(
     request: &PlanRequest,
     gates: &FeatureGates,
     cause: TerminationCause,
@@ -663,7 +663,7 @@ pub fn plan_terminating(
 /// terminated: `ShouldPodContentBeRemoved`), its containers and sandboxes removed
 /// (`containerGC`), its log directory (`containerGC`) and pod directory
 /// (`HandlePodCleanups`, once the pod is gone from the API) deleted.
-pub fn plan_terminated(
+pub(crate) fn plan_terminated(
     request: &PlanRequest,
     gates: &FeatureGates,
     cause: TerminationCause,
@@ -760,7 +760,7 @@ pub fn plan_terminated(
 
 /// The plan of a pod the worker does not start (`allowPodStart`): nothing is done; the
 /// kubelet reports no status for it.
-pub fn plan_not_started(request: &PlanRequest, phase: WorkerPhase) -> Plan {
+pub(crate) fn plan_not_started(request: &PlanRequest, phase: WorkerPhase) -> Plan {
     let mut plan = Plan {
         worker_phase: phase,
         backoff: request.backoff.clone(),

@@ -17,7 +17,7 @@ use crate::request::PlanRequest;
 use crate::runtime::RuntimeStatus;
 
 /// Checks a request; returns warnings for odd but possible inputs.
-pub fn validate(request: &PlanRequest) -> Result<Vec<Warning>, PlanError> {
+pub(crate) fn validate(request: &PlanRequest) -> Result<Vec<Warning>, PlanError> {
     let mut warnings = Vec::new();
     let Some(spec) = request.pod.spec.as_ref() else {
         return Err(PlanError::invalid("pod.spec", "a pod needs a spec"));
@@ -103,7 +103,7 @@ pub fn validate(request: &PlanRequest) -> Result<Vec<Warning>, PlanError> {
 /// init, regular and ephemeral container. Applied to requests that stand for a pod as
 /// submitted to a cluster, the ones with `apiDefaults` (bare pods included); the
 /// kubelet's unit tables (and the vectors taken from them) build pods without images.
-pub fn api_server(request: &PlanRequest) -> Result<(), PlanError> {
+pub(crate) fn api_server(request: &PlanRequest) -> Result<(), PlanError> {
     let Some(spec) = request.pod.spec.as_ref() else {
         return Err(PlanError::invalid("pod.spec", "a pod needs a spec"));
     };

@@ -23,11 +23,11 @@ use crate::request::PlanRequest;
 use crate::sim::{self, Event, HookControls};
 
 /// The largest JSON call accepted: a request and a plan for it.
-pub const MAX_CALL_BYTES: usize = 4 * MAX_REQUEST_BYTES;
+pub(crate) const MAX_CALL_BYTES: usize = 4 * MAX_REQUEST_BYTES;
 
 /// [`sim_apply`]'s input: a request and its plan.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SimApply {
+pub(crate) struct SimApply {
     /// The request the plan was made for; its `now` is when the plan is carried out.
     pub request: PlanRequest,
     /// The plan to carry out.
@@ -38,7 +38,7 @@ pub struct SimApply {
 
 /// [`sim_step`]'s input: a request and one step of its plan.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SimStep {
+pub(crate) struct SimStep {
     /// The request; its `now` is when the step is carried out.
     pub request: PlanRequest,
     /// The step to carry out.
@@ -54,7 +54,7 @@ pub struct SimStep {
 
 /// What carrying out a plan ([`sim_apply`]) or one step ([`sim_step`]) gives.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SimAnswer {
+pub(crate) struct SimAnswer {
     /// The next request (for [`sim_step`]: the request with the runtime status,
     /// actuated resources and `hookResults` after the step).
     pub request: PlanRequest,
@@ -66,7 +66,7 @@ pub struct SimAnswer {
 
 /// [`sim_event`]'s input: a request, the hook behaviour and one scripted event.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SimEvent {
+pub(crate) struct SimEvent {
     /// The request whose runtime the event changes.
     pub request: PlanRequest,
     /// The simulated world's hook behaviour (hook events change it).
@@ -77,7 +77,7 @@ pub struct SimEvent {
 
 /// What [`sim_event`] gives.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SimEventAnswer {
+pub(crate) struct SimEventAnswer {
     /// The request after the event.
     pub request: PlanRequest,
     /// The hook behaviour after the event.
@@ -88,7 +88,7 @@ pub struct SimEventAnswer {
 
 /// [`crictl`]'s input: one CRI config.
 #[derive(Debug, Clone, PartialEq)]
-pub enum CrictlConfig {
+pub(crate) enum CrictlConfig {
     /// A `RunPodSandbox` config (`sandboxConfig` in JSON).
     Sandbox(PodSandboxConfig),
     /// A `CreateContainer` config (`containerConfig` in JSON).
@@ -104,7 +104,7 @@ pub enum CrictlConfig {
 ///
 /// # Errors
 /// The request has no `now` (at `request.now`).
-pub fn sim_apply(call: &SimApply) -> Result<SimAnswer, PlanError> {
+pub(crate) fn sim_apply(call: &SimApply) -> Result<SimAnswer, PlanError> {
     let now = required_now(&call.request, "plan")?;
     let (next, blocked_millis) =
         sim::next_request_timed(&call.request, &call.plan, now, &call.hooks);
@@ -126,7 +126,7 @@ pub fn sim_apply(call: &SimApply) -> Result<SimAnswer, PlanError> {
 ///
 /// # Errors
 /// The request has no `now` (at `request.now`).
-pub fn sim_step(call: &SimStep) -> Result<SimAnswer, PlanError> {
+pub(crate) fn sim_step(call: &SimStep) -> Result<SimAnswer, PlanError> {
     let request = &call.request;
     let now = required_now(request, "step")?;
     let mut runtime = sim::Runtime::from_request(request)
@@ -153,7 +153,7 @@ pub fn sim_step(call: &SimStep) -> Result<SimAnswer, PlanError> {
 /// Applies one scripted runtime event ([`sim::apply_event_with`]). A `note` says why the
 /// event could not happen (the request is then unchanged).
 #[must_use]
-pub fn sim_event(call: SimEvent) -> SimEventAnswer {
+pub(crate) fn sim_event(call: SimEvent) -> SimEventAnswer {
     let SimEvent {
         mut request,
         mut hooks,
@@ -170,14 +170,14 @@ pub fn sim_event(call: SimEvent) -> SimEventAnswer {
 /// A CRI config as the file crictl reads (`crictl runp` / `crictl create`;
 /// [`crate::config::crictl`]).
 #[must_use]
-pub fn crictl(config: &CrictlConfig) -> Value {
+pub(crate) fn crictl(config: &CrictlConfig) -> Value {
     match config {
         CrictlConfig::Sandbox(c) => crate::config::crictl::sandbox_json(c),
         CrictlConfig::Container(c) => crate::config::crictl::container_json(c),
     }
 }
 
-/// [`sim_apply`] on JSON: `{request, plan, hooks?}` → `{request, changed,
+/// `sim_apply` on JSON: `{request, plan, hooks?}` → `{request, changed,
 /// blockedMillis}`, or `{"error": …}`.
 #[must_use]
 pub fn sim_apply_json(input: &str) -> String {
@@ -196,7 +196,7 @@ pub fn sim_apply_json(input: &str) -> String {
     })())
 }
 
-/// [`sim_step`] on JSON: `{request, step, index?, hooks?, blockedMillis?}` →
+/// `sim_step` on JSON: `{request, step, index?, hooks?, blockedMillis?}` →
 /// `{request, changed, blockedMillis}`, or `{"error": …}`. Each answer's
 /// `blockedMillis` is the total to pass with the next step.
 #[must_use]
@@ -223,7 +223,7 @@ pub fn sim_step_json(input: &str) -> String {
     })())
 }
 
-/// [`sim_event`] on JSON: `{request, event, hooks?}` → `{request, hooks, note?}`, or
+/// `sim_event` on JSON: `{request, event, hooks?}` → `{request, hooks, note?}`, or
 /// `{"error": …}`.
 #[must_use]
 pub fn sim_event_json(input: &str) -> String {
@@ -246,7 +246,7 @@ pub fn sim_event_json(input: &str) -> String {
     })())
 }
 
-/// [`crictl`] on JSON: `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON) →
+/// `crictl` on JSON: `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON) →
 /// `{crictl}`, or `{"error": …}`.
 #[must_use]
 pub fn crictl_json(input: &str) -> String {

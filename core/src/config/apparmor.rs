@@ -7,12 +7,12 @@ use crate::cri::{ProfileType, SecurityProfile};
 use super::errors::ConfigError;
 
 /// Prefix of the deprecated per-container AppArmor annotation.
-pub const ANNOTATION_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
+pub(crate) const ANNOTATION_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
 
 /// The profile that applies: the container's field, the deprecated annotation, or the
 /// pod's field.
 #[must_use]
-pub fn effective_profile(pod: &Pod, c: &Container) -> Option<AppArmorProfile> {
+pub(crate) fn effective_profile(pod: &Pod, c: &Container) -> Option<AppArmorProfile> {
     if let Some(p) = c
         .security_context
         .as_ref()

@@ -43,12 +43,12 @@ pub struct QosTiers {
 }
 
 /// The limit the QoS tiers get for every huge page size (`int64(1 << 62)`: unbounded).
-pub const HUGE_PAGES_UNBOUNDED: i64 = 1 << 62;
+pub(crate) const HUGE_PAGES_UNBOUNDED: i64 = 1 << 62;
 
 /// `ResourceConfigForPod` plus `EnsureExists`'s pids limit: the pod cgroup's config.
 /// `pod_pids_limit` is `--pod-max-pids` (only a positive value is set).
 #[must_use]
-pub fn resource_config_for_pod(
+pub(crate) fn resource_config_for_pod(
     pod: &Pod,
     node: &NodeContext,
     gates: &FeatureGates,
@@ -144,7 +144,7 @@ pub fn resource_config_for_pod(
 /// `PodCgroup` of a pod: [`resource_config_for_pod`] under the name the sandbox's cgroup
 /// parent has ([`super::sandbox::cgroup_parent`]).
 #[must_use]
-pub fn pod_cgroup(
+pub(crate) fn pod_cgroup(
     pod: &Pod,
     node: &NodeContext,
     gates: &FeatureGates,

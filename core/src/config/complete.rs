@@ -5,7 +5,7 @@
 //! (`determinePodSandboxIPs`) before it generates any container config: the
 //! `status.podIP`/`status.podIPs` env values and the managed `/etc/hosts` (mount and
 //! content) come from those IPs. A plan computed before the sandbox exists cannot know
-//! them; [`complete_entry`] regenerates a config exactly as the kubelet does once they
+//! them; [`complete_plan`] regenerates the configs exactly as the kubelet does once they
 //! are known.
 
 use std::net::IpAddr;
@@ -17,11 +17,11 @@ use crate::runtime::{RuntimeStatus, SandboxStatus};
 
 use super::errors::ConfigError;
 use super::files::{container_files, NodeFile};
-use super::{container, generate_for, ContainerConfigEntry, ContainerKind};
+use super::{container, ContainerKind};
 
 /// `netutils.ParseIPSloppy`: an IPv4 or IPv6 address; IPv4 parts may have leading zeros.
 #[must_use]
-pub fn parse_ip_sloppy(s: &str) -> bool {
+pub(crate) fn parse_ip_sloppy(s: &str) -> bool {
     if s.parse::<IpAddr>().is_ok() {
         return true;
     }
@@ -38,7 +38,7 @@ pub fn parse_ip_sloppy(s: &str) -> bool {
 /// `determinePodSandboxIPs`: the primary IP, then the additional ones; nothing when the
 /// status has no network or reports an address that does not parse.
 #[must_use]
-pub fn sandbox_ips(status: &SandboxStatus) -> Vec<String> {
+pub(crate) fn sandbox_ips(status: &SandboxStatus) -> Vec<String> {
     let Some(network) = status.network.as_ref() else {
         return Vec::new();
     };
@@ -62,14 +62,14 @@ pub fn sandbox_ips(status: &SandboxStatus) -> Vec<String> {
 /// new sandbox's status: pod-network pods take their IPs from it (a host-network pod
 /// keeps the IPs of the pod status).
 #[must_use]
-pub fn depends_on_new_sandbox(request: &PlanRequest) -> bool {
+pub(crate) fn depends_on_new_sandbox(request: &PlanRequest) -> bool {
     request.pod.spec.as_ref().and_then(|s| s.host_network) != Some(true)
 }
 
 /// The request as the kubelet sees it after `RunPodSandbox` and `PodSandboxStatus`: the
 /// pod IPs of the new sandbox (pod-network pods), everything else unchanged.
 #[must_use]
-pub fn with_new_sandbox(request: &PlanRequest, sandbox: &SandboxStatus) -> PlanRequest {
+pub(crate) fn with_new_sandbox(request: &PlanRequest, sandbox: &SandboxStatus) -> PlanRequest {
     let mut out = request.clone();
     if depends_on_new_sandbox(request) {
         let status = out
@@ -80,16 +80,17 @@ pub fn with_new_sandbox(request: &PlanRequest, sandbox: &SandboxStatus) -> PlanR
     out
 }
 
+#[cfg(test)]
 /// A container config generated as the kubelet generates it right after creating the
 /// sandbox whose status is `sandbox`.
-pub fn complete_entry(
+fn complete_entry(
     request: &PlanRequest,
     gates: &FeatureGates,
     kind: ContainerKind,
     index: usize,
     sandbox: &SandboxStatus,
-) -> Result<ContainerConfigEntry, (String, ConfigError)> {
-    generate_for(
+) -> Result<super::ContainerConfigEntry, (String, ConfigError)> {
+    super::generate_for(
         &with_new_sandbox(request, sandbox),
         gates,
         kind,
@@ -98,9 +99,10 @@ pub fn complete_entry(
     )
 }
 
+#[cfg(test)]
 /// The files the kubelet writes for that `CreateContainer` (see [`super::files`]), with
 /// the new sandbox's IPs.
-pub fn complete_files(
+fn complete_files(
     request: &PlanRequest,
     gates: &FeatureGates,
     kind: ContainerKind,
@@ -112,7 +114,7 @@ pub fn complete_files(
 }
 
 /// The files the kubelet writes for one `CreateContainer`, with the request's pod IPs.
-pub fn files_for(
+pub(crate) fn files_for(
     request: &PlanRequest,
     gates: &FeatureGates,
     kind: ContainerKind,
@@ -134,7 +136,7 @@ pub fn files_for(
 /// pod IPs of `sandbox` (the status `PodSandboxStatus` gave after `RunPodSandbox`), as the
 /// kubelet generates them. A config that now fails becomes a plan error and its
 /// container's `CreateContainer`/`StartContainer` steps go.
-pub fn complete_plan(
+pub(crate) fn complete_plan(
     request: &PlanRequest,
     gates: &FeatureGates,
     plan: &mut Plan,
@@ -228,6 +230,7 @@ fn complete_post_start(completed: &PlanRequest, step: &mut StartContainerStep) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{generate_for, ContainerConfigEntry};
     use serde_json::json;
 
     fn status(v: serde_json::Value) -> SandboxStatus {

@@ -26,7 +26,7 @@ use super::security::{container_security_context, verify_run_as_non_root, ImageU
 
 /// A container of the pod, with the ephemeral target when there is one.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SelectedContainer<'a> {
+pub(crate) struct SelectedContainer<'a> {
     /// The container: borrowed from the pod, or (an ephemeral container read as a
     /// container) converted.
     pub container: Cow<'a, Container>,
@@ -39,7 +39,7 @@ pub struct SelectedContainer<'a> {
 /// An ephemeral container read as a `v1.Container` (same fields, field by field: the
 /// destructuring is exhaustive, so a field added to either type fails the build here).
 #[must_use]
-pub fn ephemeral_as_container(e: &EphemeralContainer) -> Container {
+pub(crate) fn ephemeral_as_container(e: &EphemeralContainer) -> Container {
     let EphemeralContainer {
         args,
         command,
@@ -98,7 +98,7 @@ pub fn ephemeral_as_container(e: &EphemeralContainer) -> Container {
 }
 
 /// The container at `index` of the given list.
-pub fn select(
+pub(crate) fn select(
     pod: &Pod,
     kind: ContainerKind,
     index: usize,
@@ -144,7 +144,7 @@ pub fn select(
 /// The restart count of the next instance: the newest status's + 1, else the log
 /// directory's highest `N.log` + 1, else 0.
 #[must_use]
-pub fn restart_count(name: &str, status: Option<&RuntimeStatus>, node: &NodeContext) -> i32 {
+pub(crate) fn restart_count(name: &str, status: Option<&RuntimeStatus>, node: &NodeContext) -> i32 {
     if let Some(s) = status.and_then(|s| s.container_statuses.iter().find(|c| c.name == name)) {
         return s.restart_count.saturating_add(1);
     }
@@ -168,12 +168,12 @@ pub fn restart_count(name: &str, status: Option<&RuntimeStatus>, node: &NodeCont
 
 /// The id part of `type://id`.
 #[must_use]
-pub fn id_part(id: &str) -> &str {
+pub(crate) fn id_part(id: &str) -> &str {
     id.split_once("://").map_or(id, |(_, rest)| rest)
 }
 
 /// `getTargetID`: the runtime id of an ephemeral container's running target.
-pub fn target_id(
+pub(crate) fn target_id(
     target: Option<&str>,
     status: Option<&RuntimeStatus>,
 ) -> Result<Option<String>, ConfigError> {
@@ -191,7 +191,7 @@ pub fn target_id(
 
 /// The image facts for a container: reference and user.
 #[must_use]
-pub fn image_facts(c: &Container, node: &NodeContext) -> (String, ImageUser) {
+pub(crate) fn image_facts(c: &Container, node: &NodeContext) -> (String, ImageUser) {
     let image = c.image.clone().unwrap_or_default();
     let info = node.images.get(&image).cloned().unwrap_or_default();
     let image_ref = info.image_ref.clone().unwrap_or_else(|| image.clone());
@@ -200,7 +200,7 @@ pub fn image_facts(c: &Container, node: &NodeContext) -> (String, ImageUser) {
 
 /// A deterministic stand-in for the kubelet's random termination-log file name.
 #[must_use]
-pub fn termination_log_id(
+pub(crate) fn termination_log_id(
     pod: &Pod,
     c: &Container,
     restart_count: i32,
@@ -224,7 +224,7 @@ pub fn termination_log_id(
 
 /// Everything `generateContainerConfig` reads besides the pod and the node.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ContainerInputs<'a> {
+pub(crate) struct ContainerInputs<'a> {
     /// The container.
     pub container: &'a Container,
     /// Restart count (metadata attempt, log path, annotation).
@@ -245,7 +245,7 @@ pub struct ContainerInputs<'a> {
 }
 
 /// `generateContainerConfig` given the runtime helper's [`RunContainerOptions`].
-pub fn generate_container_config(
+pub(crate) fn generate_container_config(
     pod: &Pod,
     input: &ContainerInputs<'_>,
     opts: &RunContainerOptions,
@@ -257,7 +257,7 @@ pub fn generate_container_config(
 
 /// [`generate_container_config`] consuming the options: their environment, mounts and
 /// devices move into the config instead of being copied.
-pub fn generate_container_config_from(
+pub(crate) fn generate_container_config_from(
     pod: &Pod,
     input: &ContainerInputs<'_>,
     opts: RunContainerOptions,

@@ -10,13 +10,13 @@ use super::ports::is_ipv6;
 use crate::request::node::NodeContext;
 
 /// Most name servers kept.
-pub const MAX_DNS_NAMESERVERS: usize = 3;
+pub(crate) const MAX_DNS_NAMESERVERS: usize = 3;
 /// Most search domains kept.
-pub const MAX_DNS_SEARCH_PATHS: usize = 32;
+pub(crate) const MAX_DNS_SEARCH_PATHS: usize = 32;
 /// Longest space-joined search line.
-pub const MAX_DNS_SEARCH_LIST_CHARS: usize = 2048;
+pub(crate) const MAX_DNS_SEARCH_LIST_CHARS: usize = 2048;
 /// Longest single search domain (`DNS1123SubdomainMaxLength`).
-pub const MAX_SEARCH_DOMAIN_LEN: usize = 253;
+pub(crate) const MAX_SEARCH_DOMAIN_LEN: usize = 253;
 
 /// Why the DNS settings were cut or changed (the kubelet records these as events).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

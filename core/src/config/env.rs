@@ -25,7 +25,7 @@ use crate::request::node::NodeContext;
 
 /// One environment variable: its name and its value's bytes (CRI `KeyValue.value` is
 /// `bytes`: binary Secret data passes through unchanged, as in the kubelet).
-pub type EnvVar = (String, EnvBytes);
+pub(crate) type EnvVar = (String, EnvBytes);
 
 /// The env list of `container` (sorted by name), or the error that stops its creation.
 pub fn make_environment_variables(
@@ -288,7 +288,7 @@ fn service_vars(name: &str, s: &Service) -> Vec<(String, String)> {
 
 /// `sortPodIPs`: the first IP of the node's primary family, then the first of the other.
 #[must_use]
-pub fn sort_pod_ips(pod_ips: &[String], node_ips: &[String]) -> Vec<String> {
+pub(crate) fn sort_pod_ips(pod_ips: &[String], node_ips: &[String]) -> Vec<String> {
     let v6_first = node_ips.first().is_some_and(|ip| is_ipv6(ip));
     let is_v4 = |s: &String| matches!(s.parse::<std::net::IpAddr>(), Ok(std::net::IpAddr::V4(_)));
     let is_v6 = |s: &String| is_ipv6(s);
@@ -324,7 +324,7 @@ fn format_map(m: Option<&BTreeMap<String, String>>) -> String {
 }
 
 /// `podFieldSelectorRuntimeValue`: a `fieldRef` value.
-pub fn field_ref_value(
+pub(crate) fn field_ref_value(
     f: &ObjectFieldSelector,
     pod: &Pod,
     pod_ips: &[String],
@@ -450,7 +450,7 @@ fn qualified_name(s: &str) -> Result<(), String> {
 }
 
 /// `containerResourceRuntimeValue` after `defaultPodLimitsForDownwardAPI`.
-pub fn resource_field_value(
+pub(crate) fn resource_field_value(
     r: &ResourceFieldSelector,
     pod: &Pod,
     container: &Container,

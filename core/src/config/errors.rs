@@ -3,9 +3,9 @@
 use thiserror::Error;
 
 /// Reason the kubelet reports when a container's config cannot be generated.
-pub const CREATE_CONTAINER_CONFIG_ERROR: &str = "CreateContainerConfigError";
+pub(crate) const CREATE_CONTAINER_CONFIG_ERROR: &str = "CreateContainerConfigError";
 /// Reason the kubelet reports when the sandbox config cannot be generated.
-pub const CREATE_POD_SANDBOX_ERROR: &str = "CreatePodSandboxError";
+pub(crate) const CREATE_POD_SANDBOX_ERROR: &str = "CreatePodSandboxError";
 
 /// Why a config could not be generated. `Display` is the kubelet's `err.Error()` text.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -119,7 +119,7 @@ pub enum ConfigError {
 /// A sandbox config failure as `SyncPod` reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("Failed to generate sandbox config for pod {pod:?}: {cause}")]
-pub struct SandboxConfigError {
+pub(crate) struct SandboxConfigError {
     /// `<name>_<namespace>(<uid>)`.
     pub pod: String,
     /// The generator's error.

@@ -37,7 +37,10 @@ pub fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> S
 /// let vars = |n: &str| (n == "BIN").then(|| vec![0xff, 0x00]);
 /// assert_eq!(expand_bytes("a$(BIN)b", vars), vec![b'a', 0xff, 0x00, b'b']);
 /// ```
-pub fn expand_bytes(input: &str, mut mapping: impl FnMut(&str) -> Option<Vec<u8>>) -> Vec<u8> {
+pub fn expand_bytes(
+    input: &str,
+    mut mapping: impl FnMut(&str) -> Option<Vec<u8>>,
+) -> Vec<u8> {
     let bytes = input.as_bytes();
     if !input.contains('$') {
         return bytes.to_vec();
@@ -116,7 +119,7 @@ pub fn lookup_in<'a>(
 /// `ExpandContainerCommandAndArgs`: expands each element against the final env list (the
 /// last duplicate of a name wins). Absent stays absent.
 #[must_use]
-pub fn expand_command_and_args(
+pub(crate) fn expand_command_and_args(
     command: Option<&[String]>,
     args: Option<&[String]>,
     env: &[(String, String)],
@@ -130,7 +133,7 @@ pub fn expand_command_and_args(
 
 /// [`expand_command_and_args`] over borrowed `(name, value)` pairs.
 #[must_use]
-pub fn expand_command_and_args_with<'e>(
+pub(crate) fn expand_command_and_args_with<'e>(
     command: Option<&[String]>,
     args: Option<&[String]>,
     env: impl Iterator<Item = (&'e str, &'e str)>,
@@ -147,7 +150,7 @@ pub fn expand_command_and_args_with<'e>(
 
 /// The env list as a map (the last value of a name wins).
 #[must_use]
-pub fn env_map(env: &[(String, String)]) -> BTreeMap<String, String> {
+pub(crate) fn env_map(env: &[(String, String)]) -> BTreeMap<String, String> {
     env.iter().cloned().collect()
 }
 
@@ -176,7 +179,7 @@ impl EnvLookup for BTreeMap<&str, std::borrow::Cow<'_, str>> {
 }
 
 /// Expands a `subPathExpr`: every referenced name must exist with a non-empty value.
-pub fn expand_sub_path_expr(
+pub(crate) fn expand_sub_path_expr(
     expr: &str,
     env: &(impl EnvLookup + ?Sized),
 ) -> Result<String, ConfigError> {
@@ -198,7 +201,7 @@ pub fn expand_sub_path_expr(
 }
 
 /// The subPath a mount uses: `subPathExpr` expanded, or the literal `subPath`.
-pub fn mount_sub_path(
+pub(crate) fn mount_sub_path(
     mount: &VolumeMount,
     env: &(impl EnvLookup + ?Sized),
 ) -> Result<String, ConfigError> {
@@ -209,7 +212,7 @@ pub fn mount_sub_path(
 }
 
 /// The subPath checks the kubelet applies before preparing it.
-pub fn check_sub_path(sub_path: &str) -> Result<(), ConfigError> {
+pub(crate) fn check_sub_path(sub_path: &str) -> Result<(), ConfigError> {
     if sub_path.is_empty() {
         return Ok(());
     }

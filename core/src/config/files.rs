@@ -15,7 +15,7 @@
 use k8s_openapi::api::core::v1::{Container, HostAlias, Pod};
 
 use crate::features::FeatureGates;
-pub use crate::plan::{NodeFile, NodeFileInclude, NodeFileKind};
+pub(crate) use crate::plan::{NodeFile, NodeFileInclude, NodeFileKind};
 
 use super::errors::ConfigError;
 use super::hostname::pod_hostname_and_domain;
@@ -24,12 +24,12 @@ use super::paths::join_all;
 use crate::request::node::{join_path, NodeContext};
 
 /// Header of the managed hosts file of a pod-network pod.
-pub const MANAGED_HOSTS_HEADER: &str = "# Kubernetes-managed hosts file.\n";
+pub(crate) const MANAGED_HOSTS_HEADER: &str = "# Kubernetes-managed hosts file.\n";
 /// Header of the hosts file of a host-network pod (the node's file follows).
-pub const MANAGED_HOSTS_HEADER_HOST_NETWORK: &str =
+pub(crate) const MANAGED_HOSTS_HEADER_HOST_NETWORK: &str =
     "# Kubernetes-managed hosts file (host network).\n";
 /// Where the node's hosts file is.
-pub const NODE_HOSTS_FILE: &str = "/etc/hosts";
+pub(crate) const NODE_HOSTS_FILE: &str = "/etc/hosts";
 
 fn dir(purpose: &str, path: String, mode: &str) -> NodeFile {
     NodeFile {
@@ -45,7 +45,7 @@ fn dir(purpose: &str, path: String, mode: &str) -> NodeFile {
 /// `hostsEntriesFromHostAliases`: a blank line, a comment, then one line per alias
 /// (`<ip>\t<name>\t<name>...`); nothing without aliases.
 #[must_use]
-pub fn hosts_entries_from_host_aliases(aliases: &[HostAlias]) -> String {
+pub(crate) fn hosts_entries_from_host_aliases(aliases: &[HostAlias]) -> String {
     if aliases.is_empty() {
         return String::new();
     }
@@ -93,7 +93,7 @@ pub fn managed_hosts_file_content(
 
 /// `nodeHostsFileContent`: the hosts file of a host-network pod, given the node's file.
 #[must_use]
-pub fn node_hosts_file_content(node_hosts: &str, aliases: &[HostAlias]) -> String {
+pub(crate) fn node_hosts_file_content(node_hosts: &str, aliases: &[HostAlias]) -> String {
     format!(
         "{MANAGED_HOSTS_HEADER_HOST_NETWORK}{node_hosts}{}",
         hosts_entries_from_host_aliases(aliases)
@@ -103,7 +103,7 @@ pub fn node_hosts_file_content(node_hosts: &str, aliases: &[HostAlias]) -> Strin
 /// The managed `etc-hosts` file `makeHostsMount` writes for `c`, or `None` when the
 /// container gets no hosts mount (no pod IP yet on a pod network, or the container
 /// mounts a volume at `/etc/hosts` itself).
-pub fn etc_hosts_file(
+pub(crate) fn etc_hosts_file(
     pod: &Pod,
     c: &Container,
     pod_ips: &[String],
@@ -154,13 +154,13 @@ pub fn etc_hosts_file(
 /// The pod's log directory, created before `RunPodSandbox` (the sandbox config's
 /// `logDirectory`).
 #[must_use]
-pub fn pod_logs_dir(log_directory: &str) -> NodeFile {
+pub(crate) fn pod_logs_dir(log_directory: &str) -> NodeFile {
     dir("podLogs", log_directory.to_string(), "0755")
 }
 
 /// `BuildContainerLogsDirectory`: `<podLogsDir>/<namespace>_<name>_<uid>/<container>`.
 #[must_use]
-pub fn container_logs_dir(pod: &Pod, c: &Container, node: &NodeContext) -> String {
+pub(crate) fn container_logs_dir(pod: &Pod, c: &Container, node: &NodeContext) -> String {
     let m = &pod.metadata;
     let pod_part = format!(
         "{}_{}_{}",
@@ -175,7 +175,7 @@ pub fn container_logs_dir(pod: &Pod, c: &Container, node: &NodeContext) -> Strin
 /// `<podContainerDir>/<id>`, empty, mode 0666, when the container has a
 /// `terminationMessagePath`.
 #[must_use]
-pub fn termination_log_file(
+pub(crate) fn termination_log_file(
     pod: &Pod,
     c: &Container,
     termination_log_id: &str,
@@ -196,7 +196,7 @@ pub fn termination_log_file(
 
 /// Everything the kubelet writes on the node for one `CreateContainer` of `c`, in order
 /// (see the module documentation).
-pub fn container_files(
+pub(crate) fn container_files(
     pod: &Pod,
     c: &Container,
     termination_log_id: &str,

@@ -20,7 +20,7 @@ fn label_ok(s: &str) -> bool {
 }
 
 /// `IsDNS1123Label`: the validation messages, or `Ok`.
-pub fn dns1123_label(s: &str) -> Result<(), Vec<String>> {
+pub(crate) fn dns1123_label(s: &str) -> Result<(), Vec<String>> {
     let mut errs = Vec::new();
     if s.len() > 63 {
         errs.push("must be no more than 63 characters".to_string());
@@ -36,7 +36,7 @@ pub fn dns1123_label(s: &str) -> Result<(), Vec<String>> {
 }
 
 /// `IsDNS1123Subdomain`: the validation messages, or `Ok`.
-pub fn dns1123_subdomain(s: &str) -> Result<(), Vec<String>> {
+pub(crate) fn dns1123_subdomain(s: &str) -> Result<(), Vec<String>> {
     let mut errs = Vec::new();
     if s.len() > 253 {
         errs.push("must be no more than 253 characters".to_string());
@@ -52,12 +52,12 @@ pub fn dns1123_subdomain(s: &str) -> Result<(), Vec<String>> {
 }
 
 /// Longest hostname (the kernel's 64 bytes minus the terminator).
-pub const HOSTNAME_MAX_LEN: usize = 63;
+pub(crate) const HOSTNAME_MAX_LEN: usize = 63;
 /// Longest FQDN nodename.
-pub const FQDN_MAX_LEN: usize = 64;
+pub(crate) const FQDN_MAX_LEN: usize = 64;
 
 /// `truncatePodHostnameIfNeeded`.
-pub fn truncate_hostname(pod_name: &str, hostname: &str) -> Result<String, ConfigError> {
+pub(crate) fn truncate_hostname(pod_name: &str, hostname: &str) -> Result<String, ConfigError> {
     if hostname.len() <= HOSTNAME_MAX_LEN {
         return Ok(hostname.to_string());
     }
@@ -130,7 +130,7 @@ pub fn pod_hostname_and_domain(
 }
 
 /// `GetNodenameForKernel`: the FQDN when `setHostnameAsFQDN` and a domain exist.
-pub fn nodename_for_kernel(
+pub(crate) fn nodename_for_kernel(
     hostname: &str,
     domain: &str,
     set_hostname_as_fqdn: Option<bool>,

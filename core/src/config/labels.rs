@@ -20,9 +20,10 @@ pub const CONTAINER_HASH: &str = "io.kubernetes.container.hash";
 /// Restart count annotation.
 pub const CONTAINER_RESTART_COUNT: &str = "io.kubernetes.container.restartCount";
 /// Termination message path annotation.
-pub const TERMINATION_MESSAGE_PATH: &str = "io.kubernetes.container.terminationMessagePath";
+pub(crate) const TERMINATION_MESSAGE_PATH: &str = "io.kubernetes.container.terminationMessagePath";
 /// Termination message policy annotation.
-pub const TERMINATION_MESSAGE_POLICY: &str = "io.kubernetes.container.terminationMessagePolicy";
+pub(crate) const TERMINATION_MESSAGE_POLICY: &str =
+    "io.kubernetes.container.terminationMessagePolicy";
 /// Deletion grace period annotation.
 pub const POD_DELETION_GRACE_PERIOD: &str = "io.kubernetes.pod.deletionGracePeriod";
 /// Termination grace period annotation.
@@ -30,7 +31,7 @@ pub const POD_TERMINATION_GRACE_PERIOD: &str = "io.kubernetes.pod.terminationGra
 /// preStop handler annotation.
 pub const CONTAINER_PRESTOP_HANDLER: &str = "io.kubernetes.container.preStopHandler";
 /// Container ports annotation.
-pub const CONTAINER_PORTS: &str = "io.kubernetes.container.ports";
+pub(crate) const CONTAINER_PORTS: &str = "io.kubernetes.container.ports";
 
 fn pod_identity(pod: &Pod) -> [(&'static str, String); 3] {
     [
@@ -48,7 +49,7 @@ fn pod_identity(pod: &Pod) -> [(&'static str, String); 3] {
 
 /// `newPodLabels`: the pod's labels plus name, namespace and uid (which win).
 #[must_use]
-pub fn sandbox_labels(pod: &Pod) -> BTreeMap<String, String> {
+pub(crate) fn sandbox_labels(pod: &Pod) -> BTreeMap<String, String> {
     let mut labels = pod.metadata.labels.clone().unwrap_or_default();
     for (k, v) in pod_identity(pod) {
         labels.insert(k.to_string(), v);
@@ -58,13 +59,13 @@ pub fn sandbox_labels(pod: &Pod) -> BTreeMap<String, String> {
 
 /// `newPodAnnotations`: the pod's annotations as they are.
 #[must_use]
-pub fn sandbox_annotations(pod: &Pod) -> BTreeMap<String, String> {
+pub(crate) fn sandbox_annotations(pod: &Pod) -> BTreeMap<String, String> {
     pod.metadata.annotations.clone().unwrap_or_default()
 }
 
 /// `newContainerLabels`: exactly the pod identity and the container name.
 #[must_use]
-pub fn container_labels(pod: &Pod, c: &Container) -> BTreeMap<String, String> {
+pub(crate) fn container_labels(pod: &Pod, c: &Container) -> BTreeMap<String, String> {
     let mut labels: BTreeMap<String, String> = pod_identity(pod)
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -75,7 +76,7 @@ pub fn container_labels(pod: &Pod, c: &Container) -> BTreeMap<String, String> {
 
 /// `newContainerAnnotations`: device-plugin annotations, then the kubelet's own.
 #[must_use]
-pub fn container_annotations(
+pub(crate) fn container_annotations(
     pod: &Pod,
     c: &Container,
     restart_count: i32,

@@ -3,19 +3,19 @@
 //!
 //! Everything a real kubelet reads from disk, the API server, the runtime or its managers
 //! is an explicit input: the pod, the runtime status, the feature gates and the
-//! [`NodeContext`]. [`sandbox_for`] and [`container_for`] give the configs the steps of a
+//! [`NodeContext`]. `sandbox_for` and `container_for` give the configs the steps of a
 //! plan need (`crate::steps` calls them, container by container, as `SyncPod` does); the
 //! modules expose each generator on its own (they are what the conformance vectors
 //! exercise).
 
 pub mod apparmor;
 pub mod cgroups;
-pub mod complete;
-pub mod container;
+pub(crate) mod complete;
+pub(crate) mod container;
 pub mod crictl;
 pub mod dns;
 pub mod env;
-pub mod errors;
+pub(crate) mod errors;
 pub mod expand;
 pub mod files;
 pub mod hostname;
@@ -24,11 +24,11 @@ pub mod mounts;
 pub mod paths;
 pub mod pod_resources;
 pub mod ports;
-pub mod resize_requests;
+pub(crate) mod resize_requests;
 pub mod resources;
-pub mod run_options;
+pub(crate) mod run_options;
 pub mod sandbox;
-pub mod seccomp;
+pub(crate) mod seccomp;
 pub mod security;
 
 use std::borrow::Cow;
@@ -40,11 +40,11 @@ use crate::pod::format_pod;
 use crate::request::{NodeContext, PlanRequest};
 
 pub use container::ContainerKind;
-pub use errors::{ConfigError, SandboxConfigError};
+pub(crate) use errors::{ConfigError, SandboxConfigError};
 pub use run_options::RunContainerOptions;
 
 /// Reason for a sandbox config failure when only containers are started.
-pub const CONFIG_POD_SANDBOX_ERROR: &str = "ConfigPodSandboxError";
+pub(crate) const CONFIG_POD_SANDBOX_ERROR: &str = "ConfigPodSandboxError";
 
 /// The configs for one container of the pod: restart count, ephemeral target, run
 /// options, and `generateContainerConfig`.
@@ -67,7 +67,7 @@ pub fn generate_for(
 
 /// [`generate_for`] on the node `node` instead of the request's (the lint tries one pod
 /// on several nodes).
-pub fn generate_on(
+pub(crate) fn generate_on(
     request: &PlanRequest,
     node: &NodeContext,
     gates: &FeatureGates,
@@ -109,7 +109,7 @@ pub fn generate_on(
 /// The request's pod's QoS class (`GetPodQOS`): reads every container, so a caller
 /// generating several containers' configs computes it once.
 #[must_use]
-pub fn pod_qos_of(request: &PlanRequest, gates: &FeatureGates) -> pod_resources::QosClass {
+pub(crate) fn pod_qos_of(request: &PlanRequest, gates: &FeatureGates) -> pod_resources::QosClass {
     pod_resources::pod_qos(
         &request.pod,
         gates.enabled(crate::features::Gate::PodLevelResources),
@@ -128,7 +128,7 @@ fn node_of(request: &PlanRequest) -> Cow<'_, NodeContext> {
 /// notes (missing cluster DNS, DNS limits). A failure is the plan error the kubelet
 /// reports: `CreatePodSandboxError` when the sandbox is being created,
 /// `ConfigPodSandboxError` when only containers are started.
-pub fn sandbox_for(
+pub(crate) fn sandbox_for(
     request: &PlanRequest,
     gates: &FeatureGates,
     actions: &PodActions,
@@ -183,7 +183,7 @@ pub fn sandbox_for(
 /// [`generate_for`] with its failure as the plan error the kubelet reports
 /// (`CreateContainerConfigError`). `pod_qos`: the pod's QoS class when the caller
 /// computed it once for all the containers it generates (see [`pod_qos_of`]).
-pub fn container_for(
+pub(crate) fn container_for(
     request: &PlanRequest,
     gates: &FeatureGates,
     kind: ContainerKind,

@@ -15,9 +15,9 @@ use super::paths::{clean, join_all};
 use crate::request::node::{NodeContext, VolumeInfo};
 
 /// Container path of the managed hosts file.
-pub const ETC_HOSTS_PATH: &str = "/etc/hosts";
+pub(crate) const ETC_HOSTS_PATH: &str = "/etc/hosts";
 /// Name of the managed hosts-file mount.
-pub const ETC_HOSTS_MOUNT_NAME: &str = "k8s-managed-etc-hosts";
+pub(crate) const ETC_HOSTS_MOUNT_NAME: &str = "k8s-managed-etc-hosts";
 
 /// A mount as the kubelet hands it to the runtime manager (`kubecontainer.Mount`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,7 +46,7 @@ pub struct RunMount {
 
 /// The kubelet's pod directory, `<rootDir>/pods/<uid>`.
 #[must_use]
-pub fn pod_dir(pod: &Pod, node: &NodeContext) -> String {
+pub(crate) fn pod_dir(pod: &Pod, node: &NodeContext) -> String {
     join_all(&[
         node.root_dir(),
         "pods",
@@ -148,12 +148,12 @@ fn source_read_only(v: &Volume) -> bool {
 /// The mounted volume: the `node.volumes` entry, or the volume manager's standard
 /// location for a volume the pod declares (`None` when the pod has no such volume).
 #[must_use]
-pub fn volume_info(pod: &Pod, name: &str, node: &NodeContext) -> Option<VolumeInfo> {
+pub(crate) fn volume_info(pod: &Pod, name: &str, node: &NodeContext) -> Option<VolumeInfo> {
     VolumeLookup::new(pod, node).info(name)
 }
 
 /// [`volume_info`] for several volumes of one pod: the pod directory is built once.
-pub struct VolumeLookup<'a> {
+pub(crate) struct VolumeLookup<'a> {
     pod: &'a Pod,
     node: &'a NodeContext,
     pod_dir: OnceCell<String>,
@@ -162,7 +162,7 @@ pub struct VolumeLookup<'a> {
 impl<'a> VolumeLookup<'a> {
     /// Lookups for `pod` on `node`.
     #[must_use]
-    pub fn new(pod: &'a Pod, node: &'a NodeContext) -> Self {
+    pub(crate) fn new(pod: &'a Pod, node: &'a NodeContext) -> Self {
         Self {
             pod,
             node,
@@ -176,7 +176,7 @@ impl<'a> VolumeLookup<'a> {
 
     /// [`volume_info`] of the volume `name`.
     #[must_use]
-    pub fn info(&self, name: &str) -> Option<VolumeInfo> {
+    pub(crate) fn info(&self, name: &str) -> Option<VolumeInfo> {
         if let Some(v) = self.node.volumes.get(name) {
             return Some(v.clone());
         }
@@ -284,7 +284,7 @@ fn resolve_rro(m: &VolumeMount, runtime_supports: bool) -> Result<bool, ConfigEr
 /// without reported IPs got no hosts mount). A container that mounts a volume at
 /// `/etc/hosts` itself gets none (checked in [`make_mounts`]).
 #[must_use]
-pub fn should_mount_hosts_file(pod: &Pod, pod_ips: &[String]) -> bool {
+pub(crate) fn should_mount_hosts_file(pod: &Pod, pod_ips: &[String]) -> bool {
     !pod_ips.is_empty() || pod.spec.as_ref().and_then(|s| s.host_network) == Some(true)
 }
 
@@ -387,7 +387,7 @@ pub fn make_mounts(
 }
 
 /// `makeBlockVolumes`: devices for `volumeDevices`.
-pub fn block_devices(
+pub(crate) fn block_devices(
     pod: &Pod,
     c: &Container,
     node: &NodeContext,
@@ -416,7 +416,7 @@ pub fn block_devices(
 
 /// The per-container directory for termination-log files.
 #[must_use]
-pub fn pod_container_dir(pod: &Pod, c: &Container, node: &NodeContext) -> String {
+pub(crate) fn pod_container_dir(pod: &Pod, c: &Container, node: &NodeContext) -> String {
     join_all(&[&pod_dir(pod, node), "containers", &c.name])
 }
 
@@ -440,7 +440,7 @@ pub fn cri_mounts(
 }
 
 /// [`cri_mounts`] consuming the run mounts (their paths move into the CRI mounts).
-pub fn cri_mounts_from(
+pub(crate) fn cri_mounts_from(
     mounts: Vec<RunMount>,
     c: &Container,
     pod_container_dir: &str,

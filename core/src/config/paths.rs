@@ -71,7 +71,7 @@ fn clean_owned(path: String) -> String {
 
 /// `filepath.Join`: joins the non-empty parts with `/` and cleans the result.
 #[must_use]
-pub fn clean_join(a: &str, b: &str) -> String {
+pub(crate) fn clean_join(a: &str, b: &str) -> String {
     match (a.is_empty(), b.is_empty()) {
         (true, true) => String::new(),
         (true, false) => clean(b),
@@ -82,7 +82,7 @@ pub fn clean_join(a: &str, b: &str) -> String {
 
 /// `filepath.Join` of several parts.
 #[must_use]
-pub fn join_all(parts: &[&str]) -> String {
+pub(crate) fn join_all(parts: &[&str]) -> String {
     let mut joined = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
     for part in parts.iter().filter(|p| !p.is_empty()) {
         if !joined.is_empty() {

@@ -14,32 +14,32 @@ pub type MilliList = BTreeMap<String, i128>;
 
 /// `MilliValue()` of a quantity (0 when unreadable; validation rejects those earlier).
 #[must_use]
-pub fn milli(q: &K8sQuantity) -> i128 {
+pub(crate) fn milli(q: &K8sQuantity) -> i128 {
     Quantity::parse(&q.0).map_or(0, |q| i128::from(q.milli_value()))
 }
 
 /// `Value()` (bytes, rounded up) of a quantity.
 #[must_use]
-pub fn value(q: &K8sQuantity) -> i64 {
+pub(crate) fn value(q: &K8sQuantity) -> i64 {
     Quantity::parse(&q.0).map_or(0, |q| q.value())
 }
 
 /// Bytes (`Value()`) from a milli amount, rounded up.
 #[must_use]
-pub fn milli_to_value(m: i128) -> i64 {
+pub(crate) fn milli_to_value(m: i128) -> i64 {
     let v = if m >= 0 { (m + 999) / 1000 } else { m / 1000 };
     i64::try_from(v).unwrap_or(if v > 0 { i64::MAX } else { i64::MIN })
 }
 
 /// Saturating conversion of a milli amount to `i64`.
 #[must_use]
-pub fn to_i64(m: i128) -> i64 {
+pub(crate) fn to_i64(m: i128) -> i64 {
     i64::try_from(m).unwrap_or(if m > 0 { i64::MAX } else { i64::MIN })
 }
 
 /// Reads a `v1.ResourceList`.
 #[must_use]
-pub fn list(rl: Option<&BTreeMap<String, K8sQuantity>>) -> MilliList {
+pub(crate) fn list(rl: Option<&BTreeMap<String, K8sQuantity>>) -> MilliList {
     rl.map(|m| m.iter().map(|(k, v)| (k.clone(), milli(v))).collect())
         .unwrap_or_default()
 }
@@ -63,23 +63,23 @@ fn add(into: &mut MilliList, from: &MilliList) {
 }
 
 /// A raw `v1.ResourceList`.
-pub type ResourceList = BTreeMap<String, K8sQuantity>;
+pub(crate) type ResourceList = BTreeMap<String, K8sQuantity>;
 
 /// A container's raw requests.
 #[must_use]
-pub fn raw_requests(c: &Container) -> Option<&ResourceList> {
+pub(crate) fn raw_requests(c: &Container) -> Option<&ResourceList> {
     c.resources.as_ref().and_then(|r| r.requests.as_ref())
 }
 
 /// A container's raw limits.
 #[must_use]
-pub fn raw_limits(c: &Container) -> Option<&ResourceList> {
+pub(crate) fn raw_limits(c: &Container) -> Option<&ResourceList> {
     c.resources.as_ref().and_then(|r| r.limits.as_ref())
 }
 
 /// `MilliValue()` of one resource of a raw list, if the list has it.
 #[must_use]
-pub fn milli_in(rl: Option<&ResourceList>, name: &str) -> Option<i128> {
+pub(crate) fn milli_in(rl: Option<&ResourceList>, name: &str) -> Option<i128> {
     rl.and_then(|m| m.get(name)).map(milli)
 }
 
@@ -112,7 +112,7 @@ fn sums(rl: Option<&ResourceList>) -> Sums<'_> {
 /// containers and sidecars, or the largest init-phase total if that is bigger.
 /// `pick` selects the list ([`raw_requests`] or [`raw_limits`]).
 #[must_use]
-pub fn aggregate(pod: &Pod, pick: fn(&Container) -> Option<&ResourceList>) -> MilliList {
+pub(crate) fn aggregate(pod: &Pod, pick: fn(&Container) -> Option<&ResourceList>) -> MilliList {
     let Some(spec) = pod.spec.as_ref() else {
         return MilliList::new();
     };
@@ -142,13 +142,13 @@ pub fn aggregate(pod: &Pod, pick: fn(&Container) -> Option<&ResourceList>) -> Mi
 
 /// The pod-level resources, if any.
 #[must_use]
-pub fn pod_level(pod: &Pod) -> Option<&ResourceRequirements> {
+pub(crate) fn pod_level(pod: &Pod) -> Option<&ResourceRequirements> {
     pod.spec.as_ref().and_then(|s| s.resources.as_ref())
 }
 
 /// Pod-level resources are supported for these names.
 #[must_use]
-pub fn is_supported_pod_level(name: &str) -> bool {
+pub(crate) fn is_supported_pod_level(name: &str) -> bool {
     name == "cpu" || name == "memory" || name.starts_with("hugepages-")
 }
 
@@ -158,25 +158,29 @@ fn has_supported(rl: Option<&BTreeMap<String, K8sQuantity>>) -> bool {
 
 /// `IsPodLevelRequestsSet`.
 #[must_use]
-pub fn pod_level_requests_set(pod: &Pod) -> bool {
+pub(crate) fn pod_level_requests_set(pod: &Pod) -> bool {
     has_supported(pod_level(pod).and_then(|r| r.requests.as_ref()))
 }
 
 /// `IsPodLevelLimitsSet`.
 #[must_use]
-pub fn pod_level_limits_set(pod: &Pod) -> bool {
+pub(crate) fn pod_level_limits_set(pod: &Pod) -> bool {
     has_supported(pod_level(pod).and_then(|r| r.limits.as_ref()))
 }
 
 /// `IsPodLevelResourcesSet`.
 #[must_use]
-pub fn pod_level_set(pod: &Pod) -> bool {
+pub(crate) fn pod_level_set(pod: &Pod) -> bool {
     pod_level_requests_set(pod) || pod_level_limits_set(pod)
 }
 
 /// `PodRequests(pod, {ExcludeOverhead, SkipPodLevelResources: !podLevel})`.
 #[must_use]
-pub fn pod_requests(pod: &Pod, pod_level_enabled: bool, exclude_overhead: bool) -> MilliList {
+pub(crate) fn pod_requests(
+    pod: &Pod,
+    pod_level_enabled: bool,
+    exclude_overhead: bool,
+) -> MilliList {
     pod_totals(
         pod,
         raw_requests,
@@ -188,7 +192,7 @@ pub fn pod_requests(pod: &Pod, pod_level_enabled: bool, exclude_overhead: bool) 
 
 /// `PodLimits(pod, {ExcludeOverhead, SkipPodLevelResources: !podLevel})`.
 #[must_use]
-pub fn pod_limits(pod: &Pod, pod_level_enabled: bool, exclude_overhead: bool) -> MilliList {
+pub(crate) fn pod_limits(pod: &Pod, pod_level_enabled: bool, exclude_overhead: bool) -> MilliList {
     pod_totals(
         pod,
         raw_limits,
@@ -224,7 +228,7 @@ fn pod_totals(
 
 /// `spec.overhead`.
 #[must_use]
-pub fn overhead(pod: &Pod) -> MilliList {
+pub(crate) fn overhead(pod: &Pod) -> MilliList {
     list(pod.spec.as_ref().and_then(|s| s.overhead.as_ref()))
 }
 
@@ -242,7 +246,7 @@ pub enum QosClass {
 impl QosClass {
     /// The API string.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Guaranteed => "Guaranteed",
             Self::Burstable => "Burstable",
@@ -253,7 +257,7 @@ impl QosClass {
 
 /// `GetPodQOS`: `status.qosClass` if set, else `ComputePodQOS`.
 #[must_use]
-pub fn pod_qos(pod: &Pod, pod_level_enabled: bool) -> QosClass {
+pub(crate) fn pod_qos(pod: &Pod, pod_level_enabled: bool) -> QosClass {
     match pod.status.as_ref().and_then(|s| s.qos_class.as_deref()) {
         Some("Guaranteed") => QosClass::Guaranteed,
         Some("Burstable") => QosClass::Burstable,
@@ -264,7 +268,7 @@ pub fn pod_qos(pod: &Pod, pod_level_enabled: bool) -> QosClass {
 
 /// `ComputePodQOS` (cpu and memory only; ephemeral containers never count).
 #[must_use]
-pub fn compute_pod_qos(pod: &Pod, pod_level_enabled: bool) -> QosClass {
+pub(crate) fn compute_pod_qos(pod: &Pod, pod_level_enabled: bool) -> QosClass {
     let mut reqs = CpuMemory::default();
     let mut lims = CpuMemory::default();
     let mut guaranteed = true;
@@ -344,7 +348,7 @@ impl CpuMemory {
 
 /// `IsCriticalPod`: static, mirror, or priority ≥ 2000000000.
 #[must_use]
-pub fn is_critical_pod(pod: &Pod) -> bool {
+pub(crate) fn is_critical_pod(pod: &Pod) -> bool {
     is_static_pod(pod)
         || annotation(pod, CONFIG_MIRROR_ANNOTATION).is_some()
         || pod
@@ -356,7 +360,7 @@ pub fn is_critical_pod(pod: &Pod) -> bool {
 
 /// `IsNodeCriticalPod`: critical and of priority class `system-node-critical`.
 #[must_use]
-pub fn is_node_critical_pod(pod: &Pod) -> bool {
+pub(crate) fn is_node_critical_pod(pod: &Pod) -> bool {
     is_critical_pod(pod)
         && pod
             .spec

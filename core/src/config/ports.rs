@@ -27,7 +27,7 @@ pub fn to_runtime_protocol(protocol: &str) -> Protocol {
 /// `MakePortMappings(container)`: one mapping per port, dropping later duplicates of the
 /// same name, or (unnamed) of the same family, protocol, host IP, container and host port.
 #[must_use]
-pub fn make_port_mappings(container: &Container) -> Vec<PortMapping> {
+pub(crate) fn make_port_mappings(container: &Container) -> Vec<PortMapping> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for p in container.ports.as_deref().unwrap_or_default() {
@@ -65,7 +65,7 @@ pub fn make_port_mappings(container: &Container) -> Vec<PortMapping> {
 
 /// The sandbox's port mappings: those of every regular container, in order.
 #[must_use]
-pub fn sandbox_port_mappings(pod: &Pod) -> Vec<PortMapping> {
+pub(crate) fn sandbox_port_mappings(pod: &Pod) -> Vec<PortMapping> {
     pod.spec
         .as_ref()
         .map(|s| s.containers.iter().flat_map(make_port_mappings).collect())
@@ -74,6 +74,6 @@ pub fn sandbox_port_mappings(pod: &Pod) -> Vec<PortMapping> {
 
 /// Whether a string is an IPv6 address (helper shared with env and DNS).
 #[must_use]
-pub fn is_ipv6(s: &str) -> bool {
+pub(crate) fn is_ipv6(s: &str) -> bool {
     matches!(s.parse::<IpAddr>(), Ok(IpAddr::V6(_)))
 }

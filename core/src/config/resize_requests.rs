@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Container, Pod, ResourceRequirements};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
-pub use crate::cri::{UpdateContainerResourcesRequest, UpdatePodSandboxResourcesRequest};
+pub(crate) use crate::cri::{UpdateContainerResourcesRequest, UpdatePodSandboxResourcesRequest};
 use crate::features::FeatureGates;
 use crate::plan::{ContainerToUpdate, ResizeResources};
 
@@ -23,11 +23,11 @@ use super::resources::{container_resources, sandbox_overhead, sandbox_resources}
 use crate::request::node::NodeContext;
 
 /// The order in which `doPodResizeAction` resizes the resources.
-pub const RESIZE_ORDER: [&str; 2] = ["memory", "cpu"];
+pub(crate) const RESIZE_ORDER: [&str; 2] = ["memory", "cpu"];
 
 /// One planned `UpdateContainerResources` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContainerUpdateCall {
+pub(crate) struct ContainerUpdateCall {
     /// `memory` or `cpu`.
     pub resource: String,
     /// Container name.
@@ -38,7 +38,7 @@ pub struct ContainerUpdateCall {
 
 /// The runtime's id of a `type://id` container id.
 #[must_use]
-pub fn runtime_id(container_id: &str) -> &str {
+pub(crate) fn runtime_id(container_id: &str) -> &str {
     container_id
         .split_once("://")
         .map_or(container_id, |(_, id)| id)
@@ -47,7 +47,7 @@ pub fn runtime_id(container_id: &str) -> &str {
 /// `c` with its resources replaced by `values` (cpu and memory, limits and requests),
 /// as `updatePodContainerResources` builds it.
 #[must_use]
-pub fn with_resize_values(c: &Container, values: &ResizeResources) -> Container {
+pub(crate) fn with_resize_values(c: &Container, values: &ResizeResources) -> Container {
     let cpu = |m: i64| K8sQuantity(format!("{m}m"));
     let mem = |b: i64| K8sQuantity(b.to_string());
     let mut out = c.clone();
@@ -75,7 +75,7 @@ fn spec_container<'a>(pod: &'a Pod, name: &str) -> Option<&'a Container> {
 
 /// Every `UpdateContainerResources` call of a resize, in call order, with its payload.
 #[must_use]
-pub fn container_update_calls(
+pub(crate) fn container_update_calls(
     pod: &Pod,
     to_update: &BTreeMap<String, Vec<ContainerToUpdate>>,
     node: &NodeContext,
@@ -123,7 +123,7 @@ pub fn container_update_calls(
 
 /// The `UpdatePodSandboxResources` request for the pod as it is desired.
 #[must_use]
-pub fn sandbox_update_request(
+pub(crate) fn sandbox_update_request(
     pod: &Pod,
     sandbox_id: &str,
     node: &NodeContext,

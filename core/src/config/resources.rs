@@ -16,19 +16,19 @@ use super::pod_resources::{
 use crate::request::node::NodeContext;
 
 /// Fewest CPU shares.
-pub const MIN_SHARES: i64 = 2;
+pub(crate) const MIN_SHARES: i64 = 2;
 /// Most CPU shares.
-pub const MAX_SHARES: i64 = 262_144;
+pub(crate) const MAX_SHARES: i64 = 262_144;
 /// Shares per CPU.
-pub const SHARES_PER_CPU: i64 = 1024;
+pub(crate) const SHARES_PER_CPU: i64 = 1024;
 /// Default CFS period, µs.
-pub const QUOTA_PERIOD: i64 = 100_000;
+pub(crate) const QUOTA_PERIOD: i64 = 100_000;
 /// Smallest CFS quota, µs.
-pub const MIN_QUOTA_PERIOD: i64 = 1000;
+pub(crate) const MIN_QUOTA_PERIOD: i64 = 1000;
 /// OOM score of Guaranteed and node-critical containers.
-pub const GUARANTEED_OOM_SCORE_ADJ: i64 = -997;
+pub(crate) const GUARANTEED_OOM_SCORE_ADJ: i64 = -997;
 /// OOM score of BestEffort containers.
-pub const BESTEFFORT_OOM_SCORE_ADJ: i64 = 1000;
+pub(crate) const BESTEFFORT_OOM_SCORE_ADJ: i64 = 1000;
 
 /// `MilliCPUToShares`.
 ///
@@ -68,7 +68,7 @@ pub fn milli_cpu_to_quota(milli_cpu: i64, period: i64, custom_period: bool) -> i
 
 /// Inputs of `calculateLinuxResources`, in milli-units for CPU and bytes for memory.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CpuMemory {
+pub(crate) struct CpuMemory {
     /// CPU request (`None` = no request key).
     pub cpu_request_milli: Option<i64>,
     /// CPU limit (0 = none).
@@ -79,7 +79,7 @@ pub struct CpuMemory {
 
 /// `calculateLinuxResources`: shares, memory limit, CFS quota/period and the OOM group.
 #[must_use]
-pub fn calculate_linux_resources(
+pub(crate) fn calculate_linux_resources(
     input: CpuMemory,
     disable_cpu_quota: bool,
     node: &NodeContext,
@@ -120,7 +120,7 @@ fn get(list: &pod_resources::MilliList, key: &str) -> i128 {
 /// The CPU and memory inputs for a container: its own request, and its limits, or the
 /// pod-level limits where the container has none (PodLevelResources).
 #[must_use]
-pub fn container_cpu_memory(pod: &Pod, c: &Container, gates: &FeatureGates) -> CpuMemory {
+pub(crate) fn container_cpu_memory(pod: &Pod, c: &Container, gates: &FeatureGates) -> CpuMemory {
     let lims = pod_resources::raw_limits(c);
     let pod_lims = if gates.enabled(Gate::PodLevelResources) && pod_level_set(pod) {
         pod_level(pod).and_then(|r| r.limits.as_ref())
@@ -146,7 +146,7 @@ pub fn container_cpu_memory(pod: &Pod, c: &Container, gates: &FeatureGates) -> C
 /// `GetHugepageLimitsFromResources`: one entry per host page size (limit 0), set from
 /// `hugepages-<size>` limits whose size matches.
 #[must_use]
-pub fn hugepage_limits(
+pub(crate) fn hugepage_limits(
     limits: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
     page_sizes: &[String],
 ) -> Vec<HugepageLimit> {
@@ -170,7 +170,7 @@ pub fn hugepage_limits(
 /// The page size of a `hugepages-<size>` resource name as the cgroup files name it
 /// (`hugepages-2Mi` → `2MB`); `None` for any other name or an unreadable size.
 #[must_use]
-pub fn huge_page_resource_unit(name: &str) -> Option<String> {
+pub(crate) fn huge_page_resource_unit(name: &str) -> Option<String> {
     let size = Quantity::parse(name.strip_prefix("hugepages-")?).ok()?;
     huge_page_unit_size(size.value())
 }
@@ -242,7 +242,7 @@ pub fn oom_score_adj(pod: &Pod, c: &Container, memory_capacity: i64, gates: &Fea
 /// [`oom_score_adj`] given the pod's QoS class (`GetPodQOS`), which a caller planning
 /// every container of a pod computes once: it reads every container.
 #[must_use]
-pub fn oom_score_adj_with_qos(
+pub(crate) fn oom_score_adj_with_qos(
     pod: &Pod,
     c: &Container,
     memory_capacity: i64,
@@ -284,7 +284,7 @@ pub fn oom_score_adj_with_qos(
 
 /// Swap behaviours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SwapBehavior {
+pub(crate) enum SwapBehavior {
     /// No swap.
     NoSwap,
     /// Swap in proportion to the memory request.
@@ -293,7 +293,7 @@ pub enum SwapBehavior {
 
 /// `GetContainerSwapBehavior`.
 #[must_use]
-pub fn container_swap_behavior(
+pub(crate) fn container_swap_behavior(
     pod: &Pod,
     c: &Container,
     node: &NodeContext,
@@ -318,7 +318,7 @@ pub fn container_swap_behavior(
 }
 
 /// `configureContainerSwapResources`.
-pub fn configure_swap(
+pub(crate) fn configure_swap(
     r: &mut LinuxContainerResources,
     pod: &Pod,
     c: &Container,
@@ -353,7 +353,7 @@ pub fn configure_swap(
 
 /// `calcSwapForBurstablePods`: request / capacity · swap, in float, truncated.
 #[must_use]
-pub fn calc_swap_for_burstable(request: i64, capacity: i64, swap: i64) -> Option<i64> {
+pub(crate) fn calc_swap_for_burstable(request: i64, capacity: i64, swap: i64) -> Option<i64> {
     if capacity <= 0 || request > capacity {
         return None;
     }
@@ -367,7 +367,7 @@ pub fn calc_swap_for_burstable(request: i64, capacity: i64, swap: i64) -> Option
 /// `memoryThrottlingFactor`: `memory.high` = request + factor·(limit or allocatable −
 /// request), rounded down to pages, for every container whose memory is not
 /// guaranteed (request ≠ limit, or no request).
-pub fn apply_memory_qos(
+pub(crate) fn apply_memory_qos(
     r: &mut LinuxContainerResources,
     pod: &Pod,
     c: &Container,
@@ -417,7 +417,7 @@ pub fn apply_memory_qos(
 
 /// `generateLinuxContainerResources`: everything except the cpusets.
 #[must_use]
-pub fn container_resources(
+pub(crate) fn container_resources(
     pod: &Pod,
     c: &Container,
     node: &NodeContext,
@@ -431,7 +431,7 @@ pub fn container_resources(
 /// pod by a caller that generates every container's config (computing it per
 /// container made a pod's configs quadratic in its container count).
 #[must_use]
-pub fn container_resources_with_qos(
+pub(crate) fn container_resources_with_qos(
     pod: &Pod,
     c: &Container,
     node: &NodeContext,
@@ -461,7 +461,7 @@ pub fn container_resources_with_qos(
 /// `calculateSandboxResources`: the pod's aggregated requests and limits without
 /// overhead (pod-level values when PodLevelResources is on).
 #[must_use]
-pub fn sandbox_resources(
+pub(crate) fn sandbox_resources(
     pod: &Pod,
     node: &NodeContext,
     gates: &FeatureGates,
@@ -490,7 +490,7 @@ pub fn sandbox_resources(
 
 /// `convertOverheadToLinuxResources`: overhead as request = limit; empty when unset.
 #[must_use]
-pub fn sandbox_overhead(
+pub(crate) fn sandbox_overhead(
     pod: &Pod,
     node: &NodeContext,
     gates: &FeatureGates,

@@ -48,7 +48,7 @@ pub struct RunContainerOptions {
 }
 
 /// `GenerateRunContainerOptions`.
-pub fn generate(
+pub(crate) fn generate(
     pod: &Pod,
     c: &Container,
     pod_ips: &[String],

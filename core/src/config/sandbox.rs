@@ -24,7 +24,7 @@ use crate::request::node::{CgroupDriver, NodeContext};
 
 /// `BuildPodLogsDirectory`: `<podLogsDir>/<namespace>_<name>_<uid>`.
 #[must_use]
-pub fn pod_logs_directory(pod: &Pod, node: &NodeContext) -> String {
+pub(crate) fn pod_logs_directory(pod: &Pod, node: &NodeContext) -> String {
     let m = &pod.metadata;
     join_all(&[
         node.pod_logs_dir(),
@@ -40,7 +40,7 @@ pub fn pod_logs_directory(pod: &Pod, node: &NodeContext) -> String {
 /// The pod's cgroup parent: `node.podCgroupParent`, or the container manager's name for
 /// the pod's QoS class in the configured cgroup driver's syntax.
 #[must_use]
-pub fn cgroup_parent(pod: &Pod, node: &NodeContext, gates: &FeatureGates) -> String {
+pub(crate) fn cgroup_parent(pod: &Pod, node: &NodeContext, gates: &FeatureGates) -> String {
     if let Some(p) = &node.pod_cgroup_parent {
         return p.clone();
     }
@@ -68,7 +68,7 @@ pub fn cgroup_parent(pod: &Pod, node: &NodeContext, gates: &FeatureGates) -> Str
 }
 
 /// `generatePodSandboxLinuxConfig`.
-pub fn sandbox_linux_config(
+pub(crate) fn sandbox_linux_config(
     pod: &Pod,
     node: &NodeContext,
     gates: &FeatureGates,

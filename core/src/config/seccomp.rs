@@ -9,7 +9,7 @@ use super::paths::clean_join;
 
 /// The container's seccomp profile: the container's field, else the pod's, else
 /// RuntimeDefault when `seccompDefault` is on, else Unconfined. Annotations are ignored.
-pub fn container_seccomp(
+pub(crate) fn container_seccomp(
     pod_sc: Option<&PodSecurityContext>,
     container_sc: Option<&SecurityContext>,
     profile_root: &str,

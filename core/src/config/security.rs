@@ -17,7 +17,7 @@ use crate::go::encoding::go_quote;
 use crate::request::node::NodeContext;
 
 /// Paths masked in `/proc` and `/sys` unless `procMount: Unmasked`.
-pub const DEFAULT_MASKED_PATHS: &[&str] = &[
+pub(crate) const DEFAULT_MASKED_PATHS: &[&str] = &[
     "/proc/asound",
     "/proc/acpi",
     "/proc/kcore",
@@ -32,7 +32,7 @@ pub const DEFAULT_MASKED_PATHS: &[&str] = &[
 ];
 
 /// Paths made read-only unless `procMount: Unmasked`.
-pub const DEFAULT_READONLY_PATHS: &[&str] = &[
+pub(crate) const DEFAULT_READONLY_PATHS: &[&str] = &[
     "/proc/bus",
     "/proc/fs",
     "/proc/irq",
@@ -42,7 +42,7 @@ pub const DEFAULT_READONLY_PATHS: &[&str] = &[
 
 /// The image's user as CRI ImageStatus reports it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ImageUser {
+pub(crate) struct ImageUser {
     /// Numeric uid (wins over the name).
     pub uid: Option<i64>,
     /// User name.
@@ -52,7 +52,7 @@ pub struct ImageUser {
 impl ImageUser {
     /// `getImageUser`: the uid if set; else the name if non-empty; else uid 0 (root).
     #[must_use]
-    pub fn from_status(uid: Option<i64>, username: &str) -> Self {
+    pub(crate) fn from_status(uid: Option<i64>, username: &str) -> Self {
         match (uid, username.is_empty()) {
             (Some(uid), _) => Self {
                 uid: Some(uid),
@@ -144,13 +144,13 @@ fn selinux(o: &SELinuxOptions) -> SeLinuxOption {
 
 /// Converts a pod `seLinuxOptions` to CRI.
 #[must_use]
-pub fn selinux_option(o: Option<&SELinuxOptions>) -> Option<SeLinuxOption> {
+pub(crate) fn selinux_option(o: Option<&SELinuxOptions>) -> Option<SeLinuxOption> {
     o.map(selinux)
 }
 
 /// `NetworkNamespaceForPod`.
 #[must_use]
-pub fn network_namespace(pod: &Pod) -> NamespaceMode {
+pub(crate) fn network_namespace(pod: &Pod) -> NamespaceMode {
     if pod.spec.as_ref().and_then(|s| s.host_network) == Some(true) {
         NamespaceMode::Node
     } else {
@@ -184,7 +184,7 @@ pub fn pid_namespace(pod: &Pod) -> NamespaceMode {
 /// The user namespace the kubelet sends (`GetOrCreateUserNamespaceMappings`): `NODE` for
 /// host-user pods when the gate is on, the allocated mapping for `hostUsers: false` (which
 /// needs a runtime handler that supports user namespaces).
-pub fn user_namespace(
+pub(crate) fn user_namespace(
     pod: &Pod,
     node: &NodeContext,
     gates: &FeatureGates,
@@ -223,7 +223,7 @@ pub fn user_namespace(
 
 /// Where a caller declares that the runtime handler supports user namespaces (CRI
 /// `Status` → `runtimeHandlers[].features.userNamespaces`).
-pub const USERNS_FEATURE_PATH: &str = "node.runtimeHandlerFeatures.userNamespaces";
+pub(crate) const USERNS_FEATURE_PATH: &str = "node.runtimeHandlerFeatures.userNamespaces";
 
 /// The kubelet's refusal of a `hostUsers: false` pod whose runtime handler does not
 /// support user namespaces (`GetOrCreateUserNamespaceMappings`). Without
@@ -231,7 +231,7 @@ pub const USERNS_FEATURE_PATH: &str = "node.runtimeHandlerFeatures.userNamespace
 /// what the kubelet sees when the runtime reports no handlers (containerd 1.6): the
 /// handler is "not known".
 #[must_use]
-pub fn userns_unsupported_message(node: &NodeContext) -> String {
+pub(crate) fn userns_unsupported_message(node: &NodeContext) -> String {
     let handler = node.runtime_handler.as_deref().unwrap_or_default();
     let msg = if handler.is_empty() {
         "can't set `spec.hostUsers: false`, runtime does not support user namespaces".to_string()
@@ -252,7 +252,7 @@ pub fn userns_unsupported_message(node: &NodeContext) -> String {
 /// node-context field that declares user-namespace support. `None` when the pod does not
 /// ask for a user namespace or the node context says the handler supports it.
 #[must_use]
-pub fn userns_support_warning(
+pub(crate) fn userns_support_warning(
     pod: &Pod,
     node: Option<&NodeContext>,
     gates: &FeatureGates,
@@ -274,7 +274,7 @@ pub fn userns_support_warning(
 
 /// `NamespacesForPod`, given the runtime helper's user-namespace answer.
 #[must_use]
-pub fn namespaces_for_pod(pod: &Pod, userns: Option<UserNamespace>) -> NamespaceOption {
+pub(crate) fn namespaces_for_pod(pod: &Pod, userns: Option<UserNamespace>) -> NamespaceOption {
     NamespaceOption {
         network: network_namespace(pod),
         pid: pid_namespace(pod),
@@ -285,7 +285,9 @@ pub fn namespaces_for_pod(pod: &Pod, userns: Option<UserNamespace>) -> Namespace
 }
 
 /// Reads `supplementalGroupsPolicy` (absent = Merge).
-pub fn supplemental_groups_policy(pod: &Pod) -> Result<SupplementalGroupsPolicy, ConfigError> {
+pub(crate) fn supplemental_groups_policy(
+    pod: &Pod,
+) -> Result<SupplementalGroupsPolicy, ConfigError> {
     match pod
         .spec
         .as_ref()
@@ -316,7 +318,7 @@ fn masked_paths(proc_mount: Option<&str>) -> (Vec<String>, Vec<String>) {
 
 /// `determineEffectiveSecurityContext`: the container's `LinuxContainerSecurityContext`.
 /// `userns` is the runtime helper's user-namespace answer ([`user_namespace`]).
-pub fn container_security_context(
+pub(crate) fn container_security_context(
     pod: &Pod,
     c: &Container,
     image_user: &ImageUser,
@@ -372,7 +374,7 @@ pub fn container_security_context(
 }
 
 /// `verifyRunAsNonRoot`.
-pub fn verify_run_as_non_root(
+pub(crate) fn verify_run_as_non_root(
     pod: &Pod,
     c: &Container,
     image_user: &ImageUser,
@@ -414,7 +416,7 @@ pub fn verify_run_as_non_root(
 
 /// Whether any init, regular or ephemeral container is privileged (`HasPrivilegedContainer`).
 #[must_use]
-pub fn has_privileged_container(pod: &Pod) -> bool {
+pub(crate) fn has_privileged_container(pod: &Pod) -> bool {
     let Some(spec) = pod.spec.as_ref() else {
         return false;
     };

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::diff::json_diff;
 
 /// Checks one actions vector; `Err` carries a readable diff.
-pub fn check(vector: &Value) -> Result<(), String> {
+pub(crate) fn check(vector: &Value) -> Result<(), String> {
     let request = vector.get("request").ok_or("vector has no `request`")?;
     let expected = vector
         .get("expected")

@@ -54,14 +54,14 @@ enum Shape {
 }
 
 /// Checks one config vector against its own `expected`; `Err` carries a readable diff.
-pub fn check(vector: &Value) -> Result<(), String> {
+pub(crate) fn check(vector: &Value) -> Result<(), String> {
     let expected = vector.get("expected").ok_or("vector has no `expected`")?;
     check_against(vector, expected)
 }
 
 /// Checks one config vector against `expected` (its own, or a replacement such as the
 /// 1.37 expectation recorded in `conformance/deviations.json`).
-pub fn check_against(vector: &Value, expected: &Value) -> Result<(), String> {
+pub(crate) fn check_against(vector: &Value, expected: &Value) -> Result<(), String> {
     let function = vector
         .get("function")
         .and_then(Value::as_str)

@@ -24,7 +24,7 @@ use crate::plan::KillReason;
 use super::diff::json_diff;
 
 /// The functions this module answers.
-pub const FUNCTIONS: &[&str] = &["killContainer", "postStartHook", "hookFailureMessage"];
+pub(crate) const FUNCTIONS: &[&str] = &["killContainer", "postStartHook", "hookFailureMessage"];
 
 fn container<'a>(pod: &'a Pod, name: &str) -> Result<&'a Container, String> {
     let spec = pod.spec.as_ref().ok_or("the pod has no spec")?;
@@ -111,7 +111,7 @@ fn produce(function: &str, input: &Value) -> Result<Value, String> {
 }
 
 /// Checks one hooks vector; `Err` carries a readable diff.
-pub fn check(vector: &Value) -> Result<(), String> {
+pub(crate) fn check(vector: &Value) -> Result<(), String> {
     let function = vector
         .get("function")
         .and_then(Value::as_str)

@@ -31,14 +31,14 @@ use crate::images::{
 use super::diff::json_diff;
 
 /// The functions this module answers.
-pub const FUNCTIONS: &[&str] = &[
+pub(crate) const FUNCTIONS: &[&str] = &[
     "applyDefaultImageTag",
     "evalCRIPullErr",
     "ensureImageExists",
 ];
 
 /// Checks one images vector; `Err` carries a readable diff.
-pub fn check(vector: &Value) -> Result<(), String> {
+pub(crate) fn check(vector: &Value) -> Result<(), String> {
     let function = vector
         .get("function")
         .and_then(Value::as_str)

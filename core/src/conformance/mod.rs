@@ -11,17 +11,17 @@
 pub mod actions;
 pub mod config;
 mod diff;
-pub mod hooks;
-pub mod images;
-pub mod status;
-pub mod terminate;
+pub(crate) mod hooks;
+pub(crate) mod images;
+pub(crate) mod status;
+pub(crate) mod terminate;
 
 pub use diff::json_diff;
 
 /// Functions of the vendored `status/` and `images/` suites that the engine does not
 /// implement yet. Their vectors are reported as pending, never as passed; a function
 /// leaves this list when it is implemented.
-pub const PENDING_FUNCTIONS: &[&str] = &[];
+pub(crate) const PENDING_FUNCTIONS: &[&str] = &[];
 
 /// The result of running one vector.
 #[derive(Debug, Clone, PartialEq, Eq)]

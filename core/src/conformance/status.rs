@@ -20,7 +20,7 @@ use crate::runtime::RuntimeStatus;
 use crate::status::{self, conditions, containers, ips, Probes, ReasonCache, StatusInput};
 
 /// Functions this module runs.
-pub const FUNCTIONS: &[&str] = &[
+pub(crate) const FUNCTIONS: &[&str] = &[
     "podPhase",
     "podCondition",
     "apiContainerStatuses",
@@ -46,7 +46,7 @@ fn to_value<T: serde::Serialize>(v: &T) -> Result<Value, String> {
 }
 
 /// Runs the vector's function on its input.
-pub fn produce(function: &str, input: &Value) -> Result<Value, String> {
+pub(crate) fn produce(function: &str, input: &Value) -> Result<Value, String> {
     let pod: Pod = opt_field(input, "pod")?.unwrap_or_default();
     let g = gates(input)?;
     match function {
@@ -166,7 +166,7 @@ fn api_statuses(pod: &Pod, input: &Value, g: &FeatureGates) -> Result<Value, Str
 }
 
 /// Checks one status vector against its `expected`; `Err` carries a readable diff.
-pub fn check(vector: &Value) -> Result<(), String> {
+pub(crate) fn check(vector: &Value) -> Result<(), String> {
     let function = vector
         .get("function")
         .and_then(Value::as_str)

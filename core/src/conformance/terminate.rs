@@ -30,7 +30,7 @@ use crate::terminate::{allow_pod_start, effective_grace_period, kill_timeline, p
 use super::diff::json_diff;
 
 /// The functions this module answers.
-pub const FUNCTIONS: &[&str] = &[
+pub(crate) const FUNCTIONS: &[&str] = &[
     "effectiveGracePeriod",
     "allowPodStart",
     "terminationOrdering",
@@ -155,7 +155,7 @@ fn produce(function: &str, input: &Value) -> Result<Value, String> {
 }
 
 /// Checks one termination vector; `Err` carries a readable diff.
-pub fn check(vector: &Value) -> Result<(), String> {
+pub(crate) fn check(vector: &Value) -> Result<(), String> {
     let function = vector
         .get("function")
         .and_then(Value::as_str)

@@ -24,26 +24,26 @@ impl EnvBytes {
 
     /// Whether the value is empty.
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// The value as text; bytes that are not UTF-8 become U+FFFD (only for places where
     /// the kubelet itself needs a string, e.g. `$(VAR)` in a command).
     #[must_use]
-    pub fn as_text(&self) -> Cow<'_, str> {
+    pub(crate) fn as_text(&self) -> Cow<'_, str> {
         String::from_utf8_lossy(&self.0)
     }
 
     /// The value as text if it is UTF-8.
     #[must_use]
-    pub fn to_str(&self) -> Option<&str> {
+    pub(crate) fn to_str(&self) -> Option<&str> {
         std::str::from_utf8(&self.0).ok()
     }
 
     /// Standard base64 (RFC 4648, padded): proto3 JSON of `bytes`.
     #[must_use]
-    pub fn to_base64(&self) -> String {
+    pub(crate) fn to_base64(&self) -> String {
         base64_encode(&self.0)
     }
 }

@@ -57,7 +57,7 @@ pub(crate) mod as_name {
     use std::marker::PhantomData;
 
     /// Serialises the value name.
-    pub fn serialize<T: CriEnum, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<T: CriEnum, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(v.name())
     }
 
@@ -98,7 +98,7 @@ pub(crate) mod as_name {
     }
 
     /// Reads a value name, a number, or `null` (the default).
-    pub fn deserialize<'de, T: CriEnum, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    pub(crate) fn deserialize<'de, T: CriEnum, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
         d.deserialize_any(V(PhantomData))
     }
 }

@@ -35,7 +35,7 @@ pub fn sandbox_config(config: &PodSandboxConfig) -> Value {
 }
 
 /// Replaces the readable env values of `v` (the JSON of `config`) by base64.
-pub fn strict_envs(v: &mut Value, config: &ContainerConfig) {
+pub(crate) fn strict_envs(v: &mut Value, config: &ContainerConfig) {
     let Some(envs) = v.get_mut("envs").and_then(Value::as_array_mut) else {
         return;
     };

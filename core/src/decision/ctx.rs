@@ -14,7 +14,7 @@ use crate::runtime::{ContainerState, ContainerStatus};
 
 /// Everything one decision reads.
 #[derive(Debug, Clone)]
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     /// The request.
     pub request: &'a PlanRequest,
     /// The pod.
@@ -35,14 +35,14 @@ pub struct Ctx<'a> {
 /// hash a sync compares), computed together: [`hash_lanes`] runs their hash chains side
 /// by side.
 #[derive(Debug, Clone, Default)]
-pub struct SpecHashes<'a> {
+pub(crate) struct SpecHashes<'a> {
     entries: Vec<(&'a Container, u64)>,
 }
 
 impl<'a> SpecHashes<'a> {
     /// Hashes the init and regular containers of `spec` that `status` reports running.
     #[must_use]
-    pub fn of_running(spec: &'a PodSpec, status: &StatusView<'_>) -> Self {
+    pub(crate) fn of_running(spec: &'a PodSpec, status: &StatusView<'_>) -> Self {
         // A set, not a scan of every status per container: pods of many containers.
         let running_names: BTreeSet<&str> = status
             .containers()
@@ -77,7 +77,7 @@ impl<'a> SpecHashes<'a> {
 
     /// The hash of this very container (the same spec entry), if computed.
     #[must_use]
-    pub fn get(&self, c: &Container) -> Option<u64> {
+    pub(crate) fn get(&self, c: &Container) -> Option<u64> {
         let i = self
             .entries
             .binary_search_by_key(&address(c), |(e, _)| address(e))
@@ -94,7 +94,7 @@ fn address(c: &Container) -> usize {
 impl<'a> Ctx<'a> {
     /// Builds the context; `None` when the pod has no spec.
     #[must_use]
-    pub fn new(request: &'a PlanRequest, gates: &'a FeatureGates) -> Option<Self> {
+    pub(crate) fn new(request: &'a PlanRequest, gates: &'a FeatureGates) -> Option<Self> {
         let spec = request.pod.spec.as_ref()?;
         Some(Self {
             request,
@@ -109,7 +109,7 @@ impl<'a> Ctx<'a> {
 
     /// `HashContainer(c)`.
     #[must_use]
-    pub fn hash(&self, c: &Container) -> u64 {
+    pub(crate) fn hash(&self, c: &Container) -> u64 {
         self.hashes
             .and_then(|h| h.get(c))
             .unwrap_or_else(|| container_hash(&c.name, c.image.as_deref().unwrap_or("")))
@@ -117,14 +117,14 @@ impl<'a> Ctx<'a> {
 
     /// `containerChanged`: the stored hash differs from the spec's.
     #[must_use]
-    pub fn hash_changed(&self, c: &Container, s: &ContainerStatus) -> bool {
+    pub(crate) fn hash_changed(&self, c: &Container, s: &ContainerStatus) -> bool {
         self.hash(c) != s.hash
     }
 
     /// Whether the kubelet passes `restartAllContainers = true`: the request says so, or
     /// the pod carries the condition `AllContainersRestarting=True`.
     #[must_use]
-    pub fn restart_all_containers(&self) -> bool {
+    pub(crate) fn restart_all_containers(&self) -> bool {
         self.request.restart_all_containers || crate::pod::all_containers_restarting(self.pod)
     }
 }

@@ -27,7 +27,7 @@ use crate::plan::{Action, ContainerKind, Decision, Effect, Plan, PodActions, Ste
 
 /// Marks every decision of `plan`. `decided` is the number of decisions made by
 /// `computePodActions`; the ones after it are notes made while building the steps.
-pub fn mark(spec: &PodSpec, plan: &mut Plan, decided: usize) {
+pub(crate) fn mark(spec: &PodSpec, plan: &mut Plan, decided: usize) {
     let lookup = Lookup::new(spec, plan, decided);
     let marks: Vec<(Effect, Option<usize>, Option<usize>)> = plan
         .decisions

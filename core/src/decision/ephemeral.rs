@@ -5,7 +5,7 @@ use super::ctx::{note, Ctx};
 use crate::plan::{Action, Plan};
 
 /// Fills `ephemeralContainersToStart`.
-pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
+pub(crate) fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
     for (i, e) in ctx
         .spec
         .ephemeral_containers

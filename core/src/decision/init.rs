@@ -52,7 +52,7 @@ fn terminal(plan: &mut Plan, name: &str, why: String) -> bool {
 }
 
 /// Runs `computeInitContainerActions`; returns whether the pod is initialised.
-pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
+pub(crate) fn compute(ctx: &Ctx<'_>, plan: &mut Plan) -> bool {
     let inits = ctx.spec.init_containers.as_deref().unwrap_or_default();
     if inits.is_empty() {
         return true;

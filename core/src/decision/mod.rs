@@ -13,13 +13,13 @@
 //! 4. [`ephemeral`] starts, then [`init`] (`computeInitContainerActions`), then
 //!    [`regular`] containers, with [`resize`] decisions along the way.
 
-pub mod effect;
-pub mod ephemeral;
-pub mod init;
-pub mod regular;
-pub mod resize;
-pub mod restart_all;
-pub mod sandbox;
+pub(crate) mod effect;
+pub(crate) mod ephemeral;
+pub(crate) mod init;
+pub(crate) mod regular;
+pub(crate) mod resize;
+pub(crate) mod restart_all;
+pub(crate) mod sandbox;
 
 mod ctx;
 
@@ -29,8 +29,7 @@ use crate::plan::{Action, Plan, Warning};
 use crate::request::PlanRequest;
 use sandbox::SandboxChangeReason;
 
-pub(crate) use ctx::note;
-pub use ctx::{Ctx, SpecHashes};
+pub(crate) use ctx::{note, Ctx, SpecHashes};
 
 /// Computes the pod actions (and their reasons) for a validated request.
 ///
@@ -51,7 +50,7 @@ pub fn decide(request: &PlanRequest, gates: &FeatureGates) -> Plan {
 }
 
 /// [`decide`] in a context already built (the one [`crate::steps::build_in`] then uses).
-pub fn decide_in(ctx: &Ctx<'_>) -> Plan {
+pub(crate) fn decide_in(ctx: &Ctx<'_>) -> Plan {
     let mut plan = Plan::default();
     if !ctx.gates.enabled(Gate::SidecarContainers) {
         plan.warnings.push(Warning {
@@ -246,7 +245,7 @@ pub(crate) mod testutil {
 
     /// A request for pod `foo` (namespace `ns`, uid `u`) with `spec`, a ready sandbox `sb`
     /// (attempt 3, IP set) and `statuses`, merged with `extra` top-level request keys.
-    pub fn req(spec: Value, statuses: Value, extra: Value) -> PlanRequest {
+    pub(crate) fn req(spec: Value, statuses: Value, extra: Value) -> PlanRequest {
         let mut v = json!({
             "pod": {"metadata": {"name": "foo", "namespace": "ns", "uid": "u"}, "spec": with_service_links(spec)},
             "runtimeStatus": {"sandboxStatuses": [{"id": "sb", "metadata": {"attempt": 3},
@@ -270,25 +269,25 @@ pub(crate) mod testutil {
     }
 
     /// The full plan (decide + steps) for a request.
-    pub fn plan(request: &PlanRequest) -> Plan {
+    pub(crate) fn plan(request: &PlanRequest) -> Plan {
         crate::plan(request).unwrap_or_default()
     }
 
     /// A running status with the correct hash for `name`/`image`.
-    pub fn running(id: &str, name: &str, image: &str) -> Value {
+    pub(crate) fn running(id: &str, name: &str, image: &str) -> Value {
         json!({"id": id, "name": name, "state": "running",
                "hash": crate::hash::container_hash(name, image)})
     }
 
     /// An exited status.
-    pub fn exited(id: &str, name: &str, image: &str, code: i32) -> Value {
+    pub(crate) fn exited(id: &str, name: &str, image: &str, code: i32) -> Value {
         json!({"id": id, "name": name, "state": "exited", "exitCode": code,
                "hash": crate::hash::container_hash(name, image),
                "finishedAt": "2025-01-01T00:00:00Z"})
     }
 
     /// The decision messages, one per line, for assertions.
-    pub fn messages(plan: &Plan) -> String {
+    pub(crate) fn messages(plan: &Plan) -> String {
         plan.decisions
             .iter()
             .map(|d| format!("{} {}: {}", d.action, d.reason, d.message))

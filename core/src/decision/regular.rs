@@ -12,7 +12,7 @@ use crate::request::ProbeResult;
 use crate::runtime::ContainerState;
 
 /// Decides every regular container; runs only once the pod is initialised.
-pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
+pub(crate) fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
     let mut keep_count = 0usize;
     for (idx, c) in ctx.spec.containers.iter().enumerate() {
         let name = c.name.as_str();

@@ -65,7 +65,7 @@ fn effective_limit<'r>(
 
 /// `containerResourcesFromRequirements(podRequirements, containerRequirements)`.
 #[must_use]
-pub fn container_resources(
+pub(crate) fn container_resources(
     gates: &FeatureGates,
     pod: Option<&ResourceRequirements>,
     container: Option<&ResourceRequirements>,
@@ -94,7 +94,7 @@ pub fn container_resources(
 
 /// `podResourcesFromRequirements`: pod-level values, zero when absent.
 #[must_use]
-pub fn pod_resources(requirements: Option<&ResourceRequirements>) -> ResizeResources {
+pub(crate) fn pod_resources(requirements: Option<&ResourceRequirements>) -> ResizeResources {
     let limits = requirements.and_then(|c| c.limits.as_ref());
     let requests = requirements.and_then(|c| c.requests.as_ref());
     ResizeResources {
@@ -122,7 +122,7 @@ impl Ctx<'_> {
 
     /// What the spec asks for a container.
     #[must_use]
-    pub fn desired_resources(&self, c: &Container) -> ResizeResources {
+    pub(crate) fn desired_resources(&self, c: &Container) -> ResizeResources {
         container_resources(
             self.gates,
             self.spec.resources.as_ref(),
@@ -150,7 +150,7 @@ impl Ctx<'_> {
 
     /// What the checkpoint says was last applied to a container (zero if no record).
     #[must_use]
-    pub fn actuated_resources(&self, name: &str) -> ResizeResources {
+    pub(crate) fn actuated_resources(&self, name: &str) -> ResizeResources {
         container_resources(self.gates, self.actuated_pod(), self.actuated_record(name))
     }
 
@@ -159,7 +159,7 @@ impl Ctx<'_> {
     /// requirements are the checkpoint's (container and pod level alike) the values are
     /// equal without reading a quantity: the common case of a container at rest.
     #[must_use]
-    pub fn resources_changed(&self, c: &Container) -> bool {
+    pub(crate) fn resources_changed(&self, c: &Container) -> bool {
         let same_inputs = c.resources.as_ref() == self.actuated_record(&c.name)
             && self.spec.resources.as_ref() == self.actuated_pod();
         !same_inputs && self.desired_resources(c) != self.actuated_resources(&c.name)
@@ -168,7 +168,7 @@ impl Ctx<'_> {
 
 /// `computePodResizeAction`: returns `true` to keep the container, `false` when the
 /// resize needs a restart (the kill and the start are then already planned).
-pub fn compute_pod_resize_action(
+pub(crate) fn compute_pod_resize_action(
     ctx: &Ctx<'_>,
     plan: &mut Plan,
     kind: ContainerKind,
@@ -311,7 +311,7 @@ pub fn compute_pod_resize_action(
 
 /// `computePodLevelResourcesResizeAction`: pod-level resources differ from the actuated ones.
 #[must_use]
-pub fn pod_level_resize(ctx: &Ctx<'_>) -> bool {
+pub(crate) fn pod_level_resize(ctx: &Ctx<'_>) -> bool {
     if !ctx
         .gates
         .enabled(Gate::InPlacePodLevelResourcesVerticalScaling)
@@ -329,7 +329,7 @@ pub fn pod_level_resize(ctx: &Ctx<'_>) -> bool {
 /// `startingResizedContainer`: the first container about to start whose desired resources
 /// differ from its actuated ones.
 #[must_use]
-pub fn starting_resized_container<'c>(
+pub(crate) fn starting_resized_container<'c>(
     ctx: &Ctx<'_>,
     containers: &'c [Container],
     indices: &[usize],

@@ -45,7 +45,7 @@ fn split(ctx: &Ctx<'_>, containers: &[Container]) -> Split {
 }
 
 /// Fills `containersToReset` and explains each entry.
-pub fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
+pub(crate) fn compute(ctx: &Ctx<'_>, plan: &mut Plan) {
     let init = split(ctx, ctx.spec.init_containers.as_deref().unwrap_or_default());
     let regular = split(ctx, &ctx.spec.containers);
     let source_count = init.sources.len() + regular.sources.len();

@@ -7,7 +7,7 @@ use crate::runtime::{NamespaceMode, SandboxState};
 
 /// Why the sandbox must be (re)created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SandboxChangeReason {
+pub(crate) enum SandboxChangeReason {
     /// No sandbox exists yet.
     NoSandbox,
     /// More than one sandbox is ready.
@@ -23,7 +23,7 @@ pub enum SandboxChangeReason {
 impl SandboxChangeReason {
     /// Machine-readable reason.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::NoSandbox => "NoSandbox",
             Self::MultipleReady => "MultipleReadySandboxes",
@@ -36,7 +36,7 @@ impl SandboxChangeReason {
 
 /// The result of `PodSandboxChanged`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SandboxChange {
+pub(crate) struct SandboxChange {
     /// `Some` when a new sandbox is needed.
     pub reason: Option<SandboxChangeReason>,
     /// Attempt of the sandbox to create (or of the current one).
@@ -48,14 +48,14 @@ pub struct SandboxChange {
 impl SandboxChange {
     /// Whether a new sandbox is needed.
     #[must_use]
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.reason.is_some()
     }
 }
 
 /// `NetworkNamespaceForPod`: NODE for host-network pods, POD otherwise.
 #[must_use]
-pub fn network_namespace_for_pod(pod: &Pod) -> NamespaceMode {
+pub(crate) fn network_namespace_for_pod(pod: &Pod) -> NamespaceMode {
     let host = pod
         .spec
         .as_ref()
@@ -70,7 +70,7 @@ pub fn network_namespace_for_pod(pod: &Pod) -> NamespaceMode {
 
 /// `PodSandboxChanged(pod, status)`.
 #[must_use]
-pub fn pod_sandbox_changed(pod: &Pod, status: &StatusView<'_>) -> SandboxChange {
+pub(crate) fn pod_sandbox_changed(pod: &Pod, status: &StatusView<'_>) -> SandboxChange {
     let sandboxes = status.sandboxes();
     let Some(s0) = sandboxes.first() else {
         return SandboxChange {

@@ -17,7 +17,7 @@ use crate::images::{backoff_key, reference};
 use crate::plan::{ImageBackoffRecord, ImagesReport};
 
 /// The waiting reasons of a failed `EnsureImageExists` (`startContainer` step 1).
-pub const IMAGE_ERRORS: [&str; 7] = [
+pub(crate) const IMAGE_ERRORS: [&str; 7] = [
     "ErrImagePull",
     "ImagePullBackOff",
     "ErrImageNeverPull",
@@ -37,7 +37,7 @@ const PULL_FAILURES: [&str; 4] = [
 
 /// The image manager's reconstructed inputs.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ImagesGuess {
+pub(crate) struct ImagesGuess {
     /// The node's images (`None`: no container waits on its image; the manager stays off).
     pub images: Option<ImagesReport>,
     /// The image-pull back-off records.
@@ -89,7 +89,7 @@ fn waiting(s: Option<&ContainerStatus>) -> Option<(String, String)> {
 
 /// The image manager's inputs for a pod, if a container waits on its image.
 #[must_use]
-pub fn images(pod: &Pod, now: jiff::Timestamp) -> ImagesGuess {
+pub(crate) fn images(pod: &Pod, now: jiff::Timestamp) -> ImagesGuess {
     let all = containers(pod);
     let failing: Vec<(&str, &str, String, String)> = all
         .iter()

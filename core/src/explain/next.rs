@@ -120,7 +120,7 @@ pub struct Next {
 
 /// A lifecycle handler in a few words.
 #[must_use]
-pub fn handler_words(h: &LifecycleHandler) -> String {
+pub(crate) fn handler_words(h: &LifecycleHandler) -> String {
     if let Some(e) = &h.exec {
         return format!("exec [{}]", e.command.clone().unwrap_or_default().join(" "));
     }
@@ -155,7 +155,7 @@ fn pre_stop(c: &Container) -> Option<String> {
 
 /// The running containers in termination order (`newTerminationOrdering`).
 #[must_use]
-pub fn stop_order(pod: &Pod) -> Vec<Stop> {
+pub(crate) fn stop_order(pod: &Pod) -> Vec<Stop> {
     let (Some(spec), Some(status)) = (pod.spec.as_ref(), pod.status.as_ref()) else {
         return Vec::new();
     };

@@ -23,13 +23,13 @@ use k8s_openapi::ByteString;
 use crate::request::node::{ImageInfo, KubeletSettings, NodeContext};
 
 /// The cluster DNS service IP assumed for the node (kubeadm's default service CIDR).
-pub const CLUSTER_DNS: &str = "10.96.0.10";
+pub(crate) const CLUSTER_DNS: &str = "10.96.0.10";
 /// The cluster domain assumed for the node.
-pub const CLUSTER_DOMAIN: &str = "cluster.local";
+pub(crate) const CLUSTER_DOMAIN: &str = "cluster.local";
 
 /// The reconstructed node with what was assumed.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct NodeGuess {
+pub(crate) struct NodeGuess {
     /// The node context of the request.
     pub node: NodeContext,
     /// What was assumed or is unknown, in words.
@@ -262,7 +262,7 @@ fn image_user_matters(pod: &Pod, c: &Container) -> bool {
 
 /// The node context for `pod` and what it assumes.
 #[must_use]
-pub fn node(pod: &Pod, host_ips: Vec<String>) -> NodeGuess {
+pub(crate) fn node(pod: &Pod, host_ips: Vec<String>) -> NodeGuess {
     let all = containers(pod);
     let ev = evidence(&all);
     let mut guess = NodeGuess::default();

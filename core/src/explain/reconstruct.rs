@@ -14,7 +14,7 @@
 //! The pod gets the API server's defaults first (idempotent: a served pod already has
 //! them), so a document that lacks a defaulted field (`enableServiceLinks` on pods from
 //! before 1.13, trimmed pastes) does not hit an error the kubelet never sees. The node is
-//! a plausible cluster node ([`super::node`]).
+//! a plausible cluster node (`super::node`).
 
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, PodStatus};
 
@@ -31,7 +31,7 @@ use crate::runtime::{
 };
 
 /// The id given to the sandbox the status implies (the real id is not in the API).
-pub const SANDBOX_ID: &str = "sandbox-id-unknown";
+pub(crate) const SANDBOX_ID: &str = "sandbox-id-unknown";
 
 /// A reconstructed request with what was assumed and what looked wrong.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -57,7 +57,7 @@ pub struct Reconstruction {
 
 /// Image references compared as the runtime reports them: `nginx` ≡
 /// `docker.io/library/nginx:latest` (the one normaliser, [`crate::images::reference`]'s).
-pub use crate::images::reference::normalize_image;
+pub(crate) use crate::images::reference::normalize_image;
 
 fn ts(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<jiff::Timestamp> {
     t.map(|t| t.0)
@@ -462,7 +462,7 @@ pub fn reconstruct(pod: &Pod, now: jiff::Timestamp) -> Reconstruction {
 /// `pod` with the API server's defaults (1.37 default gates) and the JSON paths of the
 /// fields they filled (at most 12 named).
 #[must_use]
-pub fn with_api_defaults(pod: &Pod) -> (Pod, Vec<String>) {
+pub(crate) fn with_api_defaults(pod: &Pod) -> (Pod, Vec<String>) {
     let mut out = pod.clone();
     crate::defaults::apply_api_defaults_with(&mut out, &crate::features::FeatureGates::default());
     let mut paths = Vec::new();

@@ -146,7 +146,7 @@ pub fn parse_go_duration_std(text: &str) -> Result<std::time::Duration, Duration
 /// microseconds, truncated as Go's `Duration / time.Microsecond`; `None` when it is not
 /// a duration or is negative.
 #[must_use]
-pub fn parse_go_duration_us(s: &str) -> Option<i64> {
+pub(crate) fn parse_go_duration_us(s: &str) -> Option<i64> {
     parse_go_duration(s.trim())
         .ok()
         .filter(|nanos| *nanos >= 0)
@@ -213,7 +213,7 @@ fn leading_fraction(s: &str) -> (u64, f64, &str) {
 
 /// Go's `time.Duration.String()` for a whole number of milliseconds.
 #[must_use]
-pub fn go_duration_millis(ms: u64) -> String {
+pub(crate) fn go_duration_millis(ms: u64) -> String {
     if ms == 0 {
         return "0s".into();
     }
@@ -239,7 +239,7 @@ pub fn go_duration_millis(ms: u64) -> String {
 
 /// A Go `time.Duration` string for whole seconds (`10s`, `1m20s`, `5m0s`, `1h0m0s`).
 #[must_use]
-pub fn go_duration_seconds(seconds: u64) -> String {
+pub(crate) fn go_duration_seconds(seconds: u64) -> String {
     let h = seconds / 3600;
     let m = (seconds % 3600) / 60;
     let s = seconds % 60;

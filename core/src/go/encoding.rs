@@ -8,14 +8,14 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 /// Go `encoding/json` string literal (HTML-escaped, as `json.Marshal` does).
 #[must_use]
-pub fn go_json_string(s: &str) -> String {
+pub(crate) fn go_json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     push_go_json_string(&mut out, s);
     out
 }
 
 /// Appends [`go_json_string`]`(s)` to `out`.
-pub fn push_go_json_string(out: &mut String, s: &str) {
+pub(crate) fn push_go_json_string(out: &mut String, s: &str) {
     out.push('"');
     if is_plain_go_json(s) {
         out.push_str(s);
@@ -44,7 +44,7 @@ pub fn push_go_json_string(out: &mut String, s: &str) {
 
 /// Whether [`go_json_string`] writes `s` unchanged between its quotes.
 #[must_use]
-pub fn is_plain_go_json(s: &str) -> bool {
+pub(crate) fn is_plain_go_json(s: &str) -> bool {
     !s.chars().any(|ch| {
         matches!(ch, '"' | '\\' | '<' | '>' | '&' | '\u{2028}' | '\u{2029}') || u32::from(ch) < 0x20
     })

@@ -28,7 +28,7 @@ use super::{describe_handler, failure_message, kill_grace, ERR_POST_START_HOOK};
 /// What the hook results add to a sync.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[must_use]
-pub struct Reported {
+pub(crate) struct Reported {
     /// Events the kubelet recorded while it ran the hooks (before this sync).
     pub events: Vec<Event>,
     /// Reason-cache entries (container → `PostStartHookError`) of the failed starts.
@@ -55,7 +55,7 @@ fn declared(c: &Container, kind: HookKind) -> Option<&LifecycleHandler> {
 }
 
 /// Reads the request's `hookResults`, in order.
-pub fn read(request: &PlanRequest) -> Reported {
+pub(crate) fn read(request: &PlanRequest) -> Reported {
     let mut out = Reported::default();
     let statuses = request
         .runtime_status

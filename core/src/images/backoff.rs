@@ -171,7 +171,7 @@ impl ImageBackoff {
 
     /// When the entry for `key` was last updated (the last failed pull), if there is one.
     #[must_use]
-    pub fn last_update(&self, key: &str) -> Option<jiff::Timestamp> {
+    pub(crate) fn last_update(&self, key: &str) -> Option<jiff::Timestamp> {
         self.records.get(key).map(|r| r.last_update)
     }
 
@@ -197,7 +197,7 @@ impl ImageBackoff {
     }
 
     /// `GC()`: drop entries not updated for more than twice the maximum.
-    pub fn gc(&mut self, now: jiff::Timestamp) {
+    pub(crate) fn gc(&mut self, now: jiff::Timestamp) {
         let horizon = i128::from(self.policy.max_seconds) * 2 * NANOS;
         self.records
             .retain(|_, r| nanos_between(now, r.last_update) <= horizon);
@@ -205,14 +205,14 @@ impl ImageBackoff {
 
     /// The stored previous pull error of a key.
     #[must_use]
-    pub fn previous_error(&self, key: &str) -> Option<&str> {
+    pub(crate) fn previous_error(&self, key: &str) -> Option<&str> {
         self.records
             .get(key)
             .and_then(|r| r.previous_error.as_deref())
     }
 
     /// Stores (or, with `None`, drops) the previous pull error of a key that has an entry.
-    pub fn set_previous_error(&mut self, key: &str, error: Option<String>) {
+    pub(crate) fn set_previous_error(&mut self, key: &str, error: Option<String>) {
         if let Some(r) = self.records.get_mut(key) {
             r.previous_error = error;
         }
@@ -220,7 +220,7 @@ impl ImageBackoff {
 
     /// The records to hand to the next sync, sorted by key.
     #[must_use]
-    pub fn records(&self) -> Vec<ImageBackoffRecord> {
+    pub(crate) fn records(&self) -> Vec<ImageBackoffRecord> {
         self.records.values().cloned().collect()
     }
 }

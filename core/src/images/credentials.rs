@@ -79,7 +79,7 @@ pub struct CredentialCheck {
 impl CredentialCheck {
     /// Filters a keyring answer as `EnsureImageExists`'s `getPodCredentials` does.
     #[must_use]
-    pub fn from_credentials(creds: &[TrackedCredential]) -> Self {
+    pub(crate) fn from_credentials(creds: &[TrackedCredential]) -> Self {
         let mut out = Self::default();
         for c in creds {
             let Some(src) = &c.source else { continue };
@@ -113,7 +113,7 @@ struct ConfigJson {
 
 /// A keyring: registry key → credentials, in insertion order.
 #[derive(Debug, Clone, Default)]
-pub struct Keyring {
+pub(crate) struct Keyring {
     creds: BTreeMap<String, Vec<TrackedCredential>>,
 }
 
@@ -206,7 +206,7 @@ fn is_default_registry_match(image: &str) -> bool {
 
 impl Keyring {
     /// Adds one docker config (`BasicDockerKeyring.Add`).
-    pub fn add(
+    pub(crate) fn add(
         &mut self,
         source: Option<&CredentialSource>,
         registry: &str,
@@ -226,7 +226,7 @@ impl Keyring {
     ///
     /// # Errors
     /// A docker config secret whose JSON (or `auth` field) does not parse.
-    pub fn from_secrets(secrets: &[Secret]) -> Result<Self, String> {
+    pub(crate) fn from_secrets(secrets: &[Secret]) -> Result<Self, String> {
         let mut ring = Self::default();
         for s in secrets {
             let ty = s.type_.as_deref().unwrap_or("");
@@ -276,7 +276,7 @@ impl Keyring {
 
     /// A keyring of already tracked credentials by registry key (the node's).
     #[must_use]
-    pub fn from_tracked(map: &BTreeMap<String, Vec<TrackedCredential>>) -> Self {
+    pub(crate) fn from_tracked(map: &BTreeMap<String, Vec<TrackedCredential>>) -> Self {
         let mut ring = Self::default();
         for (registry, creds) in map {
             for c in creds {
@@ -288,7 +288,7 @@ impl Keyring {
 
     /// `Lookup(repository)`.
     #[must_use]
-    pub fn lookup(&self, repository: &str) -> Vec<TrackedCredential> {
+    pub(crate) fn lookup(&self, repository: &str) -> Vec<TrackedCredential> {
         let index: BTreeSet<&String> = self.creds.keys().collect();
         let mut out = Vec::new();
         for key in index.into_iter().rev() {
@@ -363,7 +363,7 @@ pub fn node_credentials_from_file(
 ///
 /// # Errors
 /// A pull secret that does not parse.
-pub fn pod_credentials(
+pub(crate) fn pod_credentials(
     repository: &str,
     pull_secrets: &[Secret],
     node: &BTreeMap<String, Vec<TrackedCredential>>,

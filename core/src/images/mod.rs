@@ -11,9 +11,9 @@
 
 pub mod backoff;
 pub mod credentials;
-pub mod pull_records;
+pub(crate) mod pull_records;
 pub mod reference;
-pub mod throttle;
+pub(crate) mod throttle;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::events::Event;
 use crate::features::{FeatureGates, Gate};
-pub use crate::plan::{Annotation, ImageSpec, PullResult, PullResultRecord};
+pub(crate) use crate::plan::{Annotation, ImageSpec};
+pub use crate::plan::{PullResult, PullResultRecord};
 
 use backoff::ImageBackoff;
 use credentials::{pod_credentials, Coordinates, CredentialCheck, TrackedCredential};
@@ -54,7 +55,7 @@ pub enum ImageErrorKind {
 impl ImageErrorKind {
     /// The error string.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::ErrImagePull => "ErrImagePull",
             Self::ImagePullBackOff => "ImagePullBackOff",
@@ -87,7 +88,7 @@ pub struct ImageError {
 
 /// `imagePullPolicy` as the kubelet receives it (it never defaults it).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PullPolicy {
+pub(crate) enum PullPolicy {
     /// `Always`.
     Always,
     /// `IfNotPresent`.
@@ -102,7 +103,7 @@ pub enum PullPolicy {
 impl PullPolicy {
     /// From the container's field.
     #[must_use]
-    pub fn parse(s: Option<&str>) -> Self {
+    pub(crate) fn parse(s: Option<&str>) -> Self {
         match s {
             Some("Always") => Self::Always,
             Some("IfNotPresent") => Self::IfNotPresent,
@@ -123,7 +124,7 @@ impl PullPolicy {
 
 /// What the node's `ImageStatus` answers for a tag-defaulted image name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ImageLookup {
+pub(crate) enum ImageLookup {
     /// The image is present with this imageRef.
     Present(String),
     /// Not present.
@@ -147,7 +148,7 @@ pub struct NodeImages {
 impl NodeImages {
     /// `GetImageRef(spec)`.
     #[must_use]
-    pub fn lookup(&self, image: &str) -> ImageLookup {
+    pub(crate) fn lookup(&self, image: &str) -> ImageLookup {
         if let Some(e) = self.errors.get(image) {
             return ImageLookup::Error(e.clone());
         }
@@ -203,7 +204,7 @@ pub struct PullRecordOracle {
 impl PullRecordCheck {
     /// `MustAttemptImagePull(image, imageRef, credentials)`.
     #[must_use]
-    pub fn must_attempt_pull(
+    pub(crate) fn must_attempt_pull(
         &self,
         image: &str,
         image_ref: &str,
@@ -338,13 +339,13 @@ pub struct EnsureInput<'a> {
 
 /// `"<pod UID>_<image>"`.
 #[must_use]
-pub fn backoff_key(pod: &Pod, image: &str) -> String {
+pub(crate) fn backoff_key(pod: &Pod, image: &str) -> String {
     format!("{}_{}", pod.metadata.uid.as_deref().unwrap_or(""), image)
 }
 
 /// The `ImageSpec` for a tag-defaulted image.
 #[must_use]
-pub fn image_spec(pod: &Pod, image: String, runtime_handler: &str) -> ImageSpec {
+pub(crate) fn image_spec(pod: &Pod, image: String, runtime_handler: &str) -> ImageSpec {
     ImageSpec {
         image,
         annotations: pod
@@ -542,7 +543,7 @@ pub fn ensure_image_exists(input: &EnsureInput<'_>, backoff: &mut ImageBackoff) 
 
 /// `evalCRIPullErr`: classifies a runtime's pull error text. Returns (kind, message).
 #[must_use]
-pub fn eval_cri_pull_err(image: &str, error: &str) -> ImageError {
+pub(crate) fn eval_cri_pull_err(image: &str, error: &str) -> ImageError {
     for (prefix, kind, what) in [
         (
             "RegistryUnavailable",

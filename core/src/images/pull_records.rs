@@ -98,7 +98,7 @@ pub struct PullRecords {
 
 /// The pod's credentials as the check sees them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PodCredentials {
+pub(crate) struct PodCredentials {
     /// Secret-sourced credentials with their hashes.
     pub secrets: Vec<RecordedSecret>,
     /// The first service-account-sourced credential.
@@ -108,7 +108,7 @@ pub struct PodCredentials {
 impl PodCredentials {
     /// From a keyring answer.
     #[must_use]
-    pub fn from_credentials(creds: &[TrackedCredential]) -> Self {
+    pub(crate) fn from_credentials(creds: &[TrackedCredential]) -> Self {
         let mut out = Self::default();
         for c in creds {
             let Some(src) = &c.source else { continue };
@@ -155,7 +155,12 @@ impl PullRecords {
 
     /// `MustAttemptImagePull(image, imageRef, podCredentials)`.
     #[must_use]
-    pub fn must_attempt_pull(&self, image: &str, image_ref: &str, pod: &PodCredentials) -> bool {
+    pub(crate) fn must_attempt_pull(
+        &self,
+        image: &str,
+        image_ref: &str,
+        pod: &PodCredentials,
+    ) -> bool {
         if image_ref.is_empty() {
             return true;
         }
@@ -270,14 +275,10 @@ impl PullRecords {
         cur.kubernetes_service_accounts.sort();
     }
 
+    #[cfg(test)]
     /// `RecordPullIntent`.
-    pub fn record_intent(&mut self, image: &str) {
+    fn record_intent(&mut self, image: &str) {
         self.intents.insert(image.to_string());
-    }
-
-    /// `RecordImagePullFailed`.
-    pub fn record_failed(&mut self, image: &str) {
-        self.intents.remove(image);
     }
 }
 

@@ -19,9 +19,9 @@
 use std::fmt;
 
 /// The default registry.
-pub const DEFAULT_DOMAIN: &str = "docker.io";
+pub(crate) const DEFAULT_DOMAIN: &str = "docker.io";
 /// The tag `ParseImageName` reports for a reference without tag and digest.
-pub const DEFAULT_TAG: &str = "latest";
+pub(crate) const DEFAULT_TAG: &str = "latest";
 const NAME_TOTAL_LENGTH_MAX: usize = 255;
 
 /// Why a reference does not parse (the texts of `distribution/reference` and
@@ -322,7 +322,9 @@ pub fn parse_normalized_named(s: &str) -> Result<Reference, ReferenceError> {
 ///
 /// # Errors
 /// The reference does not parse.
-pub fn parse_image_name(image: &str) -> Result<(String, String, String), ParseImageNameError> {
+pub(crate) fn parse_image_name(
+    image: &str,
+) -> Result<(String, String, String), ParseImageNameError> {
     let r = parse_normalized_named(image).map_err(|cause| ParseImageNameError {
         image: image.to_string(),
         cause,

@@ -5,11 +5,11 @@
 use serde::{Deserialize, Serialize};
 
 /// The error text of a rejected pull.
-pub const QPS_EXCEEDED: &str = "pull QPS exceeded";
+pub(crate) const QPS_EXCEEDED: &str = "pull QPS exceeded";
 
 /// Limiter configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct PullThrottleConfig {
+pub(crate) struct PullThrottleConfig {
     /// Pulls per second.
     pub qps: f64,
     /// Bucket size.
@@ -18,7 +18,7 @@ pub struct PullThrottleConfig {
 
 /// The bucket's state at one instant.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PullThrottle {
+pub(crate) struct PullThrottle {
     config: PullThrottleConfig,
     tokens: f64,
     last: Option<jiff::Timestamp>,
@@ -27,7 +27,7 @@ pub struct PullThrottle {
 impl PullThrottle {
     /// A full bucket.
     #[must_use]
-    pub fn new(config: PullThrottleConfig) -> Self {
+    pub(crate) fn new(config: PullThrottleConfig) -> Self {
         Self {
             config,
             tokens: f64::from(config.burst),
@@ -36,7 +36,7 @@ impl PullThrottle {
     }
 
     /// `TryAccept()` at `now`.
-    pub fn try_accept(&mut self, now: jiff::Timestamp) -> bool {
+    pub(crate) fn try_accept(&mut self, now: jiff::Timestamp) -> bool {
         let c = self.config;
         if c.qps <= 0.0 || !c.qps.is_finite() {
             return true;

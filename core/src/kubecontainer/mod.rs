@@ -7,5 +7,5 @@
 //! * [`restart`]: the restart predicates (`ShouldContainerBeRestarted`, `helpers.go`;
 //!   `ContainerShouldRestart` and the container restart rules, `pkg/api/v1/pod/util.go`).
 
-pub mod pod_status;
-pub mod restart;
+pub(crate) mod pod_status;
+pub(crate) mod restart;

@@ -13,7 +13,7 @@ use crate::runtime::{ContainerState, ContainerStatus, SandboxState, SandboxStatu
 
 /// Read-only view of what the runtime reports about the pod.
 #[derive(Debug, Clone)]
-pub struct StatusView<'a> {
+pub(crate) struct StatusView<'a> {
     sandboxes: &'a [SandboxStatus],
     containers: &'a [ContainerStatus],
     /// The id of the active sandbox (the latest one, when it is ready).
@@ -33,7 +33,7 @@ pub(crate) const SCAN_UP_TO: usize = 8;
 /// name" lookups (`FindContainerStatusByName` and the like) in O(log n), where a scan per
 /// container made a plan quadratic in the pod's size.
 #[derive(Debug, Clone, Default)]
-pub struct FirstByName<'a> {
+pub(crate) struct FirstByName<'a> {
     /// (name, position), sorted by name; one entry per name, its first position.
     sorted: Vec<(&'a str, usize)>,
 }
@@ -41,7 +41,7 @@ pub struct FirstByName<'a> {
 impl<'a> FirstByName<'a> {
     /// Indexes `(name, position)` pairs given in list order.
     #[must_use]
-    pub fn new(entries: impl IntoIterator<Item = (&'a str, usize)>) -> Self {
+    pub(crate) fn new(entries: impl IntoIterator<Item = (&'a str, usize)>) -> Self {
         let mut sorted: Vec<(&'a str, usize)> = entries.into_iter().collect();
         // A stable sort keeps each name's entries in list order: the first one stays.
         sorted.sort_by(|a, b| a.0.cmp(b.0));
@@ -51,14 +51,14 @@ impl<'a> FirstByName<'a> {
 
     /// Indexes `items` by `name` when the list is long enough for an index to pay.
     #[must_use]
-    pub fn of<T>(items: &'a [T], name: impl Fn(&'a T) -> &'a str) -> Option<Self> {
+    pub(crate) fn of<T>(items: &'a [T], name: impl Fn(&'a T) -> &'a str) -> Option<Self> {
         (items.len() > SCAN_UP_TO)
             .then(|| Self::new(items.iter().enumerate().map(|(i, item)| (name(item), i))))
     }
 
     /// The first position of `name`.
     #[must_use]
-    pub fn position(&self, name: &str) -> Option<usize> {
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
         let i = self.sorted.binary_search_by(|e| e.0.cmp(name)).ok()?;
         self.sorted.get(i).map(|e| e.1)
     }
@@ -67,13 +67,13 @@ impl<'a> FirstByName<'a> {
 impl<'a> StatusView<'a> {
     /// Builds the view for a request (no runtime status = nothing exists).
     #[must_use]
-    pub fn new(request: &'a PlanRequest) -> Self {
+    pub(crate) fn new(request: &'a PlanRequest) -> Self {
         Self::of(request.runtime_status.as_ref())
     }
 
     /// Builds the view for a runtime status (`None` = nothing exists).
     #[must_use]
-    pub fn of(runtime_status: Option<&'a crate::runtime::RuntimeStatus>) -> Self {
+    pub(crate) fn of(runtime_status: Option<&'a crate::runtime::RuntimeStatus>) -> Self {
         let (sandboxes, containers) = match runtime_status {
             Some(s) => (
                 s.sandbox_statuses.as_slice(),
@@ -106,19 +106,19 @@ impl<'a> StatusView<'a> {
 
     /// Sandbox statuses, newest first.
     #[must_use]
-    pub fn sandboxes(&self) -> &'a [SandboxStatus] {
+    pub(crate) fn sandboxes(&self) -> &'a [SandboxStatus] {
         self.sandboxes
     }
 
     /// Every container status, newest first.
     #[must_use]
-    pub fn containers(&self) -> &'a [ContainerStatus] {
+    pub(crate) fn containers(&self) -> &'a [ContainerStatus] {
         self.containers
     }
 
     /// `FindContainerStatusByName`: the newest status with this name (any sandbox).
     #[must_use]
-    pub fn find(&self, name: &str) -> Option<&'a ContainerStatus> {
+    pub(crate) fn find(&self, name: &str) -> Option<&'a ContainerStatus> {
         match &self.by_name {
             Some(index) => index.position(name).and_then(|i| self.containers.get(i)),
             None => self.containers.iter().find(|s| s.name == name),
@@ -126,7 +126,10 @@ impl<'a> StatusView<'a> {
     }
 
     /// Every status with this name, newest first.
-    pub fn all_named<'n>(&self, name: &'n str) -> impl Iterator<Item = &'a ContainerStatus> + 'n
+    pub(crate) fn all_named<'n>(
+        &self,
+        name: &'n str,
+    ) -> impl Iterator<Item = &'a ContainerStatus> + 'n
     where
         'a: 'n,
     {
@@ -135,7 +138,7 @@ impl<'a> StatusView<'a> {
 
     /// Whether a status belongs to the active sandbox.
     #[must_use]
-    pub fn is_active(&self, status: &ContainerStatus) -> bool {
+    pub(crate) fn is_active(&self, status: &ContainerStatus) -> bool {
         let Some(active) = self.active_sandbox else {
             return false;
         };
@@ -148,13 +151,13 @@ impl<'a> StatusView<'a> {
     }
 
     /// `ActiveContainerStatuses`: statuses of the active sandbox, newest first.
-    pub fn active(&self) -> impl Iterator<Item = &'a ContainerStatus> + '_ {
+    pub(crate) fn active(&self) -> impl Iterator<Item = &'a ContainerStatus> + '_ {
         self.containers.iter().filter(move |s| self.is_active(s))
     }
 
     /// `FindActiveContainerStatusByName`.
     #[must_use]
-    pub fn find_active(&self, name: &str) -> Option<&'a ContainerStatus> {
+    pub(crate) fn find_active(&self, name: &str) -> Option<&'a ContainerStatus> {
         match &self.active_by_name {
             Some(index) => index.position(name).and_then(|i| self.containers.get(i)),
             None => self.active().find(|s| s.name == name),
@@ -163,7 +166,7 @@ impl<'a> StatusView<'a> {
 
     /// The newest exited status with this name (`doBackOff`'s reference instance).
     #[must_use]
-    pub fn newest_exited(&self, name: &str) -> Option<&'a ContainerStatus> {
+    pub(crate) fn newest_exited(&self, name: &str) -> Option<&'a ContainerStatus> {
         self.containers
             .iter()
             .find(|s| s.name == name && s.state == ContainerState::Exited)
@@ -172,7 +175,7 @@ impl<'a> StatusView<'a> {
 
 /// Which prober result to look up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProbeKind {
+pub(crate) enum ProbeKind {
     /// Liveness.
     Liveness,
     /// Startup.
@@ -181,7 +184,11 @@ pub enum ProbeKind {
 
 /// The prober's recorded result for a container id (`None` = not found: no result yet).
 #[must_use]
-pub fn probe(request: &PlanRequest, container_id: &str, kind: ProbeKind) -> Option<ProbeResult> {
+pub(crate) fn probe(
+    request: &PlanRequest,
+    container_id: &str,
+    kind: ProbeKind,
+) -> Option<ProbeResult> {
     let results = request.probes.get(container_id)?;
     match kind {
         ProbeKind::Liveness => results.liveness,

@@ -13,7 +13,7 @@ use crate::runtime::{ContainerState, ContainerStatus};
 
 /// An answer with its reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The answer.
     pub yes: bool,
     /// Machine-readable reason, e.g. `RestartPolicyAlways`.
@@ -34,7 +34,7 @@ impl Verdict {
 
 /// The pod's `restartPolicy` as the kubelet reads it (`""`/absent behaves like `Always`).
 #[must_use]
-pub fn pod_restart_policy(pod: &Pod) -> &str {
+pub(crate) fn pod_restart_policy(pod: &Pod) -> &str {
     pod.spec
         .as_ref()
         .and_then(|s| s.restart_policy.as_deref())
@@ -43,13 +43,13 @@ pub fn pod_restart_policy(pod: &Pod) -> &str {
 
 /// `shouldRestartOnFailure(pod)`: the pod policy is not `Never`.
 #[must_use]
-pub fn should_restart_on_failure(pod: &Pod) -> bool {
+pub(crate) fn should_restart_on_failure(pod: &Pod) -> bool {
     pod_restart_policy(pod) != "Never"
 }
 
 /// `containerSucceeded`: the newest status exists, exited, with code 0.
 #[must_use]
-pub fn container_succeeded(c: &Container, status: &StatusView<'_>) -> bool {
+pub(crate) fn container_succeeded(c: &Container, status: &StatusView<'_>) -> bool {
     status
         .find(&c.name)
         .is_some_and(|s| s.state == ContainerState::Exited && s.exit_code == 0)
@@ -57,7 +57,7 @@ pub fn container_succeeded(c: &Container, status: &StatusView<'_>) -> bool {
 
 /// `isInitContainerFailed`: OOMKilled, exited non-zero, or unknown.
 #[must_use]
-pub fn is_init_container_failed(s: &ContainerStatus) -> bool {
+pub(crate) fn is_init_container_failed(s: &ContainerStatus) -> bool {
     s.reason == "OOMKilled"
         || (s.state == ContainerState::Exited && s.exit_code != 0)
         || s.state == ContainerState::Unknown
@@ -65,7 +65,10 @@ pub fn is_init_container_failed(s: &ContainerStatus) -> bool {
 
 /// `FindMatchingContainerRestartRule`: the first rule whose exit-code clause matches.
 #[must_use]
-pub fn matching_rule(c: &Container, exit_code: i32) -> Option<(usize, &ContainerRestartRule)> {
+pub(crate) fn matching_rule(
+    c: &Container,
+    exit_code: i32,
+) -> Option<(usize, &ContainerRestartRule)> {
     c.restart_policy_rules
         .as_deref()
         .unwrap_or_default()
@@ -140,7 +143,7 @@ fn by_policy(policy: &str, exit_code: i32, level: &str) -> Verdict {
 /// container runs again once every container has been reset); with the gate off that
 /// action is unknown to the kubelet and the container policy decides.
 #[must_use]
-pub fn container_should_restart(
+pub(crate) fn container_should_restart(
     c: &Container,
     pod: &Pod,
     exit_code: i32,
@@ -180,7 +183,7 @@ pub fn container_should_restart(
 
 /// `ShouldContainerBeRestarted(c, pod, status)`.
 #[must_use]
-pub fn should_container_be_restarted(
+pub(crate) fn should_container_be_restarted(
     c: &Container,
     pod: &Pod,
     status: &StatusView<'_>,
@@ -221,7 +224,7 @@ pub fn should_container_be_restarted(
 /// not `Never`, or (gate ContainerRestartRules) its own policy is set and not `Never`.
 /// Restart rules are not consulted (there is no exit code yet).
 #[must_use]
-pub fn restart_after_kill(c: &Container, pod: &Pod, gates: &FeatureGates) -> bool {
+pub(crate) fn restart_after_kill(c: &Container, pod: &Pod, gates: &FeatureGates) -> bool {
     if gates.enabled(Gate::ContainerRestartRules) {
         if let Some(p) = c.restart_policy.as_deref() {
             return p != "Never";

@@ -47,7 +47,7 @@ pub struct LintFacts {
 impl LintFacts {
     /// No fact given.
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self == &LintFacts::default()
     }
 }

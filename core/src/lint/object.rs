@@ -33,7 +33,7 @@ fn template_path(kind: &str) -> Option<&'static [&'static str]> {
 /// kind, `None` for other kinds. The pod is the one the kubelet would get: named as the
 /// API server and the workload's controller name it (`name_pod`), in the workload's
 /// namespace when it has none, with what the controller adds (`controller_effects`).
-pub fn pod_template(object: &Value) -> Result<Option<PodTemplate>, PlanError> {
+pub(crate) fn pod_template(object: &Value) -> Result<Option<PodTemplate>, PlanError> {
     let Some(fields) = object.as_object() else {
         return Err(PlanError::invalid("", "the object is not a JSON object"));
     };

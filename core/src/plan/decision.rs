@@ -55,7 +55,7 @@ impl Action {
 
     /// The contract's name (`killPod`, ...).
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::KillPod => "killPod",
             Self::CreateSandbox => "createSandbox",

@@ -27,7 +27,7 @@ impl ContainerKind {
 
     /// The kubelet's words for this kind ("init container", ...).
     #[must_use]
-    pub fn noun(self) -> &'static str {
+    pub(crate) fn noun(self) -> &'static str {
         match self {
             Self::Init => "init container",
             Self::Regular => "container",

@@ -24,29 +24,38 @@ use serde::{Deserialize, Serialize};
 use crate::cri::PodSandboxConfig;
 pub use crate::events::Event;
 
-pub use actions::{
-    ContainerToKill, ContainerToReset, ContainerToUpdate, KillReason, PodActions, ResizeResources,
-};
-pub use backoff::{BackoffRecord, HeldBack};
+pub use actions::PodActions;
+pub(crate) use actions::ResizeResources;
+pub(crate) use actions::{ContainerToKill, ContainerToReset, ContainerToUpdate, KillReason};
+pub use backoff::BackoffRecord;
+pub(crate) use backoff::HeldBack;
 pub use cgroup::{PodCgroup, ResourceConfig};
-pub use config::ContainerConfigEntry;
+pub(crate) use config::ContainerConfigEntry;
 pub use decision::{Action, Decision, Effect};
-pub use files::{NodeFile, NodeFileInclude, NodeFileKind};
-pub use hook::{HookHandler, HookKind, HookResult, HookStep, KillGrace, OnHookFailure};
-pub use image::{
-    Annotation, AuthConfig, ImageBackoffRecord, ImageSpec, ImagesReport, PullFault, PullResult,
-    PullResultRecord, RegistryFault,
-};
-pub use kill::{CleanupPath, ContainerKill, KillKind};
+pub use files::NodeFile;
+pub(crate) use files::NodeFileInclude;
+pub use files::NodeFileKind;
+pub use hook::{HookHandler, HookKind, HookResult, HookStep};
+pub(crate) use hook::{KillGrace, OnHookFailure};
+pub(crate) use image::Annotation;
+pub(crate) use image::ImageSpec;
+pub(crate) use image::RegistryFault;
+pub use image::{AuthConfig, ImageBackoffRecord};
+pub use image::{ImagesReport, PullFault, PullResult, PullResultRecord};
+pub(crate) use kill::{CleanupPath, ContainerKill, KillKind};
 pub use kind::ContainerKind;
-pub use report::{ContainerError, Warning};
+pub(crate) use report::{ContainerError, Warning};
 pub use status::{KubectlRow, ReasonCache, ReasonCacheEntry, RowCondition};
-pub use step::{
-    CleanupPodStep, CreateContainerStep, KillContainerStep, KillPodStep, PullImageStep,
-    RemoveContainerStep, RemovePodSandboxStep, RunPodSandboxStep, StartContainerStep, Step, StepOp,
+pub(crate) use step::CleanupPodStep;
+pub use step::{CreateContainerStep, KillContainerStep, KillPodStep, PullImageStep};
+pub(crate) use step::{RemoveContainerStep, RemovePodSandboxStep};
+pub use step::{RunPodSandboxStep, StartContainerStep, Step, StepOp};
+pub(crate) use step::{
     UpdateContainerResourcesStep, UpdatePodSandboxResourcesStep, WriteNodeFilesStep,
 };
-pub use worker::{KillPodOptions, PodWorkerState, WorkerPhase, WorkerPodStatus};
+pub use worker::WorkerPhase;
+pub(crate) use worker::WorkerPodStatus;
+pub(crate) use worker::{KillPodOptions, PodWorkerState};
 
 /// What the kubelet would do on its next sync, and why.
 ///

@@ -43,7 +43,7 @@ pub enum StepOp {
 impl StepOp {
     /// The op's name as serialised.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::KillPod => "KillPod",
             Self::KillContainer => "KillContainer",
@@ -132,7 +132,7 @@ pub struct KillPodStep {
     /// One `killContainer` per running container, in the kubelet's termination order
     /// (regular containers first, in parallel; then sidecars in reverse spec order), each
     /// with its grace period and preStop hook. Executors carry these out as they are and
-    /// compute nothing (see [`super::ContainerKill`]); the sandboxes (`sandboxIds`) are
+    /// compute nothing (see `super::ContainerKill`); the sandboxes (`sandboxIds`) are
     /// stopped when every kill is done.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kills: Vec<super::kill::ContainerKill>,
@@ -452,7 +452,7 @@ impl Step {
 
     /// The step's human message (every op but `StartContainer` carries one).
     #[must_use]
-    pub fn message(&self) -> Option<&str> {
+    pub(crate) fn message(&self) -> Option<&str> {
         match self {
             Self::KillPod(s) => s.message.as_deref(),
             Self::KillContainer(s) => s.message.as_deref(),

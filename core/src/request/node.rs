@@ -20,9 +20,9 @@ pub const DEFAULT_POD_LOGS_DIR: &str = "/var/log/pods";
 /// Default resolv.conf path.
 pub const DEFAULT_RESOLV_CONF: &str = "/etc/resolv.conf";
 /// Default machine memory when `memoryCapacity` is absent (16 GiB).
-pub const DEFAULT_MEMORY_CAPACITY: i64 = 17_179_869_184;
+pub(crate) const DEFAULT_MEMORY_CAPACITY: i64 = 17_179_869_184;
 /// Default OS page size.
-pub const DEFAULT_PAGE_SIZE: i64 = 4096;
+pub(crate) const DEFAULT_PAGE_SIZE: i64 = 4096;
 /// Default CFS quota period.
 pub const DEFAULT_CFS_QUOTA_PERIOD: &str = "100ms";
 
@@ -353,13 +353,13 @@ pub struct CpuSet {
 impl NodeContext {
     /// Kubelet root directory.
     #[must_use]
-    pub fn root_dir(&self) -> &str {
+    pub(crate) fn root_dir(&self) -> &str {
         self.kubelet.root_dir.as_deref().unwrap_or(DEFAULT_ROOT_DIR)
     }
 
     /// Pod log root.
     #[must_use]
-    pub fn pod_logs_dir(&self) -> &str {
+    pub(crate) fn pod_logs_dir(&self) -> &str {
         self.kubelet
             .pod_logs_dir
             .as_deref()
@@ -368,19 +368,19 @@ impl NodeContext {
 
     /// Cluster domain.
     #[must_use]
-    pub fn cluster_domain(&self) -> &str {
+    pub(crate) fn cluster_domain(&self) -> &str {
         self.kubelet.cluster_domain.as_deref().unwrap_or("")
     }
 
     /// Cluster DNS servers.
     #[must_use]
-    pub fn cluster_dns(&self) -> &[String] {
+    pub(crate) fn cluster_dns(&self) -> &[String] {
         self.kubelet.cluster_dns.as_deref().unwrap_or_default()
     }
 
     /// resolv.conf path.
     #[must_use]
-    pub fn resolv_conf(&self) -> &str {
+    pub(crate) fn resolv_conf(&self) -> &str {
         self.kubelet
             .resolv_conf
             .as_deref()
@@ -389,31 +389,31 @@ impl NodeContext {
 
     /// Whether cgroup v2 (unified) is in use.
     #[must_use]
-    pub fn cgroup_v2(&self) -> bool {
+    pub(crate) fn cgroup_v2(&self) -> bool {
         self.cgroup_version.unwrap_or_default() == CgroupVersion::V2
     }
 
     /// Whether the swap controller exists.
     #[must_use]
-    pub fn swap_controller(&self) -> bool {
+    pub(crate) fn swap_controller(&self) -> bool {
         self.swap_controller_available.unwrap_or(false)
     }
 
     /// Machine memory, bytes.
     #[must_use]
-    pub fn memory_capacity(&self) -> i64 {
+    pub(crate) fn memory_capacity(&self) -> i64 {
         self.memory_capacity.unwrap_or(DEFAULT_MEMORY_CAPACITY)
     }
 
     /// Machine swap, bytes.
     #[must_use]
-    pub fn swap_capacity(&self) -> i64 {
+    pub(crate) fn swap_capacity(&self) -> i64 {
         self.swap_capacity.unwrap_or(0)
     }
 
     /// OS page size.
     #[must_use]
-    pub fn page_size(&self) -> i64 {
+    pub(crate) fn page_size(&self) -> i64 {
         self.page_size
             .filter(|p| *p > 0)
             .unwrap_or(DEFAULT_PAGE_SIZE)
@@ -421,19 +421,19 @@ impl NodeContext {
 
     /// Host SELinux state.
     #[must_use]
-    pub fn selinux(&self) -> bool {
+    pub(crate) fn selinux(&self) -> bool {
         self.selinux_enabled.unwrap_or(false)
     }
 
     /// `cpuCFSQuota`.
     #[must_use]
-    pub fn cpu_cfs_quota(&self) -> bool {
+    pub(crate) fn cpu_cfs_quota(&self) -> bool {
         self.kubelet.cpu_cfs_quota.unwrap_or(true)
     }
 
     /// `cpuCFSQuotaPeriod` in microseconds (100000 when absent or unreadable).
     #[must_use]
-    pub fn cpu_cfs_quota_period_us(&self) -> i64 {
+    pub(crate) fn cpu_cfs_quota_period_us(&self) -> i64 {
         self.kubelet
             .cpu_cfs_quota_period
             .as_deref()
@@ -443,13 +443,13 @@ impl NodeContext {
 
     /// `seccompDefault`.
     #[must_use]
-    pub fn seccomp_default(&self) -> bool {
+    pub(crate) fn seccomp_default(&self) -> bool {
         self.kubelet.seccomp_default.unwrap_or(false)
     }
 
     /// Seccomp profile root.
     #[must_use]
-    pub fn seccomp_profile_root(&self) -> String {
+    pub(crate) fn seccomp_profile_root(&self) -> String {
         match &self.kubelet.seccomp_profile_root {
             Some(root) => root.clone(),
             None => join_path(self.root_dir(), "seccomp"),
@@ -458,19 +458,19 @@ impl NodeContext {
 
     /// Swap behaviour string.
     #[must_use]
-    pub fn memory_swap_behavior(&self) -> &str {
+    pub(crate) fn memory_swap_behavior(&self) -> &str {
         self.kubelet.memory_swap_behavior.as_deref().unwrap_or("")
     }
 
     /// MemoryQoS throttling factor (none = no `memory.high`).
     #[must_use]
-    pub fn memory_throttling_factor(&self) -> Option<f64> {
+    pub(crate) fn memory_throttling_factor(&self) -> Option<f64> {
         self.kubelet.memory_throttling_factor
     }
 
     /// MemoryQoS reservation policy (`None` or `TieredReservation`).
     #[must_use]
-    pub fn memory_reservation_policy(&self) -> &str {
+    pub(crate) fn memory_reservation_policy(&self) -> &str {
         self.kubelet
             .memory_reservation_policy
             .as_deref()
@@ -480,7 +480,7 @@ impl NodeContext {
     /// `singleProcessOOMKill` as the code reads it (`ptr.Deref(v, true)`), after the
     /// start-up resolution of an absent value.
     #[must_use]
-    pub fn single_process_oom_kill(&self) -> bool {
+    pub(crate) fn single_process_oom_kill(&self) -> bool {
         match self.kubelet.single_process_oom_kill {
             None => !self.cgroup_v2(),
             Some(v) => v.unwrap_or(true),
@@ -489,7 +489,7 @@ impl NodeContext {
 
     /// Whether the services lister has synced.
     #[must_use]
-    pub fn services_synced(&self) -> bool {
+    pub(crate) fn services_synced(&self) -> bool {
         self.services_synced.unwrap_or(true)
     }
 
@@ -499,7 +499,7 @@ impl NodeContext {
     /// so only the runtime's CRI `Status` may turn them on. Recursive read-only mounts
     /// default to supported (a current containerd or CRI-O on a recent kernel).
     #[must_use]
-    pub fn handler_features(&self) -> RuntimeHandlerFeatures {
+    pub(crate) fn handler_features(&self) -> RuntimeHandlerFeatures {
         self.runtime_handler_features
             .unwrap_or(RuntimeHandlerFeatures {
                 recursive_read_only_mounts: true,
@@ -509,14 +509,14 @@ impl NodeContext {
 
     /// Whether the CPU manager gave `container` exclusive CPUs.
     #[must_use]
-    pub fn has_exclusive_cpus(&self, container: &str) -> bool {
+    pub(crate) fn has_exclusive_cpus(&self, container: &str) -> bool {
         self.exclusive_cpus.get(container).copied().unwrap_or(false)
     }
 }
 
 /// Joins two path parts with one `/` (like Go's `filepath.Join` for clean inputs).
 #[must_use]
-pub fn join_path(a: &str, b: &str) -> String {
+pub(crate) fn join_path(a: &str, b: &str) -> String {
     let a = a.trim_end_matches('/');
     let b = b.trim_start_matches('/');
     if a.is_empty() {

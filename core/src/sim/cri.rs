@@ -2,7 +2,7 @@
 //! CRI call at a time (`RunPodSandbox` with a `PodSandboxConfig`, `CreateContainer` with
 //! a `ContainerConfig`, ...), behaving as containerd does.
 //!
-//! [`Node`] keeps one [`Runtime`] per pod UID — the same model [`Runtime::apply_step`]
+//! [`Node`] keeps one [`Runtime`] per pod UID — the same model `Runtime::apply_step`
 //! drives, so what it reports about a pod ([`Node::pod_status`]) is the kubelet's
 //! `RuntimeStatus` — plus what only the CRI sees (configs, labels, annotations, reserved
 //! names, images). It is what `podplan runtime-sim` serves over gRPC.
@@ -24,7 +24,7 @@
 //!
 //! What happens on its own — a container exiting after N seconds, exec probes failing, a
 //! sandbox lost, the next K calls of an RPC failing — is scripted by a [`Scenario`] or by
-//! pod annotations ([`CONTAINER_ANNOTATION_PREFIX`], [`SANDBOX_ANNOTATION`]), and happens
+//! pod annotations (`CONTAINER_ANNOTATION_PREFIX`, `SANDBOX_ANNOTATION`), and happens
 //! when time passes: every call takes `now`, and scripted events due by then happen
 //! first, at their own time. The model is pure: the caller owns the clock.
 
@@ -42,13 +42,13 @@ use crate::runtime::{
 
 /// containerd's normalisation of an image reference (the kubelet's reference grammar):
 /// `nginx` → `docker.io/library/nginx:latest`; digests and tags are kept.
-pub use crate::images::reference::normalize_image;
+pub(crate) use crate::images::reference::normalize_image;
 
 /// The pod annotation prefix that scripts one container: `runtime-sim.podplan.io/container.<name>`
 /// holds a [`ContainerScript`] as JSON. The kubelet copies pod annotations to the sandbox.
-pub const CONTAINER_ANNOTATION_PREFIX: &str = "runtime-sim.podplan.io/container.";
+pub(crate) const CONTAINER_ANNOTATION_PREFIX: &str = "runtime-sim.podplan.io/container.";
 /// The pod annotation that scripts the pod's sandboxes: a [`SandboxScript`] as JSON.
-pub const SANDBOX_ANNOTATION: &str = "runtime-sim.podplan.io/sandbox";
+pub(crate) const SANDBOX_ANNOTATION: &str = "runtime-sim.podplan.io/sandbox";
 /// The runtime name the model reports by default (`Version`), and so the prefix of its
 /// container ids in the kubelet's form.
 pub const DEFAULT_RUNTIME_NAME: &str = "sim";
@@ -481,11 +481,6 @@ impl Node {
         self.pods.get(uid).map(Runtime::status)
     }
 
-    /// Every pod UID the node has something of.
-    pub fn pod_uids(&self) -> impl Iterator<Item = &str> {
-        self.pods.keys().map(String::as_str)
-    }
-
     fn next_id(&mut self, kind: &str, name: &str) -> String {
         self.ops += 1;
         hex64(&[kind.as_bytes(), name.as_bytes(), &self.ops.to_le_bytes()])
@@ -571,7 +566,7 @@ impl Node {
 
     /// A running (or unknown) container exits with `code` at `at`. Returns whether it
     /// was running.
-    pub fn exit_container(&mut self, id: &str, code: i32, at: jiff::Timestamp) -> bool {
+    pub(crate) fn exit_container(&mut self, id: &str, code: i32, at: jiff::Timestamp) -> bool {
         let Some(status) = self.container_status_mut(id) else {
             return false;
         };
@@ -590,7 +585,7 @@ impl Node {
 
     /// The sandbox `id` is lost at `at`: it is no longer ready and its running containers
     /// are killed (exit code 137), as when its pause process dies.
-    pub fn lose_sandbox(&mut self, id: &str, at: jiff::Timestamp) {
+    pub(crate) fn lose_sandbox(&mut self, id: &str, at: jiff::Timestamp) {
         let members: Vec<String> = self
             .containers
             .iter()
@@ -1143,7 +1138,7 @@ impl Node {
 
 /// The CRI name of a container state (`CONTAINER_RUNNING`, ...).
 #[must_use]
-pub fn cri_state_name(state: ContainerState) -> &'static str {
+pub(crate) fn cri_state_name(state: ContainerState) -> &'static str {
     match state {
         ContainerState::Created => "CONTAINER_CREATED",
         ContainerState::Running => "CONTAINER_RUNNING",

@@ -29,7 +29,7 @@ pub enum ProbeKind {
 impl ProbeKind {
     /// The probe's name (`liveness`, `startup`, `readiness`).
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Liveness => "liveness",
             Self::Startup => "startup",
@@ -158,7 +158,7 @@ pub enum Event {
         status: String,
     },
     /// From now on a successful pull of `image` (as written in the container) takes
-    /// `seconds` (default [`PULL_MILLIS`](super::images::PULL_MILLIS)). Kept in the
+    /// `seconds` (default `PULL_MILLIS`). Kept in the
     /// simulation's [`HookControls`](super::HookControls).
     PullTakes {
         /// The image as written in the container.

@@ -39,7 +39,7 @@ pub struct HookControls {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub exit_seconds: BTreeMap<String, u64>,
     /// How long a successful pull of an image (as written in the container) takes,
-    /// seconds. Absent: [`PULL_MILLIS`](super::images::PULL_MILLIS).
+    /// seconds. Absent: `PULL_MILLIS`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pull_seconds: BTreeMap<String, u64>,
 }
@@ -66,7 +66,7 @@ impl HookControls {
     /// Runs a postStart step in `container_id`: `None` when it succeeded, else the result
     /// to report (the hook failed).
     #[must_use]
-    pub fn post_start(&self, step: &HookStep, container_id: &str) -> Option<HookResult> {
+    pub(crate) fn post_start(&self, step: &HookStep, container_id: &str) -> Option<HookResult> {
         let fails = step.invalid.is_some() || self.post_start_fails.contains(&step.container);
         fails.then(|| HookResult {
             container_id: container_id.to_string(),
@@ -82,7 +82,7 @@ impl HookControls {
     /// `timeout` seconds (the step's `timeoutSeconds`): the result, with the grace
     /// `StopContainer` gets.
     #[must_use]
-    pub fn pre_stop(&self, step: &HookStep, container_id: &str) -> HookResult {
+    pub(crate) fn pre_stop(&self, step: &HookStep, container_id: &str) -> HookResult {
         let timeout = step.timeout_seconds.unwrap_or(0);
         let natural = match &step.handler {
             Some(HookHandler::Sleep { seconds }) => u64::try_from(*seconds).unwrap_or(0),

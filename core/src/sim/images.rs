@@ -21,29 +21,29 @@ use crate::request::PlanRequest;
 /// sync busy. The kubelet pulls inside `SyncPod` (`EnsureImageExists` in
 /// `pkg/kubelet/images/image_manager.go`, serially by default: `serializeImagePulls`),
 /// so the sync, and everything after the pull, waits for it.
-pub const PULL_MILLIS: u64 = 1500;
+pub(crate) const PULL_MILLIS: u64 = 1500;
 
 /// Milliseconds a model pull takes to fail: the registry's answer (a name that does not
 /// resolve, a manifest that is not found) comes back after a round trip, not at once.
-pub const FAILED_PULL_MILLIS: u64 = 500;
+pub(crate) const FAILED_PULL_MILLIS: u64 = 500;
 
 /// The node's images and the pulls carried out since the last sync.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ImageStore {
+pub(crate) struct ImageStore {
     report: Option<ImagesReport>,
     results: Vec<PullResultRecord>,
 }
 
 /// The model's imageRef of an image (as written): the id its container statuses carry.
 #[must_use]
-pub fn image_ref_of(image: &str) -> String {
+pub(crate) fn image_ref_of(image: &str) -> String {
     let h = fnv64a_extend(fnv64a_extend(FNV64_OFFSET, image.as_bytes()), &[0xff]);
     format!("sha256:{h:016x}")
 }
 
 /// The model image's size in bytes (the `Pulled` event's text).
 #[must_use]
-pub fn image_size_of(image: &str) -> u64 {
+pub(crate) fn image_size_of(image: &str) -> u64 {
     let h = fnv64a_extend(FNV64_OFFSET, image.as_bytes());
     1_000_000 + h % 100_000_000
 }
@@ -71,30 +71,18 @@ pub fn fault_text(fault: PullFault, image: &str) -> String {
 impl ImageStore {
     /// The store the request reports (none: the image manager is off).
     #[must_use]
-    pub fn from_request(request: &PlanRequest) -> Self {
+    pub(crate) fn from_request(request: &PlanRequest) -> Self {
         Self {
             report: request.images.clone(),
             results: Vec::new(),
         }
     }
 
-    /// The node's images now (`None`: the request reported none).
-    #[must_use]
-    pub fn report(&self) -> Option<&ImagesReport> {
-        self.report.as_ref()
-    }
-
-    /// The results of the pulls carried out, in order.
-    #[must_use]
-    pub fn results(&self) -> &[PullResultRecord] {
-        &self.results
-    }
-
     /// Carries out a `PullImage` step at `now`: the registry's fault, if one is scripted
     /// for the image (counting down its `times`), else the image is stored. A successful
     /// pull takes `pull_millis` ([`PULL_MILLIS`] when `None`), a failed one
     /// [`FAILED_PULL_MILLIS`]. Returns how long the pull took, milliseconds.
-    pub fn pull(
+    pub(crate) fn pull(
         &mut self,
         step: &PullImageStep,
         now: jiff::Timestamp,
@@ -161,7 +149,7 @@ impl ImageStore {
 
     /// The store and results as parts.
     #[must_use]
-    pub fn into_parts(self) -> (Option<ImagesReport>, Vec<PullResultRecord>) {
+    pub(crate) fn into_parts(self) -> (Option<ImagesReport>, Vec<PullResultRecord>) {
         (self.report, self.results)
     }
 }
@@ -193,7 +181,7 @@ fn ensure_store(request: &mut PlanRequest) -> &mut ImagesReport {
 
 /// The scripted control: the next `times` pulls of `image` (all, when `None`) fail with
 /// `fault`. Returns a note when the pod does not use the image.
-pub fn set_fault(
+pub(crate) fn set_fault(
     request: &mut PlanRequest,
     image: &str,
     fault: PullFault,
@@ -212,7 +200,7 @@ pub fn set_fault(
 }
 
 /// Clears the scripted fault of `image`; a note when there is none.
-pub fn clear_fault(request: &mut PlanRequest, image: &str) -> Option<String> {
+pub(crate) fn clear_fault(request: &mut PlanRequest, image: &str) -> Option<String> {
     let removed = request
         .images
         .as_mut()
@@ -226,7 +214,7 @@ pub fn clear_fault(request: &mut PlanRequest, image: &str) -> Option<String> {
 /// Removes `image` from the node's store (image garbage collection): the next start of a
 /// container using it pulls it again (policy `IfNotPresent`). A note when the pod does
 /// not use the image.
-pub fn remove_image(request: &mut PlanRequest, image: &str) -> Option<String> {
+pub(crate) fn remove_image(request: &mut PlanRequest, image: &str) -> Option<String> {
     if !crate::pod::images(&request.pod).iter().any(|i| i == image) {
         return Some(format!("no container of the pod uses image {image}"));
     }

@@ -66,7 +66,7 @@ fn check_list(
 /// Warnings for one API status against the pod spec; `path` names the status
 /// (e.g. `pod.status`).
 #[must_use]
-pub fn check_status(path: &str, spec: Option<&PodSpec>, status: &PodStatus) -> Vec<Warning> {
+pub(crate) fn check_status(path: &str, spec: Option<&PodSpec>, status: &PodStatus) -> Vec<Warning> {
     let mut out = Vec::new();
     fn names(list: Option<&Vec<k8s_openapi::api::core::v1::Container>>) -> Vec<&str> {
         list.into_iter()
@@ -119,7 +119,7 @@ pub fn check_status(path: &str, spec: Option<&PodSpec>, status: &PodStatus) -> V
 
 /// Warnings for the request's `pod.status` and `previousStatus`.
 #[must_use]
-pub fn status_warnings(request: &crate::request::PlanRequest) -> Vec<Warning> {
+pub(crate) fn status_warnings(request: &crate::request::PlanRequest) -> Vec<Warning> {
     let spec = request.pod.spec.as_ref();
     let mut out = Vec::new();
     if let Some(s) = request.pod.status.as_ref() {

@@ -9,7 +9,7 @@ use crate::kubecontainer::restart::{is_restartable_init, matching_rule};
 use crate::runtime::ContainerState as RtState;
 
 /// Condition types the kubelet owns (it regenerates them on every sync).
-pub const KUBELET_OWNED: &[&str] = &[
+pub(crate) const KUBELET_OWNED: &[&str] = &[
     "PodScheduled",
     "Ready",
     "Initialized",
@@ -38,7 +38,7 @@ fn condition(
 /// `CalculatePodConditionObservedGeneration` (gate PodObservedGenerationTracking on:
 /// the pod's generation; 0 is left out).
 #[must_use]
-pub fn observed_generation(
+pub(crate) fn observed_generation(
     pod: &Pod,
     old: Option<&PodStatus>,
     type_: &str,
@@ -69,7 +69,7 @@ fn names(list: &[&str]) -> String {
 /// One list of API container statuses given as two slices (Go's `append(a, b...)`,
 /// without the copy); lookups return the first status with the name.
 #[derive(Debug, Clone)]
-pub struct Statuses<'a> {
+pub(crate) struct Statuses<'a> {
     first: &'a [ContainerStatus],
     then: &'a [ContainerStatus],
     /// Positions in `first` then `then` (`None`: short lists, scanned).
@@ -79,7 +79,7 @@ pub struct Statuses<'a> {
 impl<'a> Statuses<'a> {
     /// The list `first` followed by `then`.
     #[must_use]
-    pub fn new(first: &'a [ContainerStatus], then: &'a [ContainerStatus]) -> Self {
+    pub(crate) fn new(first: &'a [ContainerStatus], then: &'a [ContainerStatus]) -> Self {
         let all = first.iter().chain(then);
         let index = (first.len() + then.len() > SCAN_UP_TO)
             .then(|| FirstByName::new(all.enumerate().map(|(i, s)| (s.name.as_str(), i))));
@@ -88,7 +88,7 @@ impl<'a> Statuses<'a> {
 
     /// The first status named `name`.
     #[must_use]
-    pub fn find(&self, name: &str) -> Option<&'a ContainerStatus> {
+    pub(crate) fn find(&self, name: &str) -> Option<&'a ContainerStatus> {
         match &self.index {
             Some(index) => {
                 let i = index.position(name)?;
@@ -128,7 +128,7 @@ fn spec_lists(
 
 /// `GenerateContainersReadyCondition`. `statuses` `None` is Go's nil list.
 #[must_use]
-pub fn containers_ready(
+pub(crate) fn containers_ready(
     pod: &Pod,
     old: Option<&PodStatus>,
     statuses: Option<&Statuses<'_>>,
@@ -193,7 +193,7 @@ pub fn containers_ready(
 /// `GeneratePodReadyCondition`: ContainersReady plus the readiness gates, read from
 /// `conditions`.
 #[must_use]
-pub fn ready(
+pub(crate) fn ready(
     pod: &Pod,
     old: Option<&PodStatus>,
     conditions: &[PodCondition],
@@ -243,7 +243,7 @@ pub fn ready(
 
 /// `GeneratePodInitializedCondition`.
 #[must_use]
-pub fn initialized(
+pub(crate) fn initialized(
     pod: &Pod,
     old: Option<&PodStatus>,
     statuses: Option<&Statuses<'_>>,
@@ -328,7 +328,7 @@ pub fn initialized(
 
 /// The message of a False `PodReadyToStartContainers` condition.
 #[must_use]
-pub fn sandbox_not_ready_message(reason: SandboxChangeReason) -> &'static str {
+pub(crate) fn sandbox_not_ready_message(reason: SandboxChangeReason) -> &'static str {
     match reason {
         SandboxChangeReason::NoSandbox => "no pod sandbox exists",
         SandboxChangeReason::MultipleReady => "multiple pod sandboxes are ready",
@@ -342,7 +342,7 @@ pub fn sandbox_not_ready_message(reason: SandboxChangeReason) -> &'static str {
 
 /// `GeneratePodReadyToStartContainersCondition`: True when no new sandbox is needed.
 #[must_use]
-pub fn ready_to_start_containers(
+pub(crate) fn ready_to_start_containers(
     pod: &Pod,
     old: Option<&PodStatus>,
     view: &StatusView<'_>,
@@ -364,7 +364,7 @@ pub fn ready_to_start_containers(
 /// Whether some init or regular container has a rule with action `RestartAllContainers`
 /// (`AllContainersCouldRestart`).
 #[must_use]
-pub fn all_containers_could_restart(pod: &Pod) -> bool {
+pub(crate) fn all_containers_could_restart(pod: &Pod) -> bool {
     let (inits, containers) = spec_lists(pod);
     inits.iter().chain(containers).any(|c| {
         c.restart_policy_rules
@@ -381,7 +381,7 @@ fn restart_all_rule(c: &k8s_openapi::api::core::v1::Container, code: i32) -> boo
 
 /// `ShouldAllContainersRestart(pod, runtimeStatus, oldStatus)`.
 #[must_use]
-pub fn should_all_containers_restart(
+pub(crate) fn should_all_containers_restart(
     pod: &Pod,
     view: &StatusView<'_>,
     old: Option<&PodStatus>,
@@ -421,7 +421,7 @@ pub fn should_all_containers_restart(
 
 /// `GenerateAllContainersRestartingCondition`.
 #[must_use]
-pub fn all_containers_restarting(
+pub(crate) fn all_containers_restarting(
     pod: &Pod,
     view: &StatusView<'_>,
     old: Option<&PodStatus>,

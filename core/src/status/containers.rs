@@ -16,16 +16,16 @@ use crate::plan::ReasonCache;
 use crate::runtime::{ContainerState as RtState, ContainerStatus as RtStatus};
 
 /// Waiting reason of a container that has not been created yet (pod without init containers).
-pub const CONTAINER_CREATING: &str = "ContainerCreating";
+pub(crate) const CONTAINER_CREATING: &str = "ContainerCreating";
 /// Waiting reason of a container that has not been created yet (pod with init containers).
-pub const POD_INITIALIZING: &str = "PodInitializing";
+pub(crate) const POD_INITIALIZING: &str = "PodInitializing";
 const RESTARTING_ALL: &str = "RestartingAllContainers";
 const RESTARTING_ALL_MESSAGE: &str =
     "The container is removed because RestartAllContainers in place";
 
 /// The arguments of one `convertToAPIContainerStatuses` call.
 #[derive(Debug, Clone, Copy)]
-pub struct ConvertArgs<'a> {
+pub(crate) struct ConvertArgs<'a> {
     /// The API pod.
     pub pod: &'a Pod,
     /// The runtime status.
@@ -189,7 +189,7 @@ fn convert_one(
 /// `convertToAPIContainerStatuses`: one status per spec container of `args.containers`,
 /// init containers in spec order, others sorted by name.
 #[must_use]
-pub fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
+pub(crate) fn convert(args: &ConvertArgs<'_>) -> Vec<ContainerStatus> {
     let pod = args.pod;
     let rac = args
         .gates

@@ -65,7 +65,7 @@ pub fn human_duration(nanos: i128) -> String {
 
 /// `TranslateTimestampSince`: `"<unknown>"` for an absent time, else `H(now - t)`.
 #[must_use]
-pub fn since(t: Option<jiff::Timestamp>, now: jiff::Timestamp) -> String {
+pub(crate) fn since(t: Option<jiff::Timestamp>, now: jiff::Timestamp) -> String {
     match t {
         None => "<unknown>".to_string(),
         Some(t) => human_duration(now.as_nanosecond() - t.as_nanosecond()),

@@ -5,7 +5,7 @@ use std::net::IpAddr;
 /// Parses an IP the way Go's `ParseIPSloppy` does (IPv4 parts may have leading zeros);
 /// IPv4-mapped IPv6 addresses count as IPv4.
 #[must_use]
-pub fn parse_ip_sloppy(s: &str) -> Option<IpAddr> {
+pub(crate) fn parse_ip_sloppy(s: &str) -> Option<IpAddr> {
     if s.contains(':') {
         let v6: std::net::Ipv6Addr = s.parse().ok()?;
         return Some(v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4));
@@ -28,7 +28,7 @@ pub fn parse_ip_sloppy(s: &str) -> Option<IpAddr> {
 /// `sortPodIPs`: the first IP of the primary family (IPv6 when the first `--node-ip` is
 /// IPv6), then the first of the other family; canonical text.
 #[must_use]
-pub fn sort_pod_ips(ips: &[String], node_ips: &[String]) -> Vec<String> {
+pub(crate) fn sort_pod_ips(ips: &[String], node_ips: &[String]) -> Vec<String> {
     let v6_primary = node_ips
         .first()
         .and_then(|ip| parse_ip_sloppy(ip))
@@ -46,7 +46,7 @@ pub fn sort_pod_ips(ips: &[String], node_ips: &[String]) -> Vec<String> {
 /// `GetNodeHostIPs`: all `InternalIP` then all `ExternalIP` addresses (unparsable ones
 /// skipped); the first, plus the first of the other family. Empty when none is usable.
 #[must_use]
-pub fn node_host_ips<'a>(
+pub(crate) fn node_host_ips<'a>(
     addresses: impl Iterator<Item = (&'a str, &'a str)> + Clone,
 ) -> Vec<String> {
     let internal = addresses.clone().filter(|(t, _)| *t == "InternalIP");
@@ -60,7 +60,7 @@ pub fn node_host_ips<'a>(
 
 /// The first address, plus the first of the other family.
 #[must_use]
-pub fn pick_two(all: &[IpAddr]) -> Vec<String> {
+pub(crate) fn pick_two(all: &[IpAddr]) -> Vec<String> {
     let Some(first) = all.first() else {
         return Vec::new();
     };
@@ -73,6 +73,6 @@ pub fn pick_two(all: &[IpAddr]) -> Vec<String> {
 
 /// Whether a textual IP is IPv4 (unparsable counts as not IPv4).
 #[must_use]
-pub fn is_ipv4(s: &str) -> bool {
+pub(crate) fn is_ipv4(s: &str) -> bool {
     parse_ip_sloppy(s).is_some_and(|ip| ip.is_ipv4())
 }

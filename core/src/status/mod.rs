@@ -4,14 +4,14 @@
 //! Pure and deterministic. The status describes the **start** of a sync: the runtime state
 //! the kubelet just observed, plus the results of the previous sync (the reason cache).
 
-pub mod check;
-pub mod conditions;
-pub mod containers;
+pub(crate) mod check;
+pub(crate) mod conditions;
+pub(crate) mod containers;
 pub mod duration;
-pub mod ips;
-pub mod phase;
-pub mod resize;
-pub mod row;
+pub(crate) mod ips;
+pub(crate) mod phase;
+pub(crate) mod resize;
+pub(crate) mod row;
 pub mod text;
 
 use std::collections::BTreeMap;
@@ -25,13 +25,15 @@ use crate::kubecontainer::pod_status::{FirstByName, StatusView};
 use crate::kubecontainer::restart::is_restartable_init;
 use crate::request::{ProbeResult, ProbeResults};
 
-pub use crate::plan::{KubectlRow, ReasonCache, ReasonCacheEntry, RowCondition};
-pub use phase::{get_phase, Phase};
+pub use crate::plan::RowCondition;
+pub(crate) use crate::plan::{KubectlRow, ReasonCache, ReasonCacheEntry};
+pub(crate) use phase::get_phase;
+pub use phase::Phase;
 pub use row::kubectl_pod_row;
 
 /// Where `ready`/`started` come from.
 #[derive(Debug, Clone, Copy)]
-pub enum Probes<'a> {
+pub(crate) enum Probes<'a> {
     /// The kubelet unit tests' fake prober: every regular status is ready, nothing else set.
     Fake,
     /// The real probe step, with the prober's results by runtime container id.
@@ -40,7 +42,7 @@ pub enum Probes<'a> {
 
 /// Everything `generateAPIPodStatus` reads.
 #[derive(Debug, Clone, Copy)]
-pub struct StatusInput<'a> {
+pub(crate) struct StatusInput<'a> {
     /// The API pod (its `status` is the API server's copy).
     pub pod: &'a Pod,
     /// The runtime status.
@@ -85,7 +87,7 @@ fn is_terminal(phase: Option<&str>) -> bool {
 /// `HasAnyActiveRegularContainerStarted`: some status of the active sandbox has the name
 /// of a regular container.
 #[must_use]
-pub fn pod_has_initialized(pod: &Pod, view: &StatusView<'_>) -> bool {
+pub(crate) fn pod_has_initialized(pod: &Pod, view: &StatusView<'_>) -> bool {
     let containers = pod
         .spec
         .as_ref()
@@ -96,7 +98,7 @@ pub fn pod_has_initialized(pod: &Pod, view: &StatusView<'_>) -> bool {
 
 /// `generateAPIPodStatus` (spec §2), without the status manager's timestamps.
 #[must_use]
-pub fn generate_api_pod_status(input: &StatusInput<'_>) -> PodStatus {
+pub(crate) fn generate_api_pod_status(input: &StatusInput<'_>) -> PodStatus {
     let pod = input.pod;
     let gates = input.gates;
     let empty = PodStatus::default();
@@ -376,7 +378,7 @@ fn probe_step(
 }
 
 /// The API status at the start of the sync a request describes, and the kubectl row of
-/// the pod with that status at the request's `now` (what [`attach`] puts in the plan).
+/// the pod with that status at the request's `now` (what `attach` puts in the plan).
 #[must_use]
 pub fn for_request(
     request: &crate::request::PlanRequest,
@@ -389,7 +391,7 @@ pub fn for_request(
 /// (`SyncTerminatedPod`, and `SyncTerminatingPod` once the containers stopped) and a
 /// status function applied to the generated status before the row (`PodStatusFunc`: an
 /// eviction's phase, reason and condition).
-pub fn for_request_as(
+pub(crate) fn for_request_as(
     request: &crate::request::PlanRequest,
     gates: &FeatureGates,
     pod_is_terminal: bool,
@@ -471,7 +473,7 @@ fn insert_resize_condition(
 
 /// [`attach`] for the pod worker's later phases ([`for_request_as`]); the reason cache
 /// is the request's (nothing is started).
-pub fn attach_with(
+pub(crate) fn attach_with(
     request: &crate::request::PlanRequest,
     gates: &FeatureGates,
     plan: &mut crate::plan::Plan,
@@ -486,7 +488,7 @@ pub fn attach_with(
 
 /// Fills the plan's `status`, `kubectl` row and next `reasonCache` (the status moment is
 /// the start of the sync; the row is printed at the request's `now`).
-pub fn attach(
+pub(crate) fn attach(
     request: &crate::request::PlanRequest,
     gates: &FeatureGates,
     plan: &mut crate::plan::Plan,
@@ -502,7 +504,7 @@ pub fn attach(
 /// SyncPod result): a failed or held-back start records its error, a start removes the
 /// entry, containers SyncPod did not try keep theirs.
 #[must_use]
-pub fn next_reason_cache(
+pub(crate) fn next_reason_cache(
     request: &crate::request::PlanRequest,
     plan: &crate::plan::Plan,
 ) -> ReasonCache {

@@ -24,7 +24,7 @@ pub enum Phase {
 impl Phase {
     /// The API string.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Pending => "Pending",
             Self::Running => "Running",
@@ -36,7 +36,7 @@ impl Phase {
 
 /// A pod is static when its config source annotation names something other than `api`.
 #[must_use]
-pub fn is_static_pod(pod: &Pod) -> bool {
+pub(crate) fn is_static_pod(pod: &Pod) -> bool {
     pod.metadata
         .annotations
         .as_ref()
@@ -57,7 +57,7 @@ fn last_terminated(s: &ContainerStatus) -> Option<(i32, &str)> {
 
 /// `getPhase(pod, statuses, podIsTerminal, podHasInitialized)` (spec §3).
 #[must_use]
-pub fn get_phase(
+pub(crate) fn get_phase(
     pod: &Pod,
     statuses: &[ContainerStatus],
     pod_is_terminal: bool,
@@ -75,7 +75,7 @@ pub fn get_phase(
 
 /// [`get_phase`] over a list given as two slices.
 #[must_use]
-pub fn get_phase_of(
+pub(crate) fn get_phase_of(
     pod: &Pod,
     statuses: &Statuses<'_>,
     pod_is_terminal: bool,

@@ -33,11 +33,11 @@ use crate::request::PlanRequest;
 use crate::runtime::ContainerState;
 
 /// The condition type.
-pub const IN_PROGRESS: &str = "PodResizeInProgress";
+pub(crate) const IN_PROGRESS: &str = "PodResizeInProgress";
 
 /// What in-place resize adds to one sync.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Resize {
+pub(crate) struct Resize {
     /// The `PodResizeInProgress` condition the status manager holds when the status is
     /// generated (its `observedGeneration` the generation of the resize).
     pub condition: Option<PodCondition>,
@@ -70,7 +70,7 @@ fn resizable(request: &PlanRequest) -> Vec<&Container> {
 /// `IsPodResizeInProgress`: a running resizable container whose allocated (the spec's)
 /// CPU or memory differs from its actuated resources.
 #[must_use]
-pub fn in_progress(request: &PlanRequest) -> bool {
+pub(crate) fn in_progress(request: &PlanRequest) -> bool {
     let Some(actuated) = request.actuated_resources.as_ref() else {
         return false;
     };
@@ -163,7 +163,7 @@ fn new_condition(generation: i64, now: Option<jiff::Timestamp>) -> PodCondition 
 
 /// What in-place resize adds to the sync of `request` (see the module documentation).
 #[must_use]
-pub fn resize(request: &PlanRequest, gates: &FeatureGates) -> Resize {
+pub(crate) fn resize(request: &PlanRequest, gates: &FeatureGates) -> Resize {
     let mut out = Resize::default();
     if !gates.enabled(Gate::InPlacePodVerticalScaling) || request.actuated_resources.is_none() {
         return out;

@@ -48,7 +48,7 @@ pub fn kubectl_pod_row(pod: &Pod, now: Option<jiff::Timestamp>, wide: bool) -> K
 /// [`kubectl_pod_row`] for a pod given as its parts (so a generated status need not be
 /// put into a copy of the pod).
 #[must_use]
-pub fn kubectl_pod_row_parts(
+pub(crate) fn kubectl_pod_row_parts(
     metadata: &ObjectMeta,
     spec: Option<&PodSpec>,
     status: &PodStatus,

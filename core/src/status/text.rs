@@ -36,7 +36,7 @@ pub fn row_table(row: &KubectlRow) -> String {
 /// One word for a container state, e.g. `running`, `waiting (CrashLoopBackOff)`,
 /// `terminated (Error, exit 1)`.
 #[must_use]
-pub fn state_word(state: Option<&ContainerState>) -> String {
+pub(crate) fn state_word(state: Option<&ContainerState>) -> String {
     let Some(st) = state else {
         return "no state".to_string();
     };
@@ -82,7 +82,7 @@ fn container_line(kind: &str, s: &ContainerStatus) -> String {
 
 /// Phase, conditions (with reasons and messages) and container states, one per line.
 #[must_use]
-pub fn status_lines(status: &PodStatus) -> Vec<String> {
+pub(crate) fn status_lines(status: &PodStatus) -> Vec<String> {
     let mut out = Vec::new();
     let mut phase = format!("phase {}", status.phase.as_deref().unwrap_or("-"));
     if let Some(r) = status.reason.as_deref().filter(|r| !r.is_empty()) {

@@ -14,7 +14,7 @@
 //! arrow: the import to move. [`ALLOWED`] names the module edges still allowed to close a
 //! cycle, each with its reason; it may only shrink (an entry no longer needed fails too).
 //!
-//! `cargo test -p podplan-core --test module_graph -- --nocapture` prints both graphs.
+//! `cargo test -p podplan-core --test all -- module_graph:: --nocapture` prints both graphs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

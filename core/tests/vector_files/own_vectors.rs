@@ -12,19 +12,19 @@
 
 use std::path::Path;
 
-fn check_actions(path: &Path, contents: String) -> datatest_stable::Result<()> {
+pub(crate) fn check_actions(path: &Path, contents: String) -> datatest_stable::Result<()> {
     check(path, &contents, "actions")
 }
 
-fn check_config(path: &Path, contents: String) -> datatest_stable::Result<()> {
+pub(crate) fn check_config(path: &Path, contents: String) -> datatest_stable::Result<()> {
     check(path, &contents, "config")
 }
 
-fn check_hooks(path: &Path, contents: String) -> datatest_stable::Result<()> {
+pub(crate) fn check_hooks(path: &Path, contents: String) -> datatest_stable::Result<()> {
     check(path, &contents, "hooks")
 }
 
-fn check_termination(path: &Path, contents: String) -> datatest_stable::Result<()> {
+pub(crate) fn check_termination(path: &Path, contents: String) -> datatest_stable::Result<()> {
     check(path, &contents, "termination")
 }
 
@@ -45,11 +45,4 @@ fn check(path: &Path, contents: &str, kind: &str) -> datatest_stable::Result<()>
         )
         .into())
     }
-}
-
-datatest_stable::harness! {
-    { test = check_actions, root = "tests/vectors", pattern = r"^actions/.*\.json$" },
-    { test = check_config, root = "tests/vectors", pattern = r"^config/.*\.json$" },
-    { test = check_hooks, root = "tests/vectors", pattern = r"^hooks/.*\.json$" },
-    { test = check_termination, root = "tests/vectors", pattern = r"^termination/.*\.json$" },
 }
