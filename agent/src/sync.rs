@@ -1072,7 +1072,7 @@ impl PodWorker {
         let mut status = status;
         let mut force = force;
         // Each re-plan completes at least one pull: at most one per image, plus one.
-        for _ in 0..=podplan_core::pod::images(&sp.pod).len() {
+        for _ in 0..=self.memory.image_names(sp).len() {
             let Some((plan, pulled)) = self.sync_pod_once(sp, status, now, force, round, plans)
             else {
                 return;
@@ -1113,11 +1113,14 @@ impl PodWorker {
             _ => BTreeMap::new(),
         };
         let memory = &mut self.memory;
-        let unchanged = memory
-            .inputs
-            .as_ref()
-            .is_some_and(|last| last.same(sp, status.as_ref()) && last.probes == probes);
-        let due = force || memory.failed || !unchanged || memory.next_due.is_none_or(|t| t <= now);
+        // Compared only when nothing else makes the pod due.
+        let due = force
+            || memory.failed
+            || memory.next_due.is_none_or(|t| t <= now)
+            || !memory
+                .inputs
+                .as_ref()
+                .is_some_and(|last| last.same(sp, status.as_ref()) && last.probes == probes);
         if !due {
             return None;
         }

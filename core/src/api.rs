@@ -222,7 +222,7 @@ fn complete_request(bytes: &[u8]) -> Result<(Plan, bool), PlanError> {
 ///
 /// # Errors
 /// The request cannot be planned.
-pub(crate) fn complete(
+pub fn complete(
     request: &PlanRequest,
     sandbox_status: &crate::runtime::SandboxStatus,
 ) -> Result<Plan, PlanError> {
