@@ -37,10 +37,7 @@ pub fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> S
 /// let vars = |n: &str| (n == "BIN").then(|| vec![0xff, 0x00]);
 /// assert_eq!(expand_bytes("a$(BIN)b", vars), vec![b'a', 0xff, 0x00, b'b']);
 /// ```
-pub fn expand_bytes(
-    input: &str,
-    mut mapping: impl FnMut(&str) -> Option<Vec<u8>>,
-) -> Vec<u8> {
+pub fn expand_bytes(input: &str, mut mapping: impl FnMut(&str) -> Option<Vec<u8>>) -> Vec<u8> {
     let bytes = input.as_bytes();
     if !input.contains('$') {
         return bytes.to_vec();
