@@ -217,7 +217,7 @@ fn complete_request(bytes: &[u8]) -> Result<(Plan, bool), PlanError> {
 
 /// Completes a plan from the status of the sandbox it created: the request's plan with
 /// every `dependsOnNewSandbox` config and file step regenerated with the new sandbox's
-/// pod IPs ([`crate::config::complete::complete_plan`]); the typed form of
+/// pod IPs (`config::complete::complete_plan`); the typed form of
 /// [`complete_json`]. A request with `apiDefaults` gets the API server's defaults first.
 ///
 /// # Errors
