@@ -9,7 +9,8 @@
 //! (`WorkerView`).
 //!
 //! * [`Agent::round`]: one relist, then every pod's update handed to its worker, waiting
-//!   for all of them (`--once`, and tests on a virtual clock).
+//!   for all of them (`--once`, and tests on a virtual clock); the last update for an
+//!   idle worker is carried out on the caller's thread, which would only wait otherwise.
 //! * [`Agent::tick`]: the same without waiting (the run loop): a worker still busy with
 //!   its last update gets the newest one when it is done (updates coalesce, as
 //!   `UpdatePod` keeps only the pending one).
