@@ -4,9 +4,17 @@
 //! actuated-resources checkpoint; `Runtime::apply_step` carries out one CRI operation
 //! (one [`Step`](crate::plan::Step)) on it. [`apply`] carries out all of a plan's
 //! [`steps`](crate::plan::Plan::steps) against the request's runtime status and returns what the runtime (and the kubelet's checkpoints)
-//! would report next. Everything is deterministic: ids are derived from the pod, the step
-//! and `now`; there is no randomness and no I/O. Every request always succeeds: the model
-//! does not simulate runtime errors.
+//! would report next. Everything is deterministic: there is no randomness and no I/O.
+//! Every request always succeeds: the model does not simulate runtime errors.
+//!
+//! The pod's sandboxes and containers are held as [`node::Node`], the CRI-level model
+//! the agent's simulated runtime serves, holds each pod (`node::pods::PodState`): the same
+//! creation-time ordering and the same ids, containerd's shape — 64 hexadecimal digits
+//! derived from the object's reserved name (`name_namespace_uid_attempt` for a sandbox,
+//! `name_podName_namespace_uid_attempt` for a container) and its creation time, container
+//! ids in the kubelet's form `sim://<id>`. The CRI operations themselves are still carried
+//! out here, on that state, with the exit codes, stop timing and image fields below;
+//! `Node`'s own RPCs differ where noted in its module documentation.
 //!
 //! * `RunPodSandbox` adds a `SANDBOX_READY` sandbox with an IP (or in the node's network
 //!   namespace for `hostNetwork` pods) as the newest sandbox.

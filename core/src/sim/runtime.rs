@@ -1,14 +1,16 @@
 //! [`Runtime`]: the simulated runtime of one pod, carrying out a plan one CRI operation
-//! (one [`Step`]) at a time, with the kubelet's actuated-resources checkpoint, the hooks'
-//! results and the time the sync spends blocked.
+//! (one [`Step`](crate::plan::Step)) at a time, with the kubelet's actuated-resources
+//! checkpoint, the hooks' results and the time the sync spends blocked. The pod's
+//! sandboxes and containers are a `node::pods::PodState`, as `node::Node` holds them.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::Pod;
 
+use super::node::pods::{derive_id, PodState};
+use super::node::DEFAULT_RUNTIME_NAME;
 use super::{
-    fnv64, images, nanos, plus_millis, plus_nanos, pod_uid, HookControls, Outcome,
-    KILLED_EXIT_CODE, SIGTERM_EXIT_CODE,
+    fnv64, images, plus_millis, pod_uid, HookControls, Outcome, KILLED_EXIT_CODE, SIGTERM_EXIT_CODE,
 };
 use crate::hash::container_hash;
 use crate::plan::{ContainerKind, CreateContainerStep, KillPodStep, Step};
@@ -55,19 +57,10 @@ use crate::runtime::{
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Runtime {
-    /// What the runtime reports, except that the container statuses are kept oldest
-    /// first (the runtime reports them newest first): a create appends instead of
-    /// moving every earlier status, so carrying out a plan stays linear in the pod's
-    /// containers. [`Runtime::status`] and [`Runtime::into_outcome`] give the runtime's
-    /// order.
-    pub(super) status: RuntimeStatus,
-    /// The ids of the container statuses (a new container's id must be new).
-    ids: std::collections::BTreeSet<String>,
-    /// The newest creation time of the container statuses (a new container is newer).
-    latest_created: Option<jiff::Timestamp>,
+    /// The pod's sandboxes and containers, as the runtime holds them (the per-pod part
+    /// of [`Node`](super::node::Node), with its creation-time ordering and ids).
+    pod: PodState,
     actuated: Option<ActuatedResources>,
-    /// Operations carried out so far: they order the creation times of one instant.
-    pub(super) seq: u32,
     /// Node files written by `WriteNodeFiles` steps, by path (the newest write wins).
     node_files: std::collections::BTreeMap<String, crate::plan::NodeFile>,
     /// What the simulated hooks do.
@@ -85,29 +78,19 @@ impl Runtime {
     /// checkpoint). A pod the runtime does not know yet gets its id, name and namespace.
     #[must_use]
     pub fn from_request(request: &PlanRequest) -> Self {
-        let mut status = request.runtime_status.clone().unwrap_or_default();
-        status.container_statuses.reverse();
-        if status.id.is_empty() {
-            status.id = pod_uid(&request.pod).to_string();
-            status.name = request.pod.metadata.name.clone().unwrap_or_default();
-            status.namespace = request.pod.metadata.namespace.clone().unwrap_or_default();
+        let mut pod = request
+            .runtime_status
+            .clone()
+            .map(PodState::from_status)
+            .unwrap_or_default();
+        if pod.status.id.is_empty() {
+            pod.status.id = pod_uid(&request.pod).to_string();
+            pod.status.name = request.pod.metadata.name.clone().unwrap_or_default();
+            pod.status.namespace = request.pod.metadata.namespace.clone().unwrap_or_default();
         }
-        let ids = status
-            .container_statuses
-            .iter()
-            .map(|s| s.id.clone())
-            .collect();
-        let latest_created = status
-            .container_statuses
-            .iter()
-            .filter_map(|s| s.created_at)
-            .max();
         Self {
-            status,
-            ids,
-            latest_created,
+            pod,
             actuated: request.actuated_resources.clone(),
-            seq: 0,
             node_files: std::collections::BTreeMap::new(),
             hooks: HookControls::default(),
             hook_results: Vec::new(),
@@ -122,7 +105,7 @@ impl Runtime {
     /// and gives what [`apply`](super::apply) gives.
     #[must_use]
     pub(crate) fn with_operations_done(mut self, done: u32) -> Self {
-        self.seq = done;
+        self.pod.seq = done;
         self
     }
 
@@ -152,17 +135,14 @@ impl Runtime {
     /// them).
     #[must_use]
     pub fn status(&self) -> RuntimeStatus {
-        let mut status = self.status.clone();
-        status.container_statuses.reverse();
-        status
+        self.pod.status()
     }
 
     /// The state as an [`Outcome`].
     #[must_use]
     pub(crate) fn into_outcome(self) -> Outcome {
         let (images, pull_results) = self.images.into_parts();
-        let mut runtime_status = self.status;
-        runtime_status.container_statuses.reverse();
+        let runtime_status = self.pod.into_status();
         Outcome {
             runtime_status,
             actuated_resources: self.actuated,
@@ -177,14 +157,14 @@ impl Runtime {
     /// documentation for what each operation does). Every operation succeeds; an
     /// operation naming a container or id the runtime does not have changes nothing.
     pub fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
-        self.seq += 1;
+        self.pod.seq += 1;
         // Time spent in hooks earlier in the plan delays what follows.
         let now = plus_millis(now, self.blocked_millis);
         match step {
             Step::KillPod(kill) if !kill.kills.is_empty() => self.kill_pod(kill, now),
             Step::RemovePodSandbox(remove) => {
                 let id = remove.sandbox_id.as_deref().unwrap_or("");
-                self.status.sandbox_statuses.retain(|s| s.id != id);
+                self.pod.status.sandbox_statuses.retain(|s| s.id != id);
             }
             Step::CleanupPod(cleanup) => {
                 for p in &cleanup.paths {
@@ -197,7 +177,7 @@ impl Runtime {
                 // The containers are killed in parallel: each after its own preStop; the
                 // pod kill takes as long as the longest.
                 let mut longest = 0;
-                for s in self.status.container_statuses.iter_mut().rev() {
+                for s in self.pod.status.container_statuses.iter_mut().rev() {
                     if s.state == ContainerState::Running {
                         let waited = match kill
                             .pre_stops
@@ -217,10 +197,10 @@ impl Runtime {
                     }
                 }
                 self.blocked_millis += longest;
-                for sb in &mut self.status.sandbox_statuses {
+                for sb in &mut self.pod.status.sandbox_statuses {
                     sb.state = SandboxState::NotReady;
                 }
-                self.status.ips.clear();
+                self.pod.status.ips.clear();
             }
             Step::KillContainer(kill) => {
                 let id = kill.container_id.as_deref().unwrap_or("");
@@ -228,7 +208,7 @@ impl Runtime {
             }
             Step::RemoveContainer(remove) => {
                 let id = remove.container_id.as_deref().unwrap_or("");
-                self.remove_container(id);
+                self.pod.remove_container(id);
             }
             Step::RunPodSandbox(run) => {
                 self.run_sandbox(pod, run.attempt.unwrap_or(0), now);
@@ -300,6 +280,7 @@ impl Runtime {
             Step::StartContainer(start) => {
                 let name = start.container.as_deref().unwrap_or("");
                 if let Some(s) = self
+                    .pod
                     .status
                     .container_statuses
                     .iter_mut()
@@ -332,6 +313,7 @@ impl Runtime {
     fn kill_pod(&mut self, step: &KillPodStep, now: jiff::Timestamp) {
         // Where each running container is, by id: one lookup per kill, not a scan.
         let position: BTreeMap<&str, usize> = self
+            .pod
             .status
             .container_statuses
             .iter()
@@ -387,29 +369,30 @@ impl Runtime {
             } else {
                 SIGTERM_EXIT_CODE
             };
-            if let Some(s) = self.status.container_statuses.get_mut(i) {
+            if let Some(s) = self.pod.status.container_statuses.get_mut(i) {
                 stop(s, plus_millis(now, t.exited_at_millis), code);
             }
         }
         self.hook_results.extend(results);
         // Containers the kills do not name (no spec) are stopped with the sandbox
         // (containerd's `StopPodSandbox` kills them without a grace period).
-        for s in &mut self.status.container_statuses {
+        for s in &mut self.pod.status.container_statuses {
             if s.state == ContainerState::Running {
                 stop(s, plus_millis(now, last), KILLED_EXIT_CODE);
             }
         }
         self.blocked_millis += last;
-        for sb in &mut self.status.sandbox_statuses {
+        for sb in &mut self.pod.status.sandbox_statuses {
             sb.state = SandboxState::NotReady;
         }
-        self.status.ips.clear();
+        self.pod.status.ips.clear();
     }
 
     /// `killContainer` of one container: its preStop hook (if the kill has one), then the
     /// stop when the hook is done.
     fn kill(&mut self, id: &str, pre_stop: Option<&crate::plan::HookStep>, now: jiff::Timestamp) {
         let running = self
+            .pod
             .status
             .container_statuses
             .iter()
@@ -424,6 +407,7 @@ impl Runtime {
             _ => 0,
         };
         if let Some(s) = self
+            .pod
             .status
             .container_statuses
             .iter_mut()
@@ -434,57 +418,10 @@ impl Runtime {
         self.blocked_millis += waited;
     }
 
-    /// The creation time of a container created at `now`: after every instance the
-    /// runtime already has, so that a restart made at the same instant as the previous
-    /// sync (no time passed) is still the newest by creation time, which is how the
-    /// kubelet tells the latest instance of a name. Instants are ordered by operation.
-    pub(super) fn next_container_created_at(&self, now: jiff::Timestamp) -> jiff::Timestamp {
-        match self.latest_created {
-            Some(l) if l >= plus_nanos(now, self.seq) => plus_nanos(l, 1),
-            _ => plus_nanos(now, self.seq),
-        }
-    }
-
-    /// Adds a container status (the newest), keeping the id set and the newest creation
-    /// time.
-    pub(super) fn add_container(&mut self, status: ContainerStatus) {
-        self.ids.insert(status.id.clone());
-        self.latest_created = self.latest_created.max(status.created_at);
-        self.status.container_statuses.push(status);
-    }
-
-    /// Removes the container status(es) with `id`, keeping the id set and the newest
-    /// creation time.
-    pub(super) fn remove_container(&mut self, id: &str) {
-        let before = self.status.container_statuses.len();
-        self.status.container_statuses.retain(|s| s.id != id);
-        if self.status.container_statuses.len() != before {
-            self.ids.remove(id);
-            self.latest_created = self
-                .status
-                .container_statuses
-                .iter()
-                .filter_map(|s| s.created_at)
-                .max();
-        }
-    }
-
-    /// The creation time (nanoseconds) of a sandbox created at `now`: after every
-    /// earlier sandbox, as for containers.
-    pub(super) fn next_sandbox_created_at(&self, now: jiff::Timestamp) -> i64 {
-        nanos(plus_nanos(now, self.seq)).max(
-            self.status
-                .sandbox_statuses
-                .iter()
-                .map(|s| s.created_at.saturating_add(1))
-                .max()
-                .unwrap_or(i64::MIN),
-        )
-    }
-
     /// The sandbox new containers go into: the newest one.
     fn sandbox_id(&self) -> String {
-        self.status
+        self.pod
+            .status
             .sandbox_statuses
             .first()
             .map(|s| s.id.clone())
@@ -493,10 +430,6 @@ impl Runtime {
 
     fn run_sandbox(&mut self, pod: &Pod, attempt: u32, now: jiff::Timestamp) {
         let uid = pod_uid(pod).to_string();
-        let id = format!(
-            "sandbox-{:012x}",
-            fnv64(&[uid.as_bytes(), &attempt.to_le_bytes()]) & 0xffff_ffff_ffff
-        );
         let host = pod
             .spec
             .as_ref()
@@ -507,18 +440,27 @@ impl Runtime {
         } else {
             format!("10.88.{}.{}", (attempt / 250) % 250, attempt % 250 + 2)
         };
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let namespace = pod.metadata.namespace.clone().unwrap_or_default();
+        let created_at = self.pod.next_sandbox_created_at(now);
+        // containerd's id for the sandbox's reserved name, `name_namespace_uid_attempt`.
+        let reserved = format!("{name}_{namespace}_{uid}_{attempt}");
+        let sandboxes = &self.pod.status.sandbox_statuses;
+        let id = derive_id("sandbox", &reserved, i128::from(created_at), |id| {
+            sandboxes.iter().any(|s| s.id == id)
+        });
         let sandbox = SandboxStatus {
             id,
             metadata: Some(SandboxMetadata {
-                name: pod.metadata.name.clone().unwrap_or_default(),
+                name,
                 uid,
-                namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+                namespace,
                 attempt,
             }),
             state: SandboxState::Ready,
-            created_at: self.next_sandbox_created_at(now),
+            created_at,
             network: (!host).then(|| SandboxNetwork {
-                ip: ip.clone(),
+                ip,
                 additional_ips: vec![],
             }),
             linux: Some(LinuxSandboxStatus {
@@ -535,8 +477,7 @@ impl Runtime {
             }),
             ..SandboxStatus::default()
         };
-        self.status.sandbox_statuses.insert(0, sandbox);
-        self.status.ips = if host { vec![] } else { vec![ip] };
+        self.pod.add_sandbox(sandbox);
     }
 
     fn create(&mut self, pod: &Pod, step: &CreateContainerStep, now: jiff::Timestamp) {
@@ -548,22 +489,20 @@ impl Runtime {
         };
         let (name, image) = (spec.name.to_string(), spec.image.to_string());
         let uid = pod_uid(pod);
-        let created = self.next_container_created_at(now);
-        // Derived from the pod, the name and the creation time; an instance created at the
-        // same instant as an earlier one of the same name (no time passed between syncs)
-        // gets a salted id, so that ids stay unique.
-        let mut salt: u32 = 0;
-        let id = loop {
-            let created_bytes = created.as_nanosecond().to_le_bytes();
-            let salt_bytes = salt.to_le_bytes();
-            let parts: &[&[u8]] = &[uid.as_bytes(), name.as_bytes(), &created_bytes, &salt_bytes];
-            let digest = fnv64(parts.get(..if salt == 0 { 3 } else { 4 }).unwrap_or(parts));
-            let id = format!("sim://{name}-{:08x}", digest & 0xffff_ffff);
-            if salt == u32::MAX || !self.ids.contains(&id) {
-                break id;
-            }
-            salt += 1;
-        };
+        let created = self.pod.next_container_created_at(now);
+        // containerd's id for the container's reserved name,
+        // `name_podName_namespace_uid_attempt`, in the kubelet's form.
+        let attempt = step.attempt.unwrap_or(0);
+        let reserved = format!(
+            "{name}_{}_{}_{uid}_{attempt}",
+            pod.metadata.name.as_deref().unwrap_or(""),
+            pod.metadata.namespace.as_deref().unwrap_or("")
+        );
+        let state = &self.pod;
+        let bare = derive_id("container", &reserved, created.as_nanosecond(), |id| {
+            state.has_container(&format!("{DEFAULT_RUNTIME_NAME}://{id}"))
+        });
+        let id = format!("{DEFAULT_RUNTIME_NAME}://{bare}");
         let status = ContainerStatus {
             id,
             name: name.clone(),
@@ -574,10 +513,10 @@ impl Runtime {
             image_id: format!("sha256:{:016x}", fnv64(&[image.as_bytes()])),
             image_ref: image.clone(),
             hash: container_hash(&name, &image),
-            restart_count: i32::try_from(step.attempt.unwrap_or(0)).unwrap_or(0),
+            restart_count: i32::try_from(attempt).unwrap_or(0),
             ..ContainerStatus::default()
         };
-        self.add_container(status);
+        self.pod.add_container(status);
         if kind != ContainerKind::Ephemeral {
             self.actuated
                 .get_or_insert_with(Default::default)

@@ -3,6 +3,7 @@
 //! reports them.
 
 use super::error::{CriCode, CriError};
+use super::pods::derive_id;
 use super::records::{ContainerRecord, ContainerView, ExecResult};
 use super::store::{full_id, seconds_after, Node};
 use crate::config::labels::{CONTAINER_HASH, CONTAINER_RESTART_COUNT};
@@ -87,7 +88,6 @@ impl Node {
             .cloned()
             .unwrap_or_default();
         let uid = sandbox.uid.clone();
-        let id = self.next_id("container", &name);
         if let Some(holder) = self.names.get(&name) {
             return Err(CriError::new(
                 CriCode::Unknown,
@@ -99,6 +99,10 @@ impl Node {
         };
         runtime.seq += 1;
         let created = runtime.next_container_created_at(now);
+        let containers = &self.containers;
+        let id = derive_id("container", &name, created.as_nanosecond(), |id| {
+            containers.contains_key(id)
+        });
         let hash = config
             .annotations
             .get(CONTAINER_HASH)
@@ -127,7 +131,7 @@ impl Node {
             resources: resources_value(config.linux.as_ref().and_then(|l| l.resources.as_ref())),
             ..ContainerStatus::default()
         };
-        // Kept oldest first inside the model runtime (see `Runtime`): an append.
+        // Kept oldest first (see `PodState`): an append.
         runtime.add_container(status);
         self.names.insert(name.clone(), id.clone());
         if script.exit.is_some() {

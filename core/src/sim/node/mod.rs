@@ -2,14 +2,16 @@
 //! CRI call at a time (`RunPodSandbox` with a `PodSandboxConfig`, `CreateContainer` with
 //! a `ContainerConfig`, ...), behaving as containerd does.
 //!
-//! [`Node`] keeps one [`Runtime`](super::Runtime) per pod UID — the same model `Runtime::apply_step`
-//! drives, so what it reports about a pod ([`Node::pod_status`]) is the kubelet's
-//! `RuntimeStatus` — plus what only the CRI sees (configs, labels, annotations, reserved
-//! names, images). It is what `podplan runtime-sim` serves over gRPC.
+//! [`Node`] keeps one `PodState` per pod UID — the pod's sandboxes and containers as the
+//! kubelet's relist sees them ([`Node::pod_status`]), with the creation-time ordering and
+//! the id derivation that the per-pod model ([`Runtime`](super::Runtime)) shares — plus
+//! what only the CRI sees (configs, labels, annotations, reserved names, images). It is
+//! what `podplan runtime-sim` serves over gRPC.
 //!
 //! As containerd:
-//! * ids are 64 hexadecimal digits (derived from the node's operation count: no
-//!   randomness); container ids in [`Node::pod_status`] are `<runtimeName>://<id>`;
+//! * ids are 64 hexadecimal digits, derived from the object's kind, reserved name and
+//!   creation time (no randomness; see `pods::derive_id`); container ids in
+//!   [`Node::pod_status`] are `<runtimeName>://<id>`;
 //! * a sandbox reserves `name_namespace_uid_attempt` and a container
 //!   `name_podName_namespace_uid_attempt` until removed; a second create with a taken name
 //!   fails (`UNKNOWN`: `failed to reserve container name "…": name "…" is reserved for "…"`);
@@ -31,6 +33,7 @@
 mod containers;
 mod error;
 mod images;
+pub(crate) mod pods;
 mod records;
 mod sandboxes;
 mod script;

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::error::{CriCode, CriError};
+use super::pods::{derive_id, PodState};
 use super::records::{SandboxRecord, SandboxView};
 use super::script::{parse_script, SandboxScript, CONTAINER_ANNOTATION_PREFIX, SANDBOX_ANNOTATION};
 use super::store::Node;
@@ -13,7 +14,7 @@ use crate::runtime::{
     LinuxSandboxStatus, SandboxMetadata, SandboxNamespaceOptions, SandboxNamespaces,
     SandboxNetwork, SandboxState, SandboxStatus,
 };
-use crate::sim::{Runtime, KILLED_EXIT_CODE};
+use crate::sim::KILLED_EXIT_CODE;
 
 impl Node {
     /// The sandbox `id` is lost at `at`: it is no longer ready and its running containers
@@ -94,7 +95,6 @@ impl Node {
             &meta.attempt.to_string(),
         ]
         .join("_");
-        let id = self.next_id("sandbox", &name);
         if let Some(holder) = self.names.get(&name) {
             return Err(CriError::new(
                 CriCode::Unknown,
@@ -114,14 +114,16 @@ impl Node {
             self.ips += 1;
             format!("10.88.{}.{}", (n / 250) % 250, n % 250 + 2)
         };
-        let runtime = self.pods.entry(meta.uid.clone()).or_insert_with(|| {
-            let mut r = Runtime::default();
-            r.status.id.clone_from(&meta.uid);
-            r.status.name.clone_from(&meta.name);
-            r.status.namespace.clone_from(&meta.namespace);
-            r
-        });
+        let runtime = self
+            .pods
+            .entry(meta.uid.clone())
+            .or_insert_with(|| PodState::new(&meta.uid, &meta.name, &meta.namespace));
         runtime.seq += 1;
+        let created_at = runtime.next_sandbox_created_at(now);
+        let sandboxes = &self.sandboxes;
+        let id = derive_id("sandbox", &name, i128::from(created_at), |id| {
+            sandboxes.contains_key(id)
+        });
         let status = SandboxStatus {
             id: id.clone(),
             metadata: Some(SandboxMetadata {
@@ -131,9 +133,9 @@ impl Node {
                 attempt: meta.attempt,
             }),
             state: SandboxState::Ready,
-            created_at: runtime.next_sandbox_created_at(now),
+            created_at,
             network: Some(SandboxNetwork {
-                ip: ip.clone(),
+                ip,
                 additional_ips: vec![],
             }),
             linux: Some(LinuxSandboxStatus {
@@ -152,17 +154,7 @@ impl Node {
             annotations: config.annotations.clone(),
             runtime_handler: runtime_handler.to_string(),
         };
-        // Newest first by creation time.
-        let at = runtime
-            .status
-            .sandbox_statuses
-            .iter()
-            .position(|s| s.created_at < status.created_at)
-            .unwrap_or(runtime.status.sandbox_statuses.len());
-        runtime.status.sandbox_statuses.insert(at, status);
-        if at == 0 {
-            runtime.status.ips = if ip.is_empty() { vec![] } else { vec![ip] };
-        }
+        runtime.add_sandbox(status);
         self.names.insert(name.clone(), id.clone());
         if script.is_some() {
             self.scripted_sandboxes.insert(id.clone());

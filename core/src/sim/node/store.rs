@@ -4,12 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::error::{CriCode, CriError};
-use super::records::{
-    hex64, image_record, normalize_image, ContainerRecord, ImageRecord, SandboxRecord,
-};
+use super::pods::PodState;
+use super::records::{image_record, normalize_image, ContainerRecord, ImageRecord, SandboxRecord};
 use super::script::{Fault, Scenario};
 use crate::runtime::{ContainerState, ContainerStatus, SandboxState, SandboxStatus};
-use crate::sim::Runtime;
 
 /// The runtime name the model reports by default (`Version`), and so the prefix of its
 /// container ids in the kubelet's form.
@@ -22,7 +20,7 @@ pub const RUNTIME_VERSION: &str = "0.1.0";
 pub struct Node {
     pub(super) runtime_name: String,
     pub(super) scenario: Scenario,
-    pub(super) pods: BTreeMap<String, Runtime>,
+    pub(super) pods: BTreeMap<String, PodState>,
     pub(super) sandboxes: BTreeMap<String, SandboxRecord>,
     pub(super) containers: BTreeMap<String, ContainerRecord>,
     pub(super) names: BTreeMap<String, String>,
@@ -32,7 +30,6 @@ pub struct Node {
     /// [`Node::advance`] looks at (not every object on the node).
     pub(super) scripted_sandboxes: BTreeSet<String>,
     pub(super) scripted_containers: BTreeSet<String>,
-    pub(super) ops: u64,
     pub(super) ips: u32,
     pub(super) now: Option<jiff::Timestamp>,
 }
@@ -73,7 +70,6 @@ impl Node {
             images,
             scripted_sandboxes: BTreeSet::new(),
             scripted_containers: BTreeSet::new(),
-            ops: 0,
             ips: 0,
             now: None,
         }
@@ -130,12 +126,7 @@ impl Node {
     /// container ids as `<runtimeName>://<id>`.
     #[must_use]
     pub fn pod_status(&self, uid: &str) -> Option<crate::runtime::RuntimeStatus> {
-        self.pods.get(uid).map(Runtime::status)
-    }
-
-    pub(super) fn next_id(&mut self, kind: &str, name: &str) -> String {
-        self.ops += 1;
-        hex64(&[kind.as_bytes(), name.as_bytes(), &self.ops.to_le_bytes()])
+        self.pods.get(uid).map(PodState::status)
     }
 
     /// Lets time pass to `now`: scripted exits and sandbox losses due by then happen, each
