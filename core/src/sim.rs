@@ -12,9 +12,11 @@
 //! creation-time ordering and the same ids, containerd's shape — 64 hexadecimal digits
 //! derived from the object's reserved name (`name_namespace_uid_attempt` for a sandbox,
 //! `name_podName_namespace_uid_attempt` for a container) and its creation time, container
-//! ids in the kubelet's form `sim://<id>`. The CRI operations themselves are still carried
-//! out here, on that state, with the exit codes, stop timing and image fields below;
-//! `Node`'s own RPCs differ where noted in its module documentation.
+//! ids in the kubelet's form `sim://<id>`; images have the ids and digests `Node`'s image
+//! store gives them. The CRI operations themselves are still carried out here, on that
+//! state, with the exit codes, stop timing and image fields below; `Node`'s own RPCs
+//! differ where its module documentation says (a stopped container exits 137 there, the
+//! grace period passing at once).
 //!
 //! * `RunPodSandbox` adds a `SANDBOX_READY` sandbox with an IP (or in the node's network
 //!   namespace for `hostNetwork` pods) as the newest sandbox.
@@ -25,7 +27,10 @@
 //!   (`KILLED_EXIT_CODE`); both with reason `Error`, as containerd reports them.
 //! * `RemoveContainer` drops a status (init-container purge/prune, RestartAllContainers).
 //! * `CreateContainer` + `StartContainer` add a running container with the kubelet's
-//!   hash, the restart count, `createdAt`/`startedAt` = `now`, newest first, and record
+//!   hash, the restart count, `createdAt`/`startedAt` = `now`, newest first, the image as
+//!   written (`image`; containerd reports the normalised tag, `Node` does) and the node
+//!   store's record of it (`node::records`: its id as `imageId`, its repository digest as
+//!   `imageRef`, the API status's `imageID`), and record
 //!   the container's resources as actuated. Creation times within one instant are
 //!   ordered by operation, and always after every instance the runtime already has (a
 //!   restart with no time passed since the previous sync is still the newest), as real

@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::Pod;
 
 use super::node::pods::{derive_id, PodState};
+use super::node::records::{image_record, normalize_image};
 use super::node::DEFAULT_RUNTIME_NAME;
 use super::{
-    fnv64, images, plus_millis, pod_uid, HookControls, Outcome, KILLED_EXIT_CODE, SIGTERM_EXIT_CODE,
+    images, plus_millis, pod_uid, HookControls, Outcome, KILLED_EXIT_CODE, SIGTERM_EXIT_CODE,
 };
 use crate::hash::container_hash;
 use crate::plan::{ContainerKind, CreateContainerStep, KillPodStep, Step};
@@ -503,6 +504,7 @@ impl Runtime {
             state.has_container(&format!("{DEFAULT_RUNTIME_NAME}://{id}"))
         });
         let id = format!("{DEFAULT_RUNTIME_NAME}://{bare}");
+        let record = image_record(&normalize_image(&image));
         let status = ContainerStatus {
             id,
             name: name.clone(),
@@ -510,8 +512,14 @@ impl Runtime {
             state: ContainerState::Created,
             created_at: Some(created),
             image: image.clone(),
-            image_id: format!("sha256:{:016x}", fnv64(&[image.as_bytes()])),
-            image_ref: image.clone(),
+            // As containerd reports an image (the node's store: `node::records`): its id,
+            // and its repository digest as `imageRef` (the API status's `imageID`).
+            image_id: record.id,
+            image_ref: record
+                .repo_digests
+                .first()
+                .cloned()
+                .unwrap_or_else(|| image.clone()),
             hash: container_hash(&name, &image),
             restart_count: i32::try_from(attempt).unwrap_or(0),
             ..ContainerStatus::default()

@@ -34,7 +34,7 @@ mod containers;
 mod error;
 mod images;
 pub(crate) mod pods;
-mod records;
+pub(crate) mod records;
 mod sandboxes;
 mod script;
 mod store;

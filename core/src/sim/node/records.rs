@@ -114,7 +114,7 @@ pub(super) fn hex64(parts: &[&[u8]]) -> String {
         .collect()
 }
 
-pub(super) fn image_record(normalized: &str) -> ImageRecord {
+pub(crate) fn image_record(normalized: &str) -> ImageRecord {
     let digest = hex64(&[b"image", normalized.as_bytes()]);
     ImageRecord {
         id: format!("sha256:{}", hex64(&[b"image-id", normalized.as_bytes()])),
