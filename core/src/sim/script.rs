@@ -1,11 +1,13 @@
-//! Things that happen between syncs, applied to a request.
+//! Things that happen between syncs, applied to a request. A container's exit and a
+//! sandbox's loss are the node model's (`node::pods::exit`, `node::pods::lose_sandbox`):
+//! what the playground's events do is what the simulated CRI runtime's scripts do.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::PodCondition;
 
 use crate::request::{PlanRequest, ProbeResult};
-use crate::runtime::{ContainerState, SandboxState};
+use crate::runtime::ContainerState;
 
 /// The newest running instance of `name` exits with `code` at `at`. Returns whether a
 /// running instance was found.
@@ -25,40 +27,22 @@ pub fn exit_container(
     else {
         return false;
     };
-    s.state = ContainerState::Exited;
-    s.exit_code = code;
-    s.reason = if code == 0 {
-        "Completed".into()
-    } else {
-        "Error".into()
-    };
-    s.finished_at = Some(at);
+    super::node::pods::exit(s, code, at);
     let id = s.id.clone();
     request.probes.remove(&id);
     true
 }
 
 /// The latest sandbox dies: it becomes `SANDBOX_NOTREADY` and its running containers
-/// exit (code 137) at `at`.
+/// exit (code 137) at `at`, as the node model loses a sandbox.
 pub fn kill_sandbox(request: &mut PlanRequest, at: jiff::Timestamp) {
     let Some(status) = request.runtime_status.as_mut() else {
         return;
     };
-    let Some(sandbox) = status.sandbox_statuses.first_mut() else {
+    let Some(id) = status.sandbox_statuses.first().map(|s| s.id.clone()) else {
         return;
     };
-    sandbox.state = SandboxState::NotReady;
-    let id = sandbox.id.clone();
-    for s in &mut status.container_statuses {
-        let owner = s.pod_sandbox_id.clone().unwrap_or_else(|| id.clone());
-        if owner == id && s.state == ContainerState::Running {
-            s.state = ContainerState::Exited;
-            s.exit_code = super::KILLED_EXIT_CODE;
-            s.reason = "Error".into();
-            s.finished_at = Some(at);
-        }
-    }
-    status.ips.clear();
+    super::node::pods::lose_sandbox(status, &id, at);
 }
 
 /// The prober reports `result` for the newest instance of `name`.

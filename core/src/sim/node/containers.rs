@@ -3,7 +3,7 @@
 //! reports them.
 
 use super::error::{CriCode, CriError};
-use super::pods::derive_id;
+use super::pods::{self, derive_id};
 use super::records::{ContainerRecord, ContainerView, ExecResult};
 use super::store::{full_id, seconds_after, Node};
 use crate::config::labels::{CONTAINER_HASH, CONTAINER_RESTART_COUNT};
@@ -11,32 +11,12 @@ use crate::cri::{ContainerConfig, LinuxContainerResources};
 use crate::runtime::{ContainerState, ContainerStatus, SandboxState};
 use crate::sim::KILLED_EXIT_CODE;
 
-fn exit_reason(code: i32) -> &'static str {
-    if code == 0 {
-        "Completed"
-    } else {
-        "Error"
-    }
-}
-
 impl Node {
     /// A running (or unknown) container exits with `code` at `at`. Returns whether it
     /// was running.
     pub(crate) fn exit_container(&mut self, id: &str, code: i32, at: jiff::Timestamp) -> bool {
-        let Some(status) = self.container_status_mut(id) else {
-            return false;
-        };
-        if !matches!(
-            status.state,
-            ContainerState::Running | ContainerState::Unknown
-        ) {
-            return false;
-        }
-        status.state = ContainerState::Exited;
-        status.exit_code = code;
-        status.reason = exit_reason(code).into();
-        status.finished_at = Some(status.started_at.map_or(at, |s| s.max(at)));
-        true
+        self.container_status_mut(id)
+            .is_some_and(|status| pods::exit(status, code, at))
     }
 
     /// `CreateContainer` in sandbox `sandbox_id`: a created container whose hash and

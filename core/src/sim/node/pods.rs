@@ -8,8 +8,8 @@
 use std::collections::BTreeSet;
 
 use super::records::hex64;
-use crate::runtime::{ContainerStatus, RuntimeStatus, SandboxStatus};
-use crate::sim::{nanos, plus_nanos};
+use crate::runtime::{ContainerState, ContainerStatus, RuntimeStatus, SandboxState, SandboxStatus};
+use crate::sim::{nanos, plus_nanos, KILLED_EXIT_CODE};
 
 /// One pod's sandboxes and containers.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -175,4 +175,49 @@ pub(crate) fn derive_id(
         }
         salt += 1;
     }
+}
+
+/// The container exits with `code` at `at` (never before it started), with containerd's
+/// reason: `Completed` for 0, else `Error`. Only a running (or unknown) container exits;
+/// returns whether it did. The one exit of the model: a scripted exit on the node, a
+/// sandbox's loss, and the events between two syncs of the per-pod model.
+pub(crate) fn exit(status: &mut ContainerStatus, code: i32, at: jiff::Timestamp) -> bool {
+    if !matches!(
+        status.state,
+        ContainerState::Running | ContainerState::Unknown
+    ) {
+        return false;
+    }
+    status.state = ContainerState::Exited;
+    status.exit_code = code;
+    status.reason = if code == 0 { "Completed" } else { "Error" }.into();
+    status.finished_at = Some(status.started_at.map_or(at, |s| s.max(at)));
+    true
+}
+
+/// The sandbox `id` of the pod is lost at `at`, as when its pause process dies: it is no
+/// longer ready, its running containers are killed (exit code 137; a status that names
+/// no sandbox is the newest sandbox's), and the loss of the newest sandbox takes the
+/// pod's IPs. Returns how many containers the sandbox holds (running or not); `None` when
+/// the pod has no such sandbox.
+pub(crate) fn lose_sandbox(
+    status: &mut RuntimeStatus,
+    id: &str,
+    at: jiff::Timestamp,
+) -> Option<usize> {
+    let newest = status.sandbox_statuses.first().map(|s| s.id.as_str()) == Some(id);
+    let sandbox = status.sandbox_statuses.iter_mut().find(|s| s.id == id)?;
+    sandbox.state = SandboxState::NotReady;
+    let mut members = 0;
+    for s in &mut status.container_statuses {
+        let owner = s.pod_sandbox_id.as_deref();
+        if owner == Some(id) || (owner.is_none() && newest) {
+            members += 1;
+            exit(s, KILLED_EXIT_CODE, at);
+        }
+    }
+    if newest {
+        status.ips.clear();
+    }
+    Some(members)
 }

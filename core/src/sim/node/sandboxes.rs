@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::error::{CriCode, CriError};
-use super::pods::{derive_id, PodState};
+use super::pods::{self, derive_id, PodState};
 use super::records::{SandboxRecord, SandboxView};
 use super::script::{parse_script, SandboxScript, CONTAINER_ANNOTATION_PREFIX, SANDBOX_ANNOTATION};
 use super::store::Node;
@@ -14,45 +14,23 @@ use crate::runtime::{
     LinuxSandboxStatus, SandboxMetadata, SandboxNamespaceOptions, SandboxNamespaces,
     SandboxNetwork, SandboxState, SandboxStatus,
 };
-use crate::sim::KILLED_EXIT_CODE;
 
 impl Node {
     /// The sandbox `id` is lost at `at`: it is no longer ready and its running containers
     /// are killed (exit code 137), as when its pause process dies.
     pub(crate) fn lose_sandbox(&mut self, id: &str, at: jiff::Timestamp) {
-        let members: Vec<String> = self
-            .containers
-            .iter()
-            .filter(|(_, r)| r.sandbox_id == id)
-            .map(|(c, _)| c.clone())
-            .collect();
-        for c in members {
-            self.exit_container(&c, KILLED_EXIT_CODE, at);
-        }
-        let Some(uid) = self.sandboxes.get(id).map(|r| r.uid.clone()) else {
+        let Some(uid) = self.sandboxes.get(id).map(|r| r.uid.as_str()) else {
             return;
         };
-        let Some(runtime) = self.pods.get_mut(&uid) else {
+        let Some(runtime) = self.pods.get_mut(uid) else {
             return;
         };
-        runtime.seq += 1;
-        let newest = runtime
-            .status
-            .sandbox_statuses
-            .first()
-            .map(|s| s.id.as_str())
-            == Some(id);
-        if let Some(s) = runtime
-            .status
-            .sandbox_statuses
-            .iter_mut()
-            .find(|s| s.id == id)
-        {
-            s.state = SandboxState::NotReady;
-        }
-        if newest {
-            runtime.status.ips.clear();
-        }
+        // One operation per container the loss stops, then the sandbox's.
+        let members = pods::lose_sandbox(&mut runtime.status, id, at).unwrap_or(0);
+        runtime.seq = runtime
+            .seq
+            .saturating_add(u32::try_from(members).unwrap_or(u32::MAX))
+            .saturating_add(1);
     }
 
     /// `RunPodSandbox`: a ready sandbox (with an IP unless it uses the node's network),
