@@ -274,6 +274,93 @@ mod tests {
     }
 
     #[test]
+    fn the_per_pod_model_and_the_node_derive_the_same_ids() {
+        use crate::cri::{
+            ContainerConfig, ContainerMetadata, ImageSpec, PodSandboxConfig, PodSandboxMetadata,
+        };
+        use crate::plan::{RunPodSandboxStep, StartContainerStep, Step};
+        let Ok(request) = parse_request(
+            br#"{"pod": {"metadata": {"name": "web", "namespace": "ns", "uid": "u1"},
+                 "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#,
+        ) else {
+            panic!("bad request");
+        };
+        // The per-pod model, driven by plan steps.
+        let mut runtime = Runtime::from_request(&request);
+        let steps = [
+            Step::RunPodSandbox(RunPodSandboxStep {
+                attempt: Some(0),
+                ..Default::default()
+            }),
+            Step::CreateContainer(crate::plan::CreateContainerStep {
+                kind: Some(crate::plan::ContainerKind::Regular),
+                index: Some(0),
+                ..Default::default()
+            }),
+            Step::StartContainer(StartContainerStep {
+                container: Some("app".into()),
+                ..Default::default()
+            }),
+        ];
+        for step in &steps {
+            runtime.apply_step(&request.pod, step, t0());
+        }
+        // The node, driven by the same CRI calls.
+        let mut node = node::Node::new(
+            node::DEFAULT_RUNTIME_NAME,
+            node::Scenario {
+                images: node::ImagesScript {
+                    preloaded: vec!["nginx".into()],
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        );
+        let sandbox = PodSandboxConfig {
+            metadata: Some(PodSandboxMetadata {
+                name: "web".into(),
+                uid: "u1".into(),
+                namespace: "ns".into(),
+                attempt: 0,
+            }),
+            ..Default::default()
+        };
+        let Ok(sandbox_id) = node.run_pod_sandbox(&sandbox, "", t0()) else {
+            panic!("RunPodSandbox failed");
+        };
+        let config = ContainerConfig {
+            metadata: Some(ContainerMetadata {
+                name: "app".into(),
+                attempt: 0,
+            }),
+            image: Some(ImageSpec {
+                image: "nginx".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let Ok(container_id) = node.create_container(&sandbox_id, &config, t0()) else {
+            panic!("CreateContainer failed");
+        };
+        assert_eq!(node.start_container(&container_id, t0()), Ok(()));
+        let (ours, theirs) = (runtime.status(), node.pod_status("u1").unwrap_or_default());
+        let ids = |s: &RuntimeStatus| {
+            (
+                s.sandbox_statuses.first().map(|s| s.id.clone()),
+                s.container_statuses.first().map(|c| c.id.clone()),
+                s.container_statuses.first().and_then(|c| c.created_at),
+                s.container_statuses.first().map(|c| c.image_id.clone()),
+            )
+        };
+        assert_eq!(ids(&ours), ids(&theirs));
+        let (Some(sandbox), Some(container)) = (ids(&ours).0, ids(&ours).1) else {
+            panic!("no sandbox or container: {ours:?}");
+        };
+        assert_eq!(sandbox.len(), 64);
+        assert!(container.starts_with("sim://") && container.len() == 6 + 64);
+    }
+
+    #[test]
     fn creates_a_ready_sandbox_and_running_containers_newest_first() {
         let request = parse_request(
             br#"{"pod": {"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
