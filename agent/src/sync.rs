@@ -1,6 +1,6 @@
 //! The agent: a relist every second (as the kubelet's PLEG), and one worker per pod
 //! (`pkg/kubelet/pod_workers.go`): each pod syncs, stops and is cleaned up by a worker of
-//! its own, on the agent's pool of threads ([`super::pool`]), which gives waiting workers
+//! its own, on the agent's pool of threads (`pool.rs`), which gives waiting workers
 //! another thread when one is blocked: a slow stop, hook or probe of one pod never
 //! delays another.
 //!
