@@ -56,218 +56,31 @@
 //! assert!(sim.all_running());
 //! ```
 
-use k8s_openapi::api::core::v1::Pod;
-
-use crate::hash::{fnv64a_extend, FNV64_OFFSET};
-use crate::plan::Plan;
-use crate::request::{ActuatedResources, PlanRequest};
-use crate::runtime::{ContainerState, RuntimeStatus};
-
 pub(crate) mod event;
 pub(crate) mod hooks;
 pub mod images;
+mod model;
 pub mod node;
 mod runtime;
 pub mod script;
 mod simulation;
+mod sync;
 pub use event::{apply_event, apply_event_with, probe_failure_recorded_at, Event, ProbeKind};
 pub use hooks::HookControls;
+pub use model::Outcome;
 pub use runtime::Runtime;
 pub use simulation::{Behaviour, Simulation};
-
-/// Exit code of a container killed by SIGKILL (128 + 9): the runtime's `StopContainer`
-/// when the stop grace period ends before the container exited, a dead sandbox's
-/// containers (containerd's `StopPodSandbox` kills what is left without a grace period),
-/// the kernel's OOM killer.
-pub(crate) const KILLED_EXIT_CODE: i32 = 137;
-
-/// Exit code of a container that exited on `StopContainer`'s stop signal, SIGTERM
-/// (128 + 15), within its grace period: the model's containers exit at once on it unless
-/// the world says they take longer ([`HookControls::exit_seconds`]).
-pub(crate) const SIGTERM_EXIT_CODE: i32 = 143;
-
-/// What the runtime and the kubelet's checkpoints hold after a plan was carried out.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Outcome {
-    /// The runtime status.
-    pub runtime_status: RuntimeStatus,
-    /// The actuated-resources checkpoint.
-    pub actuated_resources: Option<ActuatedResources>,
-    /// What the hooks the plan ran reported (the next request's `hookResults`).
-    pub hook_results: Vec<crate::plan::HookResult>,
-    /// How long carrying the plan out kept the sync busy, milliseconds: preStop hooks,
-    /// stops waited for, image pulls.
-    pub blocked_millis: u64,
-    /// The node's images (`None`: the request reported none and nothing was pulled).
-    pub images: Option<crate::plan::ImagesReport>,
-    /// The results of the plan's `PullImage` steps, for the next request's `pullResults`.
-    pub pull_results: Vec<crate::plan::PullResultRecord>,
-}
-
-/// FNV-1a over the parts, each followed by a `0xff` separator.
-fn fnv64(parts: &[&[u8]]) -> u64 {
-    parts.iter().fold(FNV64_OFFSET, |h, part| {
-        fnv64a_extend(fnv64a_extend(h, part), &[0xff])
-    })
-}
-
-fn pod_uid(pod: &Pod) -> &str {
-    pod.metadata.uid.as_deref().unwrap_or("")
-}
-
-fn nanos(t: jiff::Timestamp) -> i64 {
-    i64::try_from(t.as_nanosecond()).unwrap_or(i64::MAX)
-}
-
-fn plus_millis(t: jiff::Timestamp, ms: u64) -> jiff::Timestamp {
-    if ms == 0 {
-        return t;
-    }
-    jiff::Timestamp::from_nanosecond(t.as_nanosecond() + i128::from(ms) * 1_000_000).unwrap_or(t)
-}
-
-fn plus_nanos(t: jiff::Timestamp, n: u32) -> jiff::Timestamp {
-    jiff::Timestamp::from_nanosecond(t.as_nanosecond() + i128::from(n)).unwrap_or(t)
-}
-
-/// Carries out `plan` against the request's runtime state at time `now`: every step, in
-/// order, with `Runtime::apply_step`.
-#[must_use]
-pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcome {
-    apply_with(request, plan, now, &HookControls::default())
-}
-
-/// [`apply`] in a world whose hooks behave as `hooks` says.
-#[must_use]
-pub(crate) fn apply_with(
-    request: &PlanRequest,
-    plan: &Plan,
-    now: jiff::Timestamp,
-    hooks: &HookControls,
-) -> Outcome {
-    let mut runtime = Runtime::from_request(request).with_hooks(hooks.clone());
-    for step in &plan.steps {
-        runtime.apply_step(&request.pod, step, now);
-    }
-    runtime.into_outcome()
-}
-
-/// The request for the next sync: the outcome of `plan`, the plan's back-off records,
-/// status (as `previousStatus`) and reason cache, probe results only for containers that
-/// still run, and `now`. When the pod is restarting
-/// all its containers and none is left in the runtime, the restart is over (the kubelet
-/// then clears `AllContainersRestarting`).
-#[must_use]
-pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> PlanRequest {
-    next_request_with(request, plan, now, &HookControls::default())
-}
-
-/// [`next_request`] in a world whose hooks behave as `hooks` says; what the hooks
-/// reported becomes the next request's `hookResults`.
-#[must_use]
-pub fn next_request_with(
-    request: &PlanRequest,
-    plan: &Plan,
-    now: jiff::Timestamp,
-    hooks: &HookControls,
-) -> PlanRequest {
-    next_request_timed(request, plan, now, hooks).0
-}
-
-/// [`next_request_with`], and how long carrying the plan out kept the sync busy
-/// (milliseconds): preStop hooks and stops waited for, up to the grace periods, and image
-/// pulls (a pull's time, [`images::PULL_MILLIS`] by default). The next
-/// request keeps `now`; a caller with a clock advances it by this much
-/// ([`Simulation::carry_out`] does, and the playground).
-#[must_use]
-pub(crate) fn next_request_timed(
-    request: &PlanRequest,
-    plan: &Plan,
-    now: jiff::Timestamp,
-    hooks: &HookControls,
-) -> (PlanRequest, u64) {
-    let mut next = request.clone();
-    let blocked = carry_out(&mut next, plan, now, hooks);
-    (next, blocked)
-}
-
-/// [`next_request_with`] in place: `next` becomes the next sync's request (no copy of the
-/// pod, which a plan never changes). Returns how long the sync was blocked in hooks
-/// (milliseconds).
-fn carry_out(
-    next: &mut PlanRequest,
-    plan: &Plan,
-    now: jiff::Timestamp,
-    hooks: &HookControls,
-) -> u64 {
-    let outcome = apply_with(next, plan, now, hooks);
-    let blocked = outcome.blocked_millis;
-    next.hook_results = outcome.hook_results;
-    let running: std::collections::BTreeSet<&str> = outcome
-        .runtime_status
-        .container_statuses
-        .iter()
-        .filter(|s| s.state == ContainerState::Running)
-        .map(|s| s.id.as_str())
-        .collect();
-    next.probes.retain(|id, _| running.contains(id.as_str()));
-    next.runtime_status = Some(outcome.runtime_status);
-    next.actuated_resources = outcome.actuated_resources;
-    next.backoff.clone_from(&plan.backoff);
-    next.images = outcome.images;
-    next.pull_results = outcome.pull_results;
-    next.image_backoff.clone_from(&plan.image_backoff);
-    next.previous_status.clone_from(&plan.status);
-    next.reason_cache.clone_from(&plan.reason_cache);
-    next.now = Some(now);
-    if restart_cleaned_up(next) {
-        script::finish_restart_all(next);
-    }
-    blocked
-}
-
-/// Whether carrying out a plan changed what the kubelet's PLEG relists (the runtime
-/// status: a sandbox or a container created, started, stopped or removed) or the
-/// actuated-resources checkpoint. A PLEG event makes the kubelet sync the pod again at
-/// once, so a plan that changed something is followed by another sync. A plan that pulled
-/// an image (results in `after.pullResults`) is followed by another sync too: the rest of
-/// the kubelet's sync is the next plan ("pull, then re-plan").
-#[must_use]
-pub(crate) fn relist_changed(before: &PlanRequest, after: &PlanRequest) -> bool {
-    before.runtime_status != after.runtime_status
-        || before.actuated_resources != after.actuated_resources
-        || !after.pull_results.is_empty()
-}
-
-/// `AllContainersRestartCleanedUp` while a restart-all is in progress.
-fn restart_cleaned_up(request: &PlanRequest) -> bool {
-    let restarting =
-        request.restart_all_containers || crate::pod::all_containers_restarting(&request.pod);
-    let Some(spec) = request.pod.spec.as_ref() else {
-        return false;
-    };
-    let statuses = request
-        .runtime_status
-        .as_ref()
-        .map(|s| s.container_statuses.as_slice())
-        .unwrap_or_default();
-    restarting
-        && spec
-            .init_containers
-            .iter()
-            .flatten()
-            .chain(spec.containers.iter())
-            .all(|c| statuses.iter().all(|s| s.name != c.name))
-}
+pub use sync::{apply, next_request, next_request_with};
+pub(crate) use sync::{next_request_timed, relist_changed};
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::api::parse_request;
     use crate::hash::container_hash;
-    use crate::plan::StepOp;
-    use crate::request::ProbeResult;
-    use crate::runtime::SandboxState;
+    use crate::plan::{Plan, StepOp};
+    use crate::request::{PlanRequest, ProbeResult};
+    use crate::runtime::{ContainerState, RuntimeStatus, SandboxState};
 
     fn t0() -> jiff::Timestamp {
         jiff::Timestamp::from_second(1_750_000_000).unwrap_or(jiff::Timestamp::UNIX_EPOCH)

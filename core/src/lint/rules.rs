@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::core::v1::{Container, Pod, Service, ServicePort, ServiceSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use super::catalog::Rule;
 use super::facts::{self, Known, LintFacts, ObjectKind, Unknown, WindowsVerdict, World};
-use super::Rule;
 use crate::config::container::ephemeral_as_container;
 use crate::config::{self, ConfigError, ContainerKind};
 use crate::features::FeatureGates;

@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::hooks::HookControls;
+use super::model::KILLED_EXIT_CODE;
 use super::script;
 use crate::features::{FeatureGates, Gate};
 use crate::kubecontainer::restart::matching_rule;
@@ -105,7 +107,7 @@ pub enum Event {
     },
     /// From now on the container's postStart hook fails (`fails: false`: succeeds
     /// again) when the runtime runs it. Kept in the simulation's
-    /// [`HookControls`](super::HookControls), not in the request.
+    /// [`HookControls`], not in the request.
     PostStartFails {
         /// Container name.
         container: String,
@@ -159,7 +161,7 @@ pub enum Event {
     },
     /// From now on a successful pull of `image` (as written in the container) takes
     /// `seconds` (default `PULL_MILLIS`). Kept in the
-    /// simulation's [`HookControls`](super::HookControls).
+    /// simulation's [`HookControls`].
     PullTakes {
         /// The image as written in the container.
         image: String,
@@ -168,7 +170,7 @@ pub enum Event {
     },
     /// From now on a container takes `seconds` to exit after `StopContainer`'s stop
     /// signal (cut at the stop's grace period: SIGKILL). Kept in the simulation's
-    /// [`HookControls`](super::HookControls).
+    /// [`HookControls`].
     StopTakes {
         /// Container name.
         container: String,
@@ -197,7 +199,7 @@ fn yes() -> bool {
 /// the request.
 pub fn apply_event_with(
     request: &mut PlanRequest,
-    hooks: &mut super::HookControls,
+    hooks: &mut HookControls,
     event: &Event,
 ) -> Option<String> {
     let declares = |name: &str, post_start: bool| {
@@ -371,7 +373,7 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             None
         }
         Event::OomKill { container } => {
-            if !script::exit_container(request, container, super::KILLED_EXIT_CODE, now) {
+            if !script::exit_container(request, container, KILLED_EXIT_CODE, now) {
                 return Some(format!(
                     "{container} is not running, so it cannot be OOM-killed"
                 ));
@@ -383,7 +385,7 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             }) {
                 s.reason = "OOMKilled".into();
             }
-            if restart_all_rule_matches(request, container, super::KILLED_EXIT_CODE) {
+            if restart_all_rule_matches(request, container, KILLED_EXIT_CODE) {
                 script::begin_restart_all(request);
             }
             None

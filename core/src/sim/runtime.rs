@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::Pod;
 
+use super::hooks::HookControls;
+use super::images;
+use super::model::{plus_millis, pod_uid, Outcome, KILLED_EXIT_CODE, SIGTERM_EXIT_CODE};
 use super::node::pods::{derive_id, PodState};
 use super::node::records::{image_record, normalize_image};
 use super::node::DEFAULT_RUNTIME_NAME;
-use super::{
-    images, plus_millis, pod_uid, HookControls, Outcome, KILLED_EXIT_CODE, SIGTERM_EXIT_CODE,
-};
 use crate::hash::container_hash;
 use crate::plan::{ContainerKind, CreateContainerStep, KillPodStep, Step};
 use crate::pod::{init_or_regular_named, spec_container};

@@ -1,7 +1,10 @@
 //! [`Simulation`]: the plan → carry out → advance-the-clock loop, with what the simulated
 //! world does on its own between syncs ([`Behaviour`]).
 
-use super::{apply_event_with, carry_out, script, Event, HookControls};
+use super::event::{apply_event_with, Event};
+use super::hooks::HookControls;
+use super::script;
+use super::sync::carry_out;
 use crate::error::PlanError;
 use crate::plan::Plan;
 use crate::request::PlanRequest;

@@ -1,11 +1,14 @@
 //! The rule "no import cycles in `core/src`", checked.
 //!
 //! Reads every file of `core/src`, resolves the `crate::`, `super::` and `self::` paths
-//! it names (in `use` lines, with their `{...}` groups, and inline in code) plus `use`
-//! paths that start with a child module, to the files that define them (an indented
+//! it names (in `use` lines, with their `{...}` groups, and inline in code) plus paths
+//! that start with a child module, to the files that define them (an indented
 //! `use super::` is read as inside an inline module), and fails
 //! listing every strongly connected component of more than one file. Comments and the
 //! `#[cfg(test)]` tail of a file (its unit tests) are not read: tests may use anything.
+//!
+//! A module's own file is `lib.rs`, `foo/mod.rs` or `foo.rs` beside `foo/` (both layouts
+//! alike): the files in `foo/` are its children.
 //!
 //! The same rule for modules, at every level of nesting: collapsing each file to the
 //! direct child of a directory module that holds it (for the crate root: `plan`, `cri`,
@@ -21,43 +24,65 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Module path (`["config", "env"]`) of each source file, and back.
+///
+/// A module's own file is `lib.rs` (the crate root), `foo/mod.rs`, or `foo.rs` beside a
+/// `foo/` directory (the 2018 layout): both forms of `foo` are module `["foo"]`, and the
+/// files in `foo/` are its children.
 struct Tree {
     files: BTreeMap<Vec<String>, String>,
 }
 
-impl Tree {
-    fn read(root: &Path) -> (Self, BTreeMap<String, String>) {
-        let mut files = BTreeMap::new();
-        let mut texts = BTreeMap::new();
-        let mut stack = vec![root.to_path_buf()];
-        while let Some(dir) = stack.pop() {
-            let Ok(entries) = fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    let rel = path
-                        .strip_prefix(root)
-                        .map(PathBuf::from)
-                        .unwrap_or_default();
-                    let rel_str = rel.to_string_lossy().replace('\\', "/");
-                    let mut segs: Vec<String> = rel_str
-                        .trim_end_matches(".rs")
-                        .split('/')
-                        .map(str::to_string)
-                        .collect();
-                    if segs.last().is_some_and(|s| s == "mod" || s == "lib") {
-                        segs.pop();
-                    }
-                    files.insert(segs, rel_str.clone());
-                    texts.insert(rel_str, fs::read_to_string(&path).unwrap_or_default());
-                }
+/// The text of every `.rs` file under `root`, by its path relative to `root` (`/`-separated).
+fn read_sources(root: &Path) -> BTreeMap<String, String> {
+    let mut texts = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path
+                    .strip_prefix(root)
+                    .map(PathBuf::from)
+                    .unwrap_or_default();
+                let rel_str = rel.to_string_lossy().replace('\\', "/");
+                texts.insert(rel_str, fs::read_to_string(&path).unwrap_or_default());
             }
         }
-        (Self { files }, texts)
+    }
+    texts
+}
+
+impl Tree {
+    /// The tree of the files named (paths relative to the crate's `src`).
+    fn new<'a>(files: impl IntoIterator<Item = &'a String>) -> Self {
+        let files = files
+            .into_iter()
+            .map(|rel| {
+                let mut segs: Vec<String> = rel
+                    .trim_end_matches(".rs")
+                    .split('/')
+                    .map(str::to_string)
+                    .collect();
+                if segs.last().is_some_and(|s| s == "mod" || s == "lib") {
+                    segs.pop();
+                }
+                (segs, rel.clone())
+            })
+            .collect();
+        Self { files }
+    }
+
+    /// The modules that are files directly under module `segs` (its file's `mod` items
+    /// that are not inline).
+    fn children<'a>(&'a self, segs: &'a [String]) -> impl Iterator<Item = &'a Vec<String>> {
+        self.files
+            .keys()
+            .filter(move |k| k.len() == segs.len() + 1 && k.get(..segs.len()) == Some(segs))
     }
 
     /// The file defining the longest prefix of `path` that is a module.
@@ -135,7 +160,7 @@ fn expand_use(tree: &str) -> Vec<Vec<String>> {
 }
 
 /// Turns a path as written in module `here` into an absolute module path.
-fn absolute(here: &[String], is_mod_file: bool, path: &[String], tree: &Tree) -> Vec<String> {
+fn absolute(here: &[String], path: &[String], tree: &Tree) -> Vec<String> {
     let mut base: Vec<String> = here.to_vec();
     let mut rest = path;
     match path.first().map(String::as_str) {
@@ -151,11 +176,12 @@ fn absolute(here: &[String], is_mod_file: bool, path: &[String], tree: &Tree) ->
             }
         }
         _ => {
-            // A relative `use` path: a child module of this one (only `mod.rs`/`lib.rs`
-            // files have children as files), otherwise an external crate.
+            // A relative `use` path: a child module of this one (only a module's own
+            // file, `lib.rs`, `foo/mod.rs` or `foo.rs` beside `foo/`, has children as
+            // files), otherwise an external crate.
             let mut child = here.to_vec();
             child.extend(path.first().cloned());
-            if !(is_mod_file && tree.files.contains_key(&child)) {
+            if !tree.files.contains_key(&child) {
                 return Vec::new();
             }
         }
@@ -180,7 +206,6 @@ type Graph = BTreeMap<String, BTreeMap<String, usize>>;
 fn edges(tree: &Tree, texts: &BTreeMap<String, String>) -> Graph {
     let mut graph = BTreeMap::new();
     for (segs, file) in &tree.files {
-        let is_mod_file = file.ends_with("mod.rs") || file == "lib.rs";
         let code = code_of(texts.get(file).map(String::as_str).unwrap_or_default());
         let mut paths: Vec<(Vec<String>, usize)> = Vec::new();
         // `use` statements (possibly over several lines).
@@ -241,30 +266,27 @@ fn edges(tree: &Tree, texts: &BTreeMap<String, String>) -> Graph {
                 }
             }
         }
-        // Inline paths through a child module (`init::compute(...)` in `decision/mod.rs`).
-        if is_mod_file {
-            for child in tree.files.keys().filter(|k| {
-                k.len() == segs.len() + 1 && k.get(..segs.len()) == Some(segs.as_slice())
-            }) {
-                let Some(name) = child.last() else { continue };
-                let needle = format!("{name}::");
-                let mut from = 0;
-                while let Some(pos) = code.get(from..).and_then(|s| s.find(&needle)) {
-                    let start = from + pos;
-                    from = start + needle.len();
-                    let before = code.get(..start).and_then(|b| b.chars().last());
-                    if !before.is_some_and(|c| is_ident(c) || c == ':') {
-                        paths.push((
-                            vec!["self".to_string(), name.clone()],
-                            line_of(&code, start),
-                        ));
-                    }
+        // Inline paths through a child module (`init::compute(...)` in `decision/mod.rs`,
+        // `runtime::Runtime` in `sim.rs`).
+        for child in tree.children(segs) {
+            let Some(name) = child.last() else { continue };
+            let needle = format!("{name}::");
+            let mut from = 0;
+            while let Some(pos) = code.get(from..).and_then(|s| s.find(&needle)) {
+                let start = from + pos;
+                from = start + needle.len();
+                let before = code.get(..start).and_then(|b| b.chars().last());
+                if !before.is_some_and(|c| is_ident(c) || c == ':') {
+                    paths.push((
+                        vec!["self".to_string(), name.clone()],
+                        line_of(&code, start),
+                    ));
                 }
             }
         }
         let targets: &mut BTreeMap<String, usize> = graph.entry(file.clone()).or_default();
         for (p, line) in paths {
-            let abs = absolute(segs, is_mod_file, &p, tree);
+            let abs = absolute(segs, &p, tree);
             if abs.is_empty() && p.first().is_none_or(|s| s != "crate") {
                 continue;
             }
@@ -344,7 +366,8 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 
 fn graph_of_core() -> (Tree, Graph) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let (tree, texts) = Tree::read(&root);
+    let texts = read_sources(&root);
+    let tree = Tree::new(texts.keys());
     let graph = edges(&tree, &texts);
     (tree, graph)
 }
@@ -363,8 +386,9 @@ type Site = (String, usize);
 /// The import graph among the direct children of each directory module (`[]` is the
 /// crate root): module `a` imports sibling `b` when a file under `a` imports a file under
 /// `b`. Each file import counts once, at the level of the two files' deepest common
-/// module; a module's own file (`mod.rs`) using its children, or they it, is not a module
-/// edge (the file-level check covers it). Each edge keeps its first site.
+/// module; a module's own file (`mod.rs`, or `foo.rs` beside `foo/`) using its children,
+/// or they it, is not a module edge (the file-level check covers it). Each edge keeps its
+/// first site.
 type Levels = BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, Site>>>;
 
 fn module_levels(tree: &Tree, graph: &Graph) -> Levels {
@@ -618,4 +642,104 @@ fn the_checker_finds_a_planted_cycle_and_resolves_paths() {
         "{}",
         report.join("\n")
     );
+}
+
+/// The tree and graph of an in-memory crate: `(path under src, text)` per file.
+fn graph_of_sources(sources: &[(&str, &str)]) -> (Tree, Graph) {
+    let texts: BTreeMap<String, String> = sources
+        .iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect();
+    let tree = Tree::new(texts.keys());
+    let graph = edges(&tree, &texts);
+    (tree, graph)
+}
+
+#[test]
+fn a_module_file_beside_its_directory_is_the_parent_of_its_files() {
+    // `sim` holds a type its children use, and re-exports and calls them: a cycle
+    // between the module's own file and its children, one level down as well (`sim::node`).
+    let parent = "//! The model.\n\
+                  mod event;\n\
+                  pub mod node;\n\
+                  mod runtime;\n\
+                  pub use event::Event;\n\
+                  pub struct Model;\n\
+                  pub fn apply() {\n    runtime::step();\n}\n";
+    let event = "use super::Model;\npub struct Event(Model);\n";
+    let runtime = "pub fn step() {\n    let _ = crate::sim::Model;\n}\n";
+    let node = "mod store;\nuse store::Store;\npub struct Node(Store);\n";
+    let store = "pub struct Store;\npub fn of(_: &super::Node) {}\n";
+    let lib = "pub mod sim;\n";
+    for layout in [["sim.rs", "sim/node.rs"], ["sim/mod.rs", "sim/node/mod.rs"]] {
+        let [sim, sim_node] = layout;
+        let (_, graph) = graph_of_sources(&[
+            ("lib.rs", lib),
+            (sim, parent),
+            ("sim/event.rs", event),
+            ("sim/runtime.rs", runtime),
+            (sim_node, node),
+            ("sim/node/store.rs", store),
+        ]);
+        let targets = |f: &str| -> Vec<(String, usize)> {
+            graph
+                .get(f)
+                .into_iter()
+                .flatten()
+                .map(|(t, l)| (t.clone(), *l))
+                .collect()
+        };
+        let s = |x: &str| x.to_string();
+        // The relative `use`, the relative inline path and `super::`/`crate::` back (a
+        // `mod` item alone is no import).
+        assert_eq!(
+            targets(sim),
+            vec![(s("sim/event.rs"), 5), (s("sim/runtime.rs"), 8)],
+            "{layout:?}"
+        );
+        assert_eq!(targets("sim/event.rs"), vec![(s(sim), 1)], "{layout:?}");
+        assert_eq!(targets("sim/runtime.rs"), vec![(s(sim), 2)], "{layout:?}");
+        assert_eq!(
+            targets(sim_node),
+            vec![(s("sim/node/store.rs"), 2)],
+            "{layout:?}"
+        );
+        assert_eq!(
+            targets("sim/node/store.rs"),
+            vec![(s(sim_node), 2)],
+            "{layout:?}"
+        );
+        let mut want = vec![
+            vec![s("sim/event.rs"), s("sim/runtime.rs"), s(sim)],
+            vec![s("sim/node/store.rs"), s(sim_node)],
+        ];
+        for c in &mut want {
+            c.sort();
+        }
+        let mut found = cycles(&sets(&graph));
+        found.sort();
+        want.sort();
+        assert_eq!(found, want, "{layout:?}");
+    }
+    // The same modules with the shared type in a leaf child: no cycle, in either layout.
+    let parent = "mod event;\nmod model;\nmod runtime;\npub use event::Event;\n\
+                  pub use model::Model;\npub fn apply() {\n    runtime::step();\n}\n";
+    let event = "use super::model::Model;\npub struct Event(Model);\n";
+    let runtime = "pub fn step() {\n    let _ = crate::sim::model::Model;\n}\n";
+    for sim in ["sim.rs", "sim/mod.rs"] {
+        let (_, graph) = graph_of_sources(&[
+            ("lib.rs", "pub mod sim;\n"),
+            (sim, parent),
+            ("sim/event.rs", event),
+            ("sim/model.rs", "pub struct Model;\n"),
+            ("sim/runtime.rs", runtime),
+        ]);
+        assert!(
+            graph
+                .get(sim)
+                .is_some_and(|t| t.contains_key("sim/model.rs") && t.len() == 3),
+            "{graph:?}"
+        );
+        assert_eq!(cycles(&sets(&graph)), Vec::<Vec<String>>::new(), "{sim}");
+    }
 }

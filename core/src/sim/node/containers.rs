@@ -9,7 +9,7 @@ use super::store::{full_id, seconds_after, Node};
 use crate::config::labels::{CONTAINER_HASH, CONTAINER_RESTART_COUNT};
 use crate::cri::{ContainerConfig, LinuxContainerResources};
 use crate::runtime::{ContainerState, ContainerStatus, SandboxState};
-use crate::sim::KILLED_EXIT_CODE;
+use crate::sim::model::KILLED_EXIT_CODE;
 
 impl Node {
     /// A running (or unknown) container exits with `code` at `at`. Returns whether it

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use super::records::hex64;
 use crate::runtime::{ContainerState, ContainerStatus, RuntimeStatus, SandboxState, SandboxStatus};
-use crate::sim::{nanos, plus_nanos, KILLED_EXIT_CODE};
+use crate::sim::model::{nanos, plus_nanos, KILLED_EXIT_CODE};
 
 /// One pod's sandboxes and containers.
 #[derive(Debug, Clone, Default, PartialEq)]

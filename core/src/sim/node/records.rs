@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::script::{ContainerScript, SandboxScript};
 use crate::cri::{ContainerConfig, LinuxContainerResources, PodSandboxConfig};
 use crate::runtime::{ContainerStatus, SandboxStatus};
-use crate::sim::fnv64;
+use crate::sim::model::fnv64;
 
 /// containerd's normalisation of an image reference (the kubelet's reference grammar):
 /// `nginx` → `docker.io/library/nginx:latest`; digests and tags are kept.
