@@ -2,9 +2,9 @@
 //!
 //! [`Runtime`] holds what the runtime reports about one pod plus the kubelet's
 //! actuated-resources checkpoint; `Runtime::apply_step` carries out one CRI operation
-//! (one [`Step`]) on it. [`apply`] carries out all of a plan's
-//! [`steps`](crate::plan::Plan::steps) against the request's runtime status and returns what the runtime (and the kubelet's checkpoints)
-//! would report next. Everything is deterministic: ids are derived from the pod, the step
+//! (one [`Step`]) on it. Carrying out all of a plan's [`steps`](crate::plan::Plan::steps)
+//! against the request's runtime status gives what the runtime (and the kubelet's
+//! checkpoints) would report next; [`next_request`] makes the next sync's request of it. Everything is deterministic: ids are derived from the pod, the step
 //! and `now`; there is no randomness and no I/O. Every request always succeeds: the model
 //! does not simulate runtime errors.
 //!
@@ -62,8 +62,8 @@ use crate::runtime::{
 pub mod cri;
 pub(crate) mod event;
 pub(crate) mod hooks;
-pub mod images;
-pub use event::{apply_event, apply_event_with, probe_failure_recorded_at, Event, ProbeKind};
+pub(crate) mod images;
+pub use event::{apply_event, apply_event_with, Event, ProbeKind};
 pub use hooks::HookControls;
 
 /// Exit code of a container killed by SIGKILL (128 + 9): the runtime's `StopContainer`
@@ -123,37 +123,7 @@ fn plus_nanos(t: jiff::Timestamp, n: u32) -> jiff::Timestamp {
 
 /// The simulated runtime of one pod: what the CRI runtime reports about it and the
 /// kubelet's actuated-resources checkpoint. `Runtime::apply_step` carries out one CRI
-/// operation of a plan; [`apply`] carries out a whole plan with it.
-///
-/// ```
-/// use podplan_core::plan::{
-///     ContainerKind, CreateContainerStep, RunPodSandboxStep, StartContainerStep, Step,
-/// };
-/// use podplan_core::runtime::ContainerState;
-/// use podplan_core::sim::Runtime;
-/// let request = podplan_core::api::parse_request(br#"{"pod": {"metadata": {"name": "web", "uid": "u1"},
-///     "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#).unwrap();
-/// let now: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
-/// let mut runtime = Runtime::from_request(&request);
-/// let sandbox = Step::RunPodSandbox(RunPodSandboxStep { attempt: Some(0), ..Default::default() });
-/// runtime.apply_step(&request.pod, &sandbox, now);
-/// assert_eq!(runtime.status().ips, vec!["10.88.0.2".to_string()]);
-/// let create = Step::CreateContainer(CreateContainerStep {
-///     kind: Some(ContainerKind::Regular),
-///     index: Some(0),
-///     ..Default::default()
-/// });
-/// runtime.apply_step(&request.pod, &create, now);
-/// let start = Step::StartContainer(StartContainerStep {
-///     container: Some("app".into()),
-///     ..Default::default()
-/// });
-/// runtime.apply_step(&request.pod, &start, now);
-/// let status = runtime.status();
-/// let app = &status.container_statuses[0];
-/// assert_eq!((app.name.as_str(), app.state), ("app", ContainerState::Running));
-/// assert_eq!(app.pod_sandbox_id, Some(runtime.status().sandbox_statuses[0].id.clone()));
-/// ```
+/// operation of a plan; `apply_with` carries out a whole plan with it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Runtime {
     /// What the runtime reports, except that the container statuses are kept oldest
@@ -185,7 +155,7 @@ impl Runtime {
     /// The runtime the request describes (its runtime status and actuated-resources
     /// checkpoint). A pod the runtime does not know yet gets its id, name and namespace.
     #[must_use]
-    pub fn from_request(request: &PlanRequest) -> Self {
+    pub(crate) fn from_request(request: &PlanRequest) -> Self {
         let mut status = request.runtime_status.clone().unwrap_or_default();
         status.container_statuses.reverse();
         if status.id.is_empty() {
@@ -220,7 +190,7 @@ impl Runtime {
     /// The runtime with `done` operations of the plan being carried out already counted:
     /// operations at one instant are ordered by their count (creation times), so carrying
     /// out step `i` of a plan on its own, on the state after steps `0..i`, takes `done = i`
-    /// and gives what [`apply`] gives.
+    /// and gives what `apply_with` gives.
     #[must_use]
     pub(crate) fn with_operations_done(mut self, done: u32) -> Self {
         self.seq = done;
@@ -243,16 +213,10 @@ impl Runtime {
         self
     }
 
-    /// What the hooks run so far reported, in order.
-    #[must_use]
-    pub fn hook_results(&self) -> &[crate::plan::HookResult] {
-        &self.hook_results
-    }
-
     /// What the runtime reports now (containers newest first, as a CRI runtime lists
     /// them).
     #[must_use]
-    pub fn status(&self) -> RuntimeStatus {
+    pub(crate) fn status(&self) -> RuntimeStatus {
         let mut status = self.status.clone();
         status.container_statuses.reverse();
         status
@@ -277,7 +241,7 @@ impl Runtime {
     /// Carries out one CRI operation of a plan for `pod` at time `now` (see the module
     /// documentation for what each operation does). Every operation succeeds; an
     /// operation naming a container or id the runtime does not have changes nothing.
-    pub fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
+    pub(crate) fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
         self.seq += 1;
         // Time spent in hooks earlier in the plan delays what follows.
         let now = plus_millis(now, self.blocked_millis);
@@ -702,14 +666,8 @@ fn stop(s: &mut ContainerStatus, now: jiff::Timestamp, code: i32) {
     }
 }
 
-/// Carries out `plan` against the request's runtime state at time `now`: every step, in
-/// order, with `Runtime::apply_step`.
-#[must_use]
-pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcome {
-    apply_with(request, plan, now, &HookControls::default())
-}
-
-/// [`apply`] in a world whose hooks behave as `hooks` says.
+/// Carries out `plan` against the request's runtime state at time `now`, in a world whose
+/// hooks behave as `hooks` says: every step, in order, with `Runtime::apply_step`.
 #[must_use]
 pub(crate) fn apply_with(
     request: &PlanRequest,
@@ -1200,6 +1158,49 @@ mod tests {
     use crate::api::parse_request;
     use crate::plan::StepOp;
 
+    /// A sandbox, then the app container created and started: it runs in that sandbox.
+    #[test]
+    fn runtime_carries_out_a_sandbox_a_create_and_a_start() {
+        use crate::plan::{
+            ContainerKind, CreateContainerStep, RunPodSandboxStep, StartContainerStep, Step,
+        };
+        use crate::runtime::ContainerState;
+        let request = crate::api::parse_request(
+            br#"{"pod": {"metadata": {"name": "web", "uid": "u1"},
+            "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#,
+        )
+        .unwrap();
+        let now: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
+        let mut runtime = Runtime::from_request(&request);
+        let sandbox = Step::RunPodSandbox(RunPodSandboxStep {
+            attempt: Some(0),
+            ..Default::default()
+        });
+        runtime.apply_step(&request.pod, &sandbox, now);
+        assert_eq!(runtime.status().ips, vec!["10.88.0.2".to_string()]);
+        let create = Step::CreateContainer(CreateContainerStep {
+            kind: Some(ContainerKind::Regular),
+            index: Some(0),
+            ..Default::default()
+        });
+        runtime.apply_step(&request.pod, &create, now);
+        let start = Step::StartContainer(StartContainerStep {
+            container: Some("app".into()),
+            ..Default::default()
+        });
+        runtime.apply_step(&request.pod, &start, now);
+        let status = runtime.status();
+        let app = &status.container_statuses[0];
+        assert_eq!(
+            (app.name.as_str(), app.state),
+            ("app", ContainerState::Running)
+        );
+        assert_eq!(
+            app.pod_sandbox_id,
+            Some(runtime.status().sandbox_statuses[0].id.clone())
+        );
+    }
+
     fn t0() -> jiff::Timestamp {
         jiff::Timestamp::from_second(1_750_000_000).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
     }
@@ -1216,7 +1217,7 @@ mod tests {
         let Ok(plan) = crate::plan(&request) else {
             panic!("no plan");
         };
-        let out = apply(&request, &plan, t0());
+        let out = apply_with(&request, &plan, t0(), &HookControls::default());
         let sandbox = out.runtime_status.sandbox_statuses.first();
         assert_eq!(sandbox.map(|s| s.state), Some(SandboxState::Ready));
         assert!(sandbox
@@ -1233,7 +1234,10 @@ mod tests {
         assert_eq!(a.map(|s| s.hash), Some(container_hash("a", "x")));
         assert_eq!(a.map(|s| s.state), Some(ContainerState::Running));
         // Deterministic.
-        assert_eq!(apply(&request, &plan, t0()), out);
+        assert_eq!(
+            apply_with(&request, &plan, t0(), &HookControls::default()),
+            out
+        );
     }
 
     /// A one-container pod synced `syncs` times, its container exiting 1 after each

@@ -21,7 +21,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::credentials::{Coordinates, CredentialSource, TrackedCredential};
+#[cfg(test)]
+use super::credentials::CredentialSource;
+use super::credentials::{Coordinates, TrackedCredential};
 use super::reference::parse_image_name;
 
 /// Above this many recorded secrets, a coordinates-only match no longer counts
@@ -208,7 +210,8 @@ impl PullRecords {
 
     /// `RecordImagePulled`: after a successful pull with `used` (the credential that
     /// worked; `None` = anonymous), merge it into the record for `image_ref`.
-    pub fn record_pulled(
+    #[cfg(test)]
+    pub(crate) fn record_pulled(
         &mut self,
         image: &str,
         image_ref: &str,
