@@ -18,6 +18,21 @@ pub(crate) const KUBELET_OWNED: &[&str] = &[
     "PodResizePending",
 ];
 
+/// A `type_` condition that is True, or False with `reason` and the `problems` (joined
+/// with ", ") when there are any.
+fn true_unless(
+    type_: &str,
+    reason: &str,
+    problems: &[String],
+    generation: Option<i64>,
+) -> PodCondition {
+    if problems.is_empty() {
+        condition(type_, "True", "", "", generation)
+    } else {
+        condition(type_, "False", reason, &problems.join(", "), generation)
+    }
+}
+
 fn condition(
     type_: &str,
     status: &str,
@@ -178,16 +193,7 @@ pub(crate) fn containers_ready(
             names(&unready)
         ));
     }
-    if !parts.is_empty() {
-        return condition(
-            "ContainersReady",
-            "False",
-            "ContainersNotReady",
-            &parts.join(", "),
-            generation,
-        );
-    }
-    condition("ContainersReady", "True", "", "", generation)
+    true_unless("ContainersReady", "ContainersNotReady", &parts, generation)
 }
 
 /// `GeneratePodReadyCondition`: ContainersReady plus the readiness gates, read from
@@ -229,16 +235,7 @@ pub(crate) fn ready(
             Some(_) => {}
         }
     }
-    if !messages.is_empty() {
-        return condition(
-            "Ready",
-            "False",
-            "ReadinessGatesNotReady",
-            &messages.join(", "),
-            generation,
-        );
-    }
-    condition("Ready", "True", "", "", generation)
+    true_unless("Ready", "ReadinessGatesNotReady", &messages, generation)
 }
 
 /// `GeneratePodInitializedCondition`.
