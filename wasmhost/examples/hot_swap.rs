@@ -31,7 +31,9 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     println!("generation {generation} answered ({} bytes)", answer?.len());
 
     // A new version of the module: the same code with an extra custom section, so another
-    // SHA-256. It goes live only after the slot's checks.
+    // SHA-256 (made with the test helpers of the feature `testing`, which this crate's
+    // examples have; a real deployment swaps in a file it was given). It goes live only
+    // after the slot's checks.
     let next = testing::with_custom_section(module, "podplan-example", b"v2");
     let report = slot.swap(&next, "v2")?;
     println!(
