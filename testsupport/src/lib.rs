@@ -6,9 +6,10 @@
 //!   core, the wasm module under wasmtime in `podplan-wasmhost`'s tests, the JS build under
 //!   Node through `podplan-wasm`'s `native-plans` example).
 //! - [`manifests`]: static-pod manifests the agent's tests share.
+//! - [`reviews`]: AdmissionReviews the webhook's tests send.
 //! - [`served`]: a plain-HTTP server on 127.0.0.1 whose answer a test sets
 //!   (`--manifest-url`).
-//! - [`https`] (feature `https`): throwaway certificates and an HTTPS client for the
+//! - `https` (feature `https`): throwaway certificates and an HTTPS client for the
 //!   webhook's tests.
 //! - [`test_data`]: a file of the repository's `test_data/`.
 //!
@@ -22,6 +23,7 @@ pub mod corpus;
 #[cfg(feature = "https")]
 pub mod https;
 pub mod manifests;
+pub mod reviews;
 pub mod served;
 
 /// The bytes of `test_data/<path>` (the repository's shared test data).

@@ -20,7 +20,8 @@ use hyper_util::rt::TokioIo;
 use podplan_admission::review;
 use podplan_admission::webhook::{Config, Judge, Server};
 use podplan_core::lint::LintSettings;
-use podplan_testsupport::https::{certificate, connect, connector, get, post, runtime};
+use podplan_testsupport::https::{certificate, connect, connector, get, post, runtime, Sender};
+use podplan_testsupport::reviews::large_pod_review;
 use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
@@ -58,6 +59,14 @@ fn native() -> Judge {
 async fn start_native() -> (Running, CertificateDer<'static>) {
     let (cert, key, der) = certificate();
     (start(&cert, &key, native()).await, der)
+}
+
+/// [`start_native`], a client that trusts it and one connection of that client.
+async fn start_native_client() -> (Running, TlsConnector, Sender) {
+    let (server, der) = start_native().await;
+    let tls = connector(&[&der]);
+    let (client, _) = connect(server.addr, &tls).await;
+    (server, tls, client)
 }
 
 async fn start(cert: &str, key: &str, judge: Judge) -> Running {
@@ -106,8 +115,7 @@ async fn start_with(
 #[test]
 fn reviews_are_answered_as_podplan_admit_answers_them() {
     runtime().block_on(async {
-        let (server, der) = start_native().await;
-        let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
+        let (server, _, mut client) = start_native_client().await;
         for (case, allowed) in [
             ("deployment-accepted", true),
             ("pod-rejected-nonroot", false),
@@ -136,9 +144,7 @@ fn reviews_are_answered_as_podplan_admit_answers_them() {
 #[test]
 fn bad_requests_get_400_413_415_404_405_with_messages() {
     runtime().block_on(async {
-        let (server, der) = start_native().await;
-        let tls = connector(&[&der]);
-        let (mut client, _) = connect(server.addr, &tls).await;
+        let (server, tls, mut client) = start_native_client().await;
 
         let (status, body) = post(
             &mut client,
@@ -252,9 +258,7 @@ fn a_rotated_certificate_is_served_without_a_restart() {
 #[test]
 fn shutdown_stops_accepting_and_returns() {
     runtime().block_on(async {
-        let (server, der) = start_native().await;
-        let tls = connector(&[&der]);
-        let (mut client, _) = connect(server.addr, &tls).await;
+        let (server, _, mut client) = start_native_client().await;
         let (status, _) = post(
             &mut client,
             "/validate",
@@ -720,40 +724,6 @@ fn slow_bodies_and_slow_headers_are_cut_off() {
         );
         server.shut_down().await;
     });
-}
-
-/// A pod with many containers: its lint takes longer than a tiny deadline.
-fn large_pod_review(uid: &str, containers: usize) -> Vec<u8> {
-    let containers: Vec<Value> = (0..containers)
-        .map(|i| {
-            serde_json::json!({
-                "name": format!("c{i}"),
-                "image": "registry.example/app:1",
-                "command": ["/bin/app", "--flag=$(MISSING)"],
-                "env": (0..20).map(|j| serde_json::json!({"name": format!("E{j}"), "value": "$(E0)"})).collect::<Vec<_>>(),
-                "livenessProbe": {"exec": {"command": ["true"]}, "failureThreshold": 1},
-            })
-        })
-        .collect();
-    serde_json::to_vec(&serde_json::json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": uid,
-            "kind": {"group": "", "version": "v1", "kind": "Pod"},
-            "resource": {"group": "", "version": "v1", "resource": "pods"},
-            "operation": "CREATE",
-            "userInfo": {},
-            "namespace": "default",
-            "object": {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {"name": "big", "namespace": "default"},
-                "spec": {"containers": containers},
-            }
-        }
-    }))
-    .unwrap()
 }
 
 /// A review whose judge overruns `--review-timeout` is answered allowed, uid echoed, with

@@ -6,7 +6,7 @@
 
 use super::encoding::go_quote;
 
-/// Why [`parse_go_duration`] refuses a text: `time.ParseDuration`'s errors, with its
+/// Why Go's `time.ParseDuration` refuses a text: its errors, with its
 /// texts (the text and unit quoted as Go's `strconv.Quote` does).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DurationError {
@@ -119,11 +119,12 @@ pub(crate) fn parse_go_duration(text: &str) -> Result<i64, DurationError> {
     i64::try_from(total).map_err(|_| invalid())
 }
 
-/// [`parse_go_duration`] as a span of time (`std::time::Duration`): a negative duration
-/// is an error.
+/// Go's `time.ParseDuration` as a span of time (`std::time::Duration`): a negative
+/// duration is an error.
 ///
 /// # Errors
-/// As [`parse_go_duration`], and [`DurationError::Negative`].
+/// The text is not a Go duration or is outside `time.Duration`'s range, or the duration
+/// is negative ([`DurationError::Negative`]).
 pub fn parse_go_duration_std(text: &str) -> Result<std::time::Duration, DurationError> {
     let nanos = parse_go_duration(text)?;
     u64::try_from(nanos)

@@ -302,25 +302,22 @@ pub(crate) fn initialized(
             names(&incomplete)
         ));
     }
-    if !parts.is_empty() {
-        let was_initialized = gates.enabled(Gate::RestartAllContainersOnContainerExits)
-            && old
-                .and_then(|o| o.conditions.as_deref())
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Initialized" && c.status == "True");
-        if was_initialized {
-            return condition("Initialized", "True", "", "", generation);
-        }
-        return condition(
-            "Initialized",
-            "False",
-            "ContainersNotInitialized",
-            &parts.join(", "),
-            generation,
-        );
+    let was_initialized = !parts.is_empty()
+        && gates.enabled(Gate::RestartAllContainersOnContainerExits)
+        && old
+            .and_then(|o| o.conditions.as_deref())
+            .unwrap_or_default()
+            .iter()
+            .any(|c| c.type_ == "Initialized" && c.status == "True");
+    if was_initialized {
+        return condition("Initialized", "True", "", "", generation);
     }
-    condition("Initialized", "True", "", "", generation)
+    true_unless(
+        "Initialized",
+        "ContainersNotInitialized",
+        &parts,
+        generation,
+    )
 }
 
 /// The message of a False `PodReadyToStartContainers` condition.

@@ -13,6 +13,7 @@ use hyper::{Request, StatusCode};
 use podplan_admission::review;
 use podplan_core::lint::LintSettings;
 use podplan_testsupport::https::{certificate, connect, connector, get, post, runtime, Sender};
+use podplan_testsupport::reviews::large_pod_review;
 use serde_json::Value;
 use tokio_rustls::rustls::pki_types::CertificateDer;
 
@@ -261,40 +262,6 @@ fn unsafe_kill(child: &std::process::Child, signal: &str) {
         .status()
         .unwrap();
     assert!(killed.success());
-}
-
-/// A pod with many containers: its lint takes longer than a tiny deadline.
-fn large_pod_review(uid: &str, containers: usize) -> Vec<u8> {
-    let containers: Vec<Value> = (0..containers)
-        .map(|i| {
-            serde_json::json!({
-                "name": format!("c{i}"),
-                "image": "registry.example/app:1",
-                "command": ["/bin/app", "--flag=$(MISSING)"],
-                "env": (0..20).map(|j| serde_json::json!({"name": format!("E{j}"), "value": "$(E0)"})).collect::<Vec<_>>(),
-                "livenessProbe": {"exec": {"command": ["true"]}, "failureThreshold": 1},
-            })
-        })
-        .collect();
-    serde_json::to_vec(&serde_json::json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": uid,
-            "kind": {"group": "", "version": "v1", "kind": "Pod"},
-            "resource": {"group": "", "version": "v1", "resource": "pods"},
-            "operation": "CREATE",
-            "userInfo": {},
-            "namespace": "default",
-            "object": {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {"name": "big", "namespace": "default"},
-                "spec": {"containers": containers},
-            }
-        }
-    }))
-    .unwrap()
 }
 
 /// SIGTERM under load: readiness turns 503 at once, every request sent during the drain
