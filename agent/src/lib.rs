@@ -24,6 +24,7 @@ pub mod hooks;
 pub mod images;
 pub mod manifest;
 pub mod manifest_url;
+mod pool;
 mod probe_tls;
 pub mod prober;
 pub mod runtime;

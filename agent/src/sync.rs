@@ -1,6 +1,8 @@
 //! The agent: a relist every second (as the kubelet's PLEG), and one worker per pod
-//! (`pkg/kubelet/pod_workers.go`): each pod syncs, stops and is cleaned up on a thread
-//! of its own, so a slow stop, hook or probe of one pod never delays another.
+//! (`pkg/kubelet/pod_workers.go`): each pod syncs, stops and is cleaned up by a worker of
+//! its own, on the agent's pool of threads (`pool.rs`), which gives waiting workers
+//! another thread when one is blocked: a slow stop, hook or probe of one pod never
+//! delays another.
 //!
 //! As the kubelet's sync loop (`syncLoopIteration`) wakes a pod worker only for an event
 //! (a changed pod, a PLEG event, a changed probe result) or when the pod is due
@@ -45,13 +47,14 @@ use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxState};
 use podplan_core::{Plan, PlanRequest};
 use serde::Serialize;
 
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::cgroups::NodeCgroups;
 use super::credentials::{DockerConfigSearch, NodeKeyring};
 use super::executor::{event_happened, execute, pod_kills, Execution, SyncFailure};
 use super::manifest::{full_name, ManifestProblem, ManifestSet, StaticPod, AGENT_LABEL};
+use super::pool::Pool;
 use super::prober::{ProbeTable, Prober};
 use super::runtime::{bare_id, CriCode, CriRuntime};
 use podplan_wasmhost::Planner;
@@ -262,11 +265,21 @@ struct Update {
     ack: Option<Sender<Round>>,
 }
 
-/// A pod worker's thread, its mailbox, its state and what the relist knows of it.
+/// A pod worker's updates not yet taken, and whether a job of the pool is to take them.
+#[derive(Default)]
+struct Mailbox {
+    updates: Vec<Update>,
+    /// A job for this worker is queued or running: new updates go to it.
+    scheduled: bool,
+    /// The worker has ended (its pod is gone, or it failed): nothing more is taken.
+    closed: bool,
+}
+
+/// A pod worker: its mailbox, its state and what the relist knows of it. It runs on the
+/// agent's [`Pool`] whenever its mailbox has updates.
 struct WorkerHandle {
-    tx: Sender<Update>,
-    thread: std::thread::JoinHandle<()>,
-    /// The worker itself: locked by its thread for each update it carries out, and by
+    mailbox: Arc<Mutex<Mailbox>>,
+    /// The worker itself: locked by the job that carries out its updates, and by
     /// [`Agent::round`] when it carries out an idle worker's update on its own thread.
     state: Arc<Mutex<PodWorker>>,
     view: Arc<Mutex<WorkerView>>,
@@ -274,7 +287,7 @@ struct WorkerHandle {
 
 impl WorkerHandle {
     fn alive(&self) -> bool {
-        !self.thread.is_finished()
+        !lock(&self.mailbox).closed
     }
 }
 
@@ -406,9 +419,10 @@ pub type CriFactory = Arc<dyn Fn() -> Box<dyn CriRuntime> + Send + Sync>;
 
 /// The agent: the relist, the pod workers and what they share.
 pub struct Agent {
-    // Declared first, dropped first: the workers' mailboxes close (each worker ends after
-    // what it is doing, with its CRI client; nobody waits for it) before the relisting
-    // client below.
+    // Declared first, dropped first: the pool closes (each of its threads ends after the
+    // update it is carrying out, with that worker's CRI client; nobody waits for it)
+    // before the relisting client below.
+    pool: Pool,
     workers: BTreeMap<String, WorkerHandle>,
     probe_manager: Option<super::prober::ProbeManager>,
     probe_rt: ProbeRuntime,
@@ -449,15 +463,17 @@ impl Agent {
 
     /// An agent whose CRI clients come from `factory`.
     ///
-    /// On Linux it turns transparent huge pages off for its process: each pod worker is a
-    /// thread, and the allocator gives each thread pages of its own, which it asks the
-    /// kernel to back with huge pages. With THP every pod worker cost a zeroed 2 MiB page
-    /// or more (measured: 1,000 pods started with 3.1 GB resident, 1.9 GB without).
+    /// On Linux it turns transparent huge pages off for its process: the allocator gives
+    /// each thread pages of its own, which it asks the kernel to back with huge pages, and
+    /// the pod workers' pool grows by a thread for each blocked worker. With THP every
+    /// such thread cost a zeroed 2 MiB page or more (measured when each pod had a thread
+    /// of its own: 1,000 pods started with 3.1 GB resident, 1.9 GB without).
     #[must_use]
     pub fn with_factory(config: AgentConfig, planner: Planner, factory: CriFactory) -> Self {
         disable_huge_pages();
         let cgroups = node_cgroups(&config);
         Self {
+            pool: Pool::new(),
             workers: BTreeMap::new(),
             probe_manager: None,
             probe_rt: ProbeRuntime(None),
@@ -796,6 +812,7 @@ impl Agent {
             ack: ack.cloned(),
         };
         if carry_out(&mut lock(&state), vec![update]) {
+            lock(&worker.mailbox).closed = true;
             self.workers.remove(uid);
         }
         true
@@ -828,11 +845,10 @@ impl Agent {
         }
     }
 
-    /// Hands `work` to the worker of `uid` (started if it has none); its outcome goes to
-    /// `ack`, if given. Whether the worker got it.
+    /// Hands `work` to the worker of `uid` (made if it has none), whose job on the pool
+    /// carries it out; its outcome goes to `ack`, if given. Whether the worker got it.
     fn send(&mut self, uid: &str, work: Work, ack: Option<&Sender<Round>>) -> bool {
         if !self.workers.get(uid).is_some_and(WorkerHandle::alive) {
-            let (tx, mailbox) = std::sync::mpsc::channel();
             let view = Arc::new(Mutex::new(WorkerView::default()));
             let state = Arc::new(Mutex::new(PodWorker {
                 uid: uid.to_string(),
@@ -842,59 +858,61 @@ impl Agent {
                 prober: Prober::default(),
                 view: Arc::clone(&view),
             }));
-            let worker = Arc::clone(&state);
-            let spawned = std::thread::Builder::new()
-                .name(format!("pod-worker-{}", uid.get(..8).unwrap_or(uid)))
-                .spawn(move || worker_loop(&worker, &mailbox));
-            match spawned {
-                Ok(thread) => {
-                    self.workers.insert(
-                        uid.to_string(),
-                        WorkerHandle {
-                            tx,
-                            thread,
-                            state,
-                            view,
-                        },
-                    );
-                }
-                Err(e) => {
-                    tracing::warn!(
-                        uid,
-                        "cannot start the pod's worker ({e}); the update waits for the next round"
-                    );
-                    return false;
-                }
-            }
+            self.workers.insert(
+                uid.to_string(),
+                WorkerHandle {
+                    mailbox: Arc::new(Mutex::new(Mailbox::default())),
+                    state,
+                    view,
+                },
+            );
         }
         let Some(worker) = self.workers.get_mut(uid) else {
             return false;
         };
-        lock(&worker.view).pending += 1;
         let update = Update {
             work,
             ack: ack.cloned(),
         };
-        if worker.tx.send(update).is_err() {
+        let mut mailbox = lock(&worker.mailbox);
+        if mailbox.closed {
             tracing::warn!(
                 uid,
                 "the pod's worker has ended; the update waits for the next round"
             );
             return false;
         }
+        lock(&worker.view).pending += 1;
+        mailbox.updates.push(update);
+        if !mailbox.scheduled {
+            mailbox.scheduled = true;
+            let (mailbox, state) = (Arc::clone(&worker.mailbox), Arc::clone(&worker.state));
+            self.pool
+                .submit(Box::new(move || worker_job(&state, &mailbox)));
+        }
         true
     }
 }
 
-/// A pod worker's loop: one update at a time, the newest of those waiting (older ones
-/// are answered with its outcome), on the worker's own thread (the CRI client, hooks and
-/// the planner block). The worker ends once its pod is removed, or when the agent is
-/// dropped (its mailbox closes) after what it is doing.
-fn worker_loop(worker: &Mutex<PodWorker>, mailbox: &Receiver<Update>) {
-    while let Ok(first) = mailbox.recv() {
-        let mut updates = vec![first];
-        updates.extend(mailbox.try_iter());
+/// A pod worker's job on the pool: the updates in its mailbox, the newest of those
+/// waiting each time (older ones are answered with its outcome), until the mailbox is
+/// empty. The worker ends once its pod is removed, or when it failed: its mailbox closes
+/// (updates still in it are dropped unanswered).
+fn worker_job(worker: &Mutex<PodWorker>, mailbox: &Mutex<Mailbox>) {
+    loop {
+        let updates = {
+            let mut mailbox = lock(mailbox);
+            if mailbox.updates.is_empty() {
+                mailbox.scheduled = false;
+                return;
+            }
+            std::mem::take(&mut mailbox.updates)
+        };
         if carry_out(&mut lock(worker), updates) {
+            let mut mailbox = lock(mailbox);
+            mailbox.closed = true;
+            mailbox.scheduled = false;
+            mailbox.updates.clear();
             return;
         }
     }

@@ -2,7 +2,7 @@
 //! converting CRI status answers to the core's `RuntimeStatus`
 //! (`podplan_cri::status::pod_status`), building the `CreateContainer` request of a
 //! plan's config, and one container's lifecycle in the simulated runtime's model
-//! (`podplan_core::sim::cri::Node`).
+//! (`podplan_core::sim::node::Node`).
 //!
 //! `cargo bench -p podplan-benches --bench cri`
 
@@ -19,7 +19,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use podplan_core::config::labels::{CONTAINER_HASH, CONTAINER_NAME_LABEL, CONTAINER_RESTART_COUNT};
-use podplan_core::sim::cri::{ImagesScript, Node, Scenario};
+use podplan_core::sim::node::{ImagesScript, Node, Scenario};
 use podplan_cri::{pb, requests, status};
 
 /// A pod's relist: two sandboxes (the older one not ready) and `n` containers, each

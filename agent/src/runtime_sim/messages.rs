@@ -1,8 +1,8 @@
-//! The model's views ([`podplan_core::sim::cri`]) as CRI answers, as containerd fills
+//! The model's views ([`podplan_core::sim::node`]) as CRI answers, as containerd fills
 //! them, and the list filters.
 
 use podplan_core::runtime::{ContainerState, NamespaceMode, SandboxState, SandboxStatus};
-use podplan_core::sim::cri::{ContainerView, CriCode, CriError, ImageRecord, SandboxView};
+use podplan_core::sim::node::{ContainerView, CriCode, CriError, ImageRecord, SandboxView};
 use podplan_cri::pb;
 
 /// A model error as a gRPC status.

@@ -1,5 +1,5 @@
 //! The simulated CRI runtime: the core's one runtime model
-//! ([`podplan_core::sim::cri::Node`]) behind the generated `RuntimeService` and
+//! ([`podplan_core::sim::node::Node`]) behind the generated `RuntimeService` and
 //! `ImageService` gRPC servers, answering as containerd does.
 //!
 //! * `podplan runtime-sim --listen unix:///PATH` serves it on a unix socket with the wall
@@ -32,7 +32,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hyper_util::rt::TokioIo;
-use podplan_core::sim::cri::{CriCode, CriError, Node};
+use podplan_core::sim::node::{CriCode, CriError, Node};
 use podplan_cri::client::MAX_MESSAGE_SIZE;
 use podplan_cri::pb::image_service_server::ImageServiceServer;
 use podplan_cri::pb::runtime_service_server::RuntimeServiceServer;
@@ -41,7 +41,7 @@ use tokio_stream::StreamExt as _;
 use tonic::transport::{Channel, Endpoint, Server, Uri};
 
 pub use clock::Clock;
-pub use podplan_core::sim::cri::{
+pub use podplan_core::sim::node::{
     ContainerScript, ExecScript, ExitScript, Fault, ImagesScript, SandboxScript, Scenario,
 };
 
@@ -78,7 +78,7 @@ pub struct SimOptions {
 impl Default for SimOptions {
     fn default() -> Self {
         Self {
-            runtime_name: podplan_core::sim::cri::DEFAULT_RUNTIME_NAME.into(),
+            runtime_name: podplan_core::sim::node::DEFAULT_RUNTIME_NAME.into(),
             // containerd's default (`SystemdCgroup = false`).
             cgroup_driver: CgroupDriver::Cgroupfs,
             scenario: Scenario::default(),

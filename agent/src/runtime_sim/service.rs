@@ -28,7 +28,7 @@ impl RuntimeService for SimRuntime {
         Ok(Response::new(pb::VersionResponse {
             version: "0.1.0".into(),
             runtime_name: name,
-            runtime_version: podplan_core::sim::cri::RUNTIME_VERSION.into(),
+            runtime_version: podplan_core::sim::node::RUNTIME_VERSION.into(),
             runtime_api_version: API_VERSION.into(),
         }))
     }

@@ -9,7 +9,7 @@ use podplan_agent::runtime_sim::{
 };
 use podplan_core::config::labels::{CONTAINER_HASH, POD_UID_LABEL};
 use podplan_core::runtime::ContainerState;
-use podplan_core::sim::cri::CriCode;
+use podplan_core::sim::node::CriCode;
 use podplan_cri::client::{self, ImageClient, RuntimeClient};
 use podplan_cri::{pb, requests, status};
 

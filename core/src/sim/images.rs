@@ -1,14 +1,14 @@
 //! The model runtime's image service: the node's image store and a scripted registry.
 //!
 //! The store is the request's `images` (what `ImageStatus` reports); a `PullImage` step
-//! adds its image (imageRef `sha256:` + a hash of the image, as the model's container
-//! statuses report it) or fails as the registry's scripted fault says
+//! adds its image (imageRef: the image's id in the node's store, `node::records`, as
+//! `node::Node::pull_image` answers it and the model's containers report it as `imageId`) or fails as the registry's scripted fault says
 //! (`images.registry`: "registry down", "image not found", for the next N pulls or until
 //! cleared). Each pull's result is what the executor reports in the next request's
 //! `pullResults`. Without `images` in the request the image manager is off: there is no
 //! store and the model never sees a `PullImage` step.
 
-use crate::hash::{fnv64a_extend, FNV64_OFFSET};
+use super::node::records::{image_record, normalize_image};
 use crate::images::reference;
 use crate::plan::{
     ImagesReport, PullFault, PullImageStep, PullResult, PullResultRecord, RegistryFault,
@@ -34,18 +34,19 @@ pub(crate) struct ImageStore {
     results: Vec<PullResultRecord>,
 }
 
-/// The model's imageRef of an image (as written): the id its container statuses carry.
+/// The model's imageRef of an image (as written): what `PullImage` answers, the image's
+/// id in the node's store (`node::Node::pull_image` answers the same id, and the
+/// containers created from it report it as `imageId`).
 #[must_use]
 pub(crate) fn image_ref_of(image: &str) -> String {
-    let h = fnv64a_extend(fnv64a_extend(FNV64_OFFSET, image.as_bytes()), &[0xff]);
-    format!("sha256:{h:016x}")
+    image_record(&normalize_image(image)).id
 }
 
-/// The model image's size in bytes (the `Pulled` event's text).
+/// The model image's size in bytes (the `Pulled` event's text), as the node's store
+/// records it.
 #[must_use]
 pub(crate) fn image_size_of(image: &str) -> u64 {
-    let h = fnv64a_extend(FNV64_OFFSET, image.as_bytes());
-    1_000_000 + h % 100_000_000
+    image_record(&normalize_image(image)).size
 }
 
 /// The runtime's error text for a fault, as containerd words it.

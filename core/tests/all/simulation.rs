@@ -353,7 +353,7 @@ fn resize_in_place_and_with_restart() {
     ]});
     let mut sim = Simulation::new(request(spec), start());
     converge(&mut sim);
-    let ids_before: Vec<String> = statuses_ids(&sim);
+    let ids_before = statuses_ids(&sim);
     if let Some(s) = sim.request.pod.spec.as_mut() {
         for c in &mut s.containers {
             if let Some(l) = c.resources.as_mut().and_then(|r| r.limits.as_mut()) {
@@ -378,13 +378,19 @@ fn resize_in_place_and_with_restart() {
     assert!(sim.all_running());
     let ids_after = statuses_ids(&sim);
     // `a` kept its container; `b` was replaced.
-    assert!(ids_after
-        .iter()
-        .any(|id| ids_before.contains(id) && id.contains("/a-")));
+    let id_of = |ids: &[(String, String)], name: &str| {
+        ids.iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, id)| id.clone())
+    };
+    assert!(id_of(&ids_before, "a").is_some());
+    assert_eq!(id_of(&ids_after, "a"), id_of(&ids_before, "a"));
+    assert_ne!(id_of(&ids_after, "b"), id_of(&ids_before, "b"));
     assert!(plans.len() <= 3);
 }
 
-fn statuses_ids(sim: &Simulation) -> Vec<String> {
+/// The running containers' names and ids.
+fn statuses_ids(sim: &Simulation) -> Vec<(String, String)> {
     sim.request
         .runtime_status
         .as_ref()
@@ -392,7 +398,7 @@ fn statuses_ids(sim: &Simulation) -> Vec<String> {
             s.container_statuses
                 .iter()
                 .filter(|c| c.state == ContainerState::Running)
-                .map(|c| c.id.clone())
+                .map(|c| (c.name.clone(), c.id.clone()))
                 .collect()
         })
         .unwrap_or_default()

@@ -49,7 +49,7 @@ pub struct RuntimeSimArgs {
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
     /// The runtime name `Version` reports: container ids read `<name>://<id>`.
-    #[arg(long, value_name = "NAME", default_value = podplan_core::sim::cri::DEFAULT_RUNTIME_NAME)]
+    #[arg(long, value_name = "NAME", default_value = podplan_core::sim::node::DEFAULT_RUNTIME_NAME)]
     pub runtime_name: String,
     /// The cgroup driver `RuntimeConfig` reports.
     #[arg(long, value_enum, default_value_t = CgroupDriverArg::Cgroupfs)]

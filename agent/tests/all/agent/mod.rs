@@ -26,7 +26,7 @@ use podplan_core::plan::AuthConfig;
 use podplan_core::plan::StepOp;
 use podplan_core::request::node::CgroupDriver;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
-use podplan_core::sim::cri as simcri;
+use podplan_core::sim::node as simcri;
 use podplan_core::PlanRequest;
 use podplan_testsupport::manifests::{write, WEB};
 use podplan_wasmhost::Planner;

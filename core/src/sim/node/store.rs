@@ -1,0 +1,208 @@
+//! The node's state: the [`Node`], its clock and its lookups; the RPCs are in
+//! `sandboxes`, `containers` and `images`, the scripts in `script`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::error::{CriCode, CriError};
+use super::pods::PodState;
+use super::records::{image_record, normalize_image, ContainerRecord, ImageRecord, SandboxRecord};
+use super::script::{Fault, Scenario};
+use crate::runtime::{ContainerState, ContainerStatus, SandboxState, SandboxStatus};
+
+/// The runtime name the model reports by default (`Version`), and so the prefix of its
+/// container ids in the kubelet's form.
+pub const DEFAULT_RUNTIME_NAME: &str = "sim";
+/// The runtime version the model reports.
+pub const RUNTIME_VERSION: &str = "0.1.0";
+
+/// A node's simulated CRI runtime (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub(super) runtime_name: String,
+    pub(super) scenario: Scenario,
+    pub(super) pods: BTreeMap<String, PodState>,
+    pub(super) sandboxes: BTreeMap<String, SandboxRecord>,
+    pub(super) containers: BTreeMap<String, ContainerRecord>,
+    pub(super) names: BTreeMap<String, String>,
+    pub(super) images: BTreeMap<String, ImageRecord>,
+    pub(super) faults: Vec<Fault>,
+    /// Sandboxes with a loss script and containers with an exit script: what
+    /// [`Node::advance`] looks at (not every object on the node).
+    pub(super) scripted_sandboxes: BTreeSet<String>,
+    pub(super) scripted_containers: BTreeSet<String>,
+    pub(super) ips: u32,
+    pub(super) now: Option<jiff::Timestamp>,
+}
+
+impl Default for Node {
+    fn default() -> Self {
+        Self::new(DEFAULT_RUNTIME_NAME, Scenario::default())
+    }
+}
+
+pub(super) fn seconds_after(t: jiff::Timestamp, seconds: i64) -> jiff::Timestamp {
+    let ns = i128::from(seconds.max(0)).saturating_mul(1_000_000_000);
+    jiff::Timestamp::from_nanosecond(t.as_nanosecond().saturating_add(ns)).unwrap_or(t)
+}
+
+impl Node {
+    /// An empty node reporting `runtime_name`, scripted by `scenario` (its preloaded
+    /// images are present).
+    #[must_use]
+    pub fn new(runtime_name: &str, scenario: Scenario) -> Self {
+        let images = scenario
+            .images
+            .preloaded
+            .iter()
+            .map(|i| {
+                let record = image_record(&normalize_image(i));
+                (record.id.clone(), record)
+            })
+            .collect();
+        Self {
+            runtime_name: runtime_name.to_string(),
+            faults: scenario.faults.clone(),
+            scenario,
+            pods: BTreeMap::new(),
+            sandboxes: BTreeMap::new(),
+            containers: BTreeMap::new(),
+            names: BTreeMap::new(),
+            images,
+            scripted_sandboxes: BTreeSet::new(),
+            scripted_containers: BTreeSet::new(),
+            ips: 0,
+            now: None,
+        }
+    }
+
+    /// The runtime name (`Version`), the prefix of container ids in the kubelet's form.
+    #[must_use]
+    pub fn runtime_name(&self) -> &str {
+        &self.runtime_name
+    }
+
+    /// The next `count` calls of `rpc` fail with `code` (after the faults already queued
+    /// for it).
+    pub fn fail_next(&mut self, rpc: &str, code: CriCode, count: u32, message: &str) {
+        self.faults.push(Fault {
+            rpc: rpc.to_string(),
+            code,
+            count,
+            message: message.to_string(),
+        });
+    }
+
+    /// Counts a call of `rpc`: the error of the first fault queued for it, if any.
+    /// Every RPC handler calls this first.
+    pub fn check_fault(&mut self, rpc: &str) -> Result<(), CriError> {
+        let Some(pos) = self.faults.iter().position(|f| f.rpc == rpc && f.count > 0) else {
+            return Ok(());
+        };
+        let Some(fault) = self.faults.get_mut(pos) else {
+            return Ok(());
+        };
+        fault.count -= 1;
+        let err = CriError::new(
+            fault.code,
+            if fault.message.is_empty() {
+                format!("injected fault ({rpc})")
+            } else {
+                fault.message.clone()
+            },
+        );
+        if fault.count == 0 {
+            self.faults.remove(pos);
+        }
+        Err(err)
+    }
+
+    /// The kubelet's view of one pod (by UID): its sandboxes and containers, newest first,
+    /// container ids as `<runtimeName>://<id>`.
+    #[must_use]
+    pub fn pod_status(&self, uid: &str) -> Option<crate::runtime::RuntimeStatus> {
+        self.pods.get(uid).map(PodState::status)
+    }
+
+    /// Lets time pass to `now`: scripted exits and sandbox losses due by then happen, each
+    /// at its own time. Every call does this first; the clock never goes back.
+    pub fn advance(&mut self, now: jiff::Timestamp) {
+        let now = self.now.map_or(now, |t| t.max(now));
+        self.now = Some(now);
+        // Sandboxes lost by now.
+        let lost: Vec<(String, jiff::Timestamp)> = self
+            .scripted_sandboxes
+            .iter()
+            .filter_map(|id| {
+                let script = self.sandboxes.get(id)?.script?;
+                let status = self.sandbox_status(id)?;
+                let attempt = status.metadata.as_ref().map_or(0, |m| m.attempt);
+                let scripted = script.times.is_none_or(|t| attempt < t);
+                let created =
+                    jiff::Timestamp::from_nanosecond(i128::from(status.created_at)).ok()?;
+                let due = seconds_after(created, script.lost_after_seconds);
+                (scripted && status.state == SandboxState::Ready && due <= now)
+                    .then(|| (id.clone(), due))
+            })
+            .collect();
+        for (id, at) in lost {
+            self.lose_sandbox(&id, at);
+        }
+        // Containers that exit by now.
+        let exits: Vec<(String, i32, jiff::Timestamp)> = self
+            .scripted_containers
+            .iter()
+            .filter_map(|id| {
+                let exit = self.containers.get(id)?.script.exit?;
+                let status = self.container_status(id)?;
+                let scripted = exit
+                    .times
+                    .is_none_or(|t| u32::try_from(status.restart_count).unwrap_or(0) < t);
+                let started = status.started_at?;
+                let due = seconds_after(started, exit.after_seconds);
+                (scripted && status.state == ContainerState::Running && due <= now)
+                    .then(|| (id.clone(), exit.code, due))
+            })
+            .collect();
+        for (id, code, at) in exits {
+            self.exit_container(&id, code, at);
+        }
+    }
+
+    pub(super) fn sandbox_status(&self, id: &str) -> Option<&SandboxStatus> {
+        let record = self.sandboxes.get(id)?;
+        self.pods
+            .get(&record.uid)?
+            .status
+            .sandbox_statuses
+            .iter()
+            .find(|s| s.id == id)
+    }
+
+    pub(super) fn container_status(&self, id: &str) -> Option<&ContainerStatus> {
+        let record = self.containers.get(id)?;
+        let full = full_id(&self.runtime_name, id);
+        self.pods
+            .get(&record.uid)?
+            .status
+            .container_statuses
+            .iter()
+            .find(|s| s.id == full)
+    }
+
+    pub(super) fn container_status_mut(&mut self, id: &str) -> Option<&mut ContainerStatus> {
+        let record = self.containers.get(id)?;
+        let full = full_id(&self.runtime_name, id);
+        let runtime = self.pods.get_mut(&record.uid)?;
+        runtime.seq += 1;
+        runtime
+            .status
+            .container_statuses
+            .iter_mut()
+            .find(|s| s.id == full)
+    }
+}
+
+/// A container id in the kubelet's form, `<runtimeName>://<id>`.
+pub(super) fn full_id(runtime_name: &str, id: &str) -> String {
+    format!("{runtime_name}://{id}")
+}
