@@ -57,8 +57,13 @@ fn native() -> Judge {
 
 /// A server with the native judge and a fresh certificate; the certificate's DER.
 async fn start_native() -> (Running, CertificateDer<'static>) {
+    start_native_with(|_| {}).await
+}
+
+/// [`start_native`] with the tests' defaults changed by `tweak`.
+async fn start_native_with(tweak: impl FnOnce(&mut Config)) -> (Running, CertificateDer<'static>) {
     let (cert, key, der) = certificate();
-    (start(&cert, &key, native()).await, der)
+    (start_with(&cert, &key, native(), tweak).await, der)
 }
 
 /// [`start_native`], a client that trusts it and one connection of that client.
@@ -671,8 +676,7 @@ async fn raw_tls(
 fn slow_bodies_and_slow_headers_are_cut_off() {
     use tokio::io::AsyncWriteExt;
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start_with(&cert, &key, native(), |c| {
+        let (server, der) = start_native_with(|c| {
             c.body_read_timeout = Duration::from_secs(1);
             c.header_read_timeout = Duration::from_secs(1);
         })
@@ -731,8 +735,7 @@ fn slow_bodies_and_slow_headers_are_cut_off() {
 #[test]
 fn a_review_past_its_deadline_is_allowed_with_a_warning() {
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start_with(&cert, &key, native(), |c| {
+        let (server, der) = start_native_with(|c| {
             c.review_timeout = Duration::from_millis(1);
         })
         .await;
@@ -772,8 +775,7 @@ fn a_review_past_its_deadline_is_allowed_with_a_warning() {
 #[test]
 fn a_review_of_1024_containers_is_judged() {
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start_with(&cert, &key, native(), |c| {
+        let (server, der) = start_native_with(|c| {
             if cfg!(debug_assertions) {
                 c.review_timeout = Duration::from_secs(60);
             }
@@ -819,8 +821,7 @@ async fn plain_get(addr: SocketAddr, path: &str) -> (StatusCode, String) {
 #[test]
 fn metrics_health_and_readiness() {
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start_with(&cert, &key, native(), |c| {
+        let (server, der) = start_native_with(|c| {
             c.metrics_addr = Some("127.0.0.1:0".parse().unwrap());
             c.drain_period = Duration::from_secs(2);
         })
