@@ -209,6 +209,29 @@ impl Run<'_> {
         });
     }
 
+    /// A removal's result: done, also when the object is already gone (`NotFound`); any
+    /// other error is only logged (`warn`) and the sync goes on, as the kubelet's garbage
+    /// collection does.
+    fn removed(
+        &mut self,
+        index: usize,
+        step: &Step,
+        result: Result<(), CriError>,
+        warn: impl FnOnce(&CriError),
+    ) -> Flow {
+        match result {
+            Ok(()) => self.record(index, step, "done", String::new()),
+            Err(e) if e.code == CriCode::NotFound => {
+                self.record(index, step, "done", e.to_string());
+            }
+            Err(e) => {
+                warn(&e);
+                self.record(index, step, "logged", e.to_string());
+            }
+        }
+        Flow::Next
+    }
+
     fn fail(&mut self, index: usize, step: &Step, reason: &str, event: &str, message: String) {
         tracing::warn!(
             op = %step.op(),
@@ -270,31 +293,17 @@ impl Run<'_> {
             }
             Step::RemoveContainer(remove) => {
                 let id = remove.container_id.as_deref().unwrap_or("");
-                match self.cri.remove_container(bare_id(id)) {
-                    Ok(()) => self.record(index, step, "done", String::new()),
-                    Err(e) if e.code == CriCode::NotFound => {
-                        self.record(index, step, "done", e.to_string());
-                    }
-                    Err(e) => {
-                        tracing::warn!(container = id, "failed to remove container: {e}");
-                        self.record(index, step, "logged", e.to_string());
-                    }
-                }
-                Flow::Next
+                let result = self.cri.remove_container(bare_id(id));
+                self.removed(index, step, result, |e| {
+                    tracing::warn!(container = id, "failed to remove container: {e}");
+                })
             }
             Step::RemovePodSandbox(remove) => {
                 let id = remove.sandbox_id.as_deref().unwrap_or("");
-                match self.cri.remove_pod_sandbox(id) {
-                    Ok(()) => self.record(index, step, "done", String::new()),
-                    Err(e) if e.code == CriCode::NotFound => {
-                        self.record(index, step, "done", e.to_string());
-                    }
-                    Err(e) => {
-                        tracing::warn!(sandbox = id, "failed to remove sandbox: {e}");
-                        self.record(index, step, "logged", e.to_string());
-                    }
-                }
-                Flow::Next
+                let result = self.cri.remove_pod_sandbox(id);
+                self.removed(index, step, result, |e| {
+                    tracing::warn!(sandbox = id, "failed to remove sandbox: {e}");
+                })
             }
             Step::CleanupPod(cleanup) => {
                 // Directories are removed here; the pod cgroup is the runtime's (runc

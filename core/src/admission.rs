@@ -471,25 +471,6 @@ pub fn refusal(error: &PlanError) -> String {
     format!("the object cannot be linted: {error}")
 }
 
-/// The JSON form, which is also the Kubewarden `validate` payload:
-/// `{"request": AdmissionRequest, "settings"?: AdmissionSettings}` in,
-/// `{"verdict": {"allowed", "message"?, "warnings"?}}` or `{"error": {...}}` out.
-/// Never panics.
-#[must_use]
-pub fn admission_json(bytes: &[u8]) -> Vec<u8> {
-    #[derive(Serialize)]
-    struct Output {
-        verdict: Verdict,
-    }
-    let value = match judge_payload(bytes) {
-        Ok(verdict) => serde_json::to_vec(&Output { verdict }),
-        Err(error) => serde_json::to_vec(&crate::error::ErrorEnvelope { error }),
-    };
-    value.unwrap_or_else(|_| {
-        br#"{"error":{"kind":"InvalidInput","path":"","message":"unserialisable answer"}}"#.to_vec()
-    })
-}
-
 /// The verdict on a `{"request", "settings"?}` payload (other top-level keys are
 /// ignored: they are the caller's).
 ///
@@ -707,16 +688,5 @@ mod tests {
             br#"{"rules": {"grace-raised": "off"}, "mode": "warn", "exemptNamespaces": ["kube-system"]}"#,
         );
         assert_eq!(s.map(|s| s.mode), Ok(Mode::Warn));
-    }
-
-    #[test]
-    fn json_form_answers_verdicts_or_errors() {
-        let payload =
-            json!({"settings": {"mode": "warn"}, "request": request("CREATE", nonroot(), None)});
-        let out: Value = serde_json::from_slice(&admission_json(payload.to_string().as_bytes()))
-            .unwrap_or_default();
-        assert_eq!(out["verdict"]["allowed"], true, "{out}");
-        let out: Value = serde_json::from_slice(&admission_json(b"{}")).unwrap_or_default();
-        assert_eq!(out["error"]["kind"], "InvalidInput", "{out}");
     }
 }

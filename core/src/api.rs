@@ -15,8 +15,8 @@
 //! | sim step (`simStep`, `simStepJson`) | `{request, step, index?, hooks?, blockedMillis?}` (`calls::SimStep`) | `{request, changed, blockedMillis}` (`calls::SimAnswer`): the request with the runtime status, actuated resources and `hookResults` after that one step | `calls::sim_step` | [`calls::sim_step_json`] |
 //! | sim event (`simEvent`, `simEventJson`) | `{request, event, hooks?}` (`calls::SimEvent`) | `{request, hooks, note?}` (`calls::SimEventAnswer`) | `calls::sim_event` | [`calls::sim_event_json`] |
 //! | crictl (`crictl`, `crictlJson`) | `{sandboxConfig}` or `{containerConfig}` (CRI proto3 JSON; `calls::CrictlConfig`) | `{crictl}`: the file crictl reads | `calls::crictl` | [`calls::crictl_json`] |
-//! | lint | `{object, settings?, facts?, apiDefaults?}` | `{findings, verdict}` | [`crate::lint::lint`] | [`crate::lint::lint_json`] |
-//! | admission (`podplan admit`, the webhook, the Kubewarden policy's `validate`) | `{request, settings?}` (an `AdmissionRequest`) | `{verdict: {allowed, message?, warnings?}}` | [`crate::admission::judge`] | [`crate::admission::admission_json`] |
+//! | lint | `{object, settings?, facts?, apiDefaults?}` | `{findings, verdict}` | [`crate::lint::lint_object`] | |
+//! | admission (`podplan admit`, the webhook, the Kubewarden policy's `validate`) | `{request, settings?}` (an `AdmissionRequest`) | `{verdict: {allowed, message?, warnings?}}` | [`crate::admission::judge`] | [`crate::admission::judge_payload`] (bytes in, a verdict out) |
 //! | version (`version`; `podplan_abi_version` is the ABI's own) | nothing | `{podplan, contract, kubernetes}` | [`version()`] | |
 //!
 //! The lint and admission calls live beside their rules ([`crate::lint`],

@@ -227,8 +227,9 @@ impl FeatureGates {
     }
 
     /// Gate names in the request that the engine does not know (they change nothing).
+    #[cfg(test)]
     #[must_use]
-    pub fn unknown(&self) -> &[String] {
+    pub(crate) fn unknown(&self) -> &[String] {
         &self.unknown
     }
 }

@@ -8,4 +8,4 @@
 
 pub use crate::backoff::backoff_key;
 pub use crate::decision::decide;
-pub use crate::hash::{container_hash, container_hashes};
+pub use crate::hash::container_hash;

@@ -23,12 +23,14 @@
 //! assert_eq!(plan["actions"]["containersToStart"], serde_json::json!([0]));
 //! ```
 
-// Visibility rule: an item is `pub` only if something outside this crate uses it (the
-// other workspace crates: host, wasm, wasm/kubewarden, cri, testsupport, benches, typegen;
-// core's own integration tests in `tests/`; or a doc example). Items that only core's
-// integration tests use stay `pub` where they are (no separate `unstable` module), so the
-// tests exercise the same paths the other crates do. Everything else is `pub(crate)` or
-// private, so the compiler reports dead code.
+// Visibility rule: an item is `pub` only if another crate uses it (host, wasm,
+// wasm/kubewarden, cri, testsupport, benches, typegen). Items that only core's own
+// integration tests (`tests/`) use are reached through [`unstable`], behind the feature
+// `unstable` (core's tests turn it on through a dev-dependency on the crate itself): each
+// is `pub` inside a crate-private module, so that a build without the feature reports it
+// dead once the crate stops using it. Doc examples use the public API only; what they
+// showed of crate-private items is a unit test beside the item. Everything else is
+// `pub(crate)` or private, so the compiler reports dead code.
 //
 // The documented public API: the call ([`api`]), its request ([`request`]) and answer
 // ([`plan`]), and the runtime model that carries a plan out ([`sim`]).
@@ -71,6 +73,10 @@ pub mod pod;
 
 // Go's own encodings and durations, as the kubelet writes them (leaves).
 pub mod go;
+
+// Core's own integration tests' way in (see the visibility rule above).
+#[cfg(feature = "unstable")]
+pub mod unstable;
 
 // Internal.
 mod backoff;

@@ -3,7 +3,7 @@
 //!
 //! Every rule reads an engine output — the CRI config generators, request validation,
 //! `$(VAR)` expansion, the runtime model and the kill grace period — and none repeats the
-//! kubelet's logic. [`lint`] checks a typed pod; [`lint_object`] checks an admitted
+//! kubelet's logic. [`lint_object`] checks an admitted
 //! object (a Pod or a workload's pod template, read by JSON path) and gives paths into
 //! that object; `verdict` turns findings into an admission answer. The rules and
 //! their examples are in `docs/lint.md`.
@@ -24,7 +24,6 @@ pub use catalog::{Rule, Severity};
 pub use facts::ImageUserFact;
 pub(crate) use facts::{LintFacts, Unknown};
 pub(crate) use object::pod_template;
-pub use object::PodTemplate;
 
 /// What a rule's findings do to an admission request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,20 +135,8 @@ impl std::fmt::Display for Finding {
     }
 }
 
-/// Lints a pod whose paths start at `spec` (a Pod object). The pod is used as given:
-/// apply API defaults first for a manifest ([`lint_object`] can).
-#[must_use]
-pub fn lint(pod: &Pod, settings: &LintSettings) -> Vec<Finding> {
-    lint_at(pod, settings, "")
-}
-
-/// [`lint`] with every path prefixed by `prefix` (e.g. `spec.template.`).
-#[must_use]
-pub fn lint_at(pod: &Pod, settings: &LintSettings, prefix: &str) -> Vec<Finding> {
-    lint_owned(pod.clone(), settings, prefix)
-}
-
-/// [`lint_at`] with the pod given away (no copy of it is made).
+/// Lints a pod whose paths start at `spec`, every path prefixed by `prefix` (e.g.
+/// `spec.template.`); the pod is given away (no copy of it is made).
 fn lint_owned(pod: Pod, settings: &LintSettings, prefix: &str) -> Vec<Finding> {
     let raw = rules::run(pod, &settings.facts, |rule| {
         settings.action(rule) != Action::Off
@@ -255,91 +242,6 @@ pub fn lint_object(
     }
 }
 
-/// The findings of one item of a list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ItemFindings {
-    /// The item's index in `items` (0 for an object that is not a list).
-    pub index: usize,
-    /// The item's kind, when it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// The item's name, when it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Its findings, paths starting at the list (`items[2].spec...`), or why it cannot
-    /// be linted.
-    pub result: Result<Vec<Finding>, PlanError>,
-}
-
-/// Lints a `kind: List` (or any `*List` with `items`) item by item, each as
-/// [`lint_object`] does, paths prefixed with `items[i].`; any other object is one item
-/// (index 0, paths as [`lint_object`] gives them). An item that cannot be linted (no kind,
-/// no template) has its error as its result; the other items are still linted.
-pub fn lint_items(
-    object: &serde_json::Value,
-    settings: &LintSettings,
-    api_defaults: bool,
-) -> Result<Vec<ItemFindings>, PlanError> {
-    let kind = object.get("kind").and_then(serde_json::Value::as_str);
-    let describe = |v: &serde_json::Value| {
-        (
-            v.get("kind")
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_string),
-            v.get("metadata")
-                .and_then(|m| m.get("name"))
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_string),
-        )
-    };
-    let items = object.get("items").and_then(serde_json::Value::as_array);
-    let (Some(items), true) = (items, kind.is_some_and(|k| k.ends_with("List"))) else {
-        let (kind, name) = describe(object);
-        return Ok(vec![ItemFindings {
-            index: 0,
-            kind,
-            name,
-            result: lint_object(object, settings, api_defaults),
-        }]);
-    };
-    Ok(items
-        .iter()
-        .enumerate()
-        .map(|(index, item)| {
-            let (kind, name) = describe(item);
-            let prefix = format!("items[{index}]");
-            let result = lint_object(item, settings, api_defaults)
-                .map(|findings| {
-                    findings
-                        .into_iter()
-                        .map(|mut f| {
-                            f.path = if f.path.is_empty() {
-                                prefix.clone()
-                            } else {
-                                format!("{prefix}.{}", f.path)
-                            };
-                            f
-                        })
-                        .collect()
-                })
-                .map_err(|mut e| {
-                    e.path = if e.path.is_empty() {
-                        prefix.clone()
-                    } else {
-                        format!("{prefix}.{}", e.path)
-                    };
-                    e
-                });
-            ItemFindings {
-                index,
-                kind,
-                name,
-                result,
-            }
-        })
-        .collect())
-}
-
 /// At most this many unknown fields are dropped from one object; the next one is an
 /// `invalid` error.
 const MAX_UNKNOWN_FIELDS: usize = 256;
@@ -421,48 +323,6 @@ pub(crate) fn verdict(findings: &[Finding]) -> Verdict {
     }
 }
 
-/// The JSON form: `{"object": ..., "settings"?: ..., "facts"?: ..., "apiDefaults"?: bool}` in,
-/// `{"findings": [...], "verdict": {...}}` or `{"error": {...}}` out. Never panics.
-#[must_use]
-pub fn lint_json(bytes: &[u8]) -> Vec<u8> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields, rename_all = "camelCase")]
-    struct Input {
-        object: serde_json::Value,
-        #[serde(default)]
-        settings: LintSettings,
-        #[serde(default)]
-        api_defaults: bool,
-        /// Facts, as `settings.facts` (these win).
-        #[serde(default)]
-        facts: Option<LintFacts>,
-    }
-    #[derive(Serialize)]
-    struct Output {
-        findings: Vec<Finding>,
-        verdict: Verdict,
-    }
-    let answer = serde_json::from_slice::<Input>(bytes)
-        .map_err(|e| PlanError::invalid("", format!("the lint request cannot be read: {e}")))
-        .and_then(|mut input| {
-            if let Some(facts) = input.facts.take() {
-                input.settings.facts = facts;
-            }
-            input.settings.validate()?;
-            lint_object(&input.object, &input.settings, input.api_defaults)
-        });
-    let value = match answer {
-        Ok(findings) => {
-            let verdict = verdict(&findings);
-            serde_json::to_vec(&Output { findings, verdict })
-        }
-        Err(error) => serde_json::to_vec(&crate::error::ErrorEnvelope { error }),
-    };
-    value.unwrap_or_else(|_| {
-        br#"{"error":{"kind":"InvalidInput","path":"","message":"unserialisable answer"}}"#.to_vec()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -492,21 +352,6 @@ mod tests {
         );
         assert_eq!(object_path("", "pod.spec"), "spec");
         assert_eq!(object_path("spec.template.", "pod"), "spec.template");
-    }
-
-    #[test]
-    fn json_form_answers_findings_or_errors() {
-        let out = lint_json(
-            br#"{"object": {"kind": "Pod", "metadata": {"name": "p"},
-                 "spec": {"terminationGracePeriodSeconds": 1, "containers": [{"name": "a", "image": "x"}]}},
-                 "apiDefaults": true}"#,
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
-        assert_eq!(v["findings"][0]["rule"], "grace-raised", "{v}");
-        assert_eq!(v["verdict"]["allowed"], true);
-        let out = lint_json(b"[]");
-        let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
-        assert_eq!(v["error"]["kind"], "InvalidInput");
     }
 
     fn lint_with(pod: serde_json::Value, facts: serde_json::Value) -> Vec<Finding> {
@@ -702,28 +547,6 @@ mod tests {
         let bad = serde_json::json!({"kind": "Pod", "metadata": {"name": "p"},
             "spec": {"containers": [{"name": "a", "image": 3}]}});
         assert!(!verdict(&lint_with(bad, serde_json::json!({}))).allowed);
-    }
-
-    #[test]
-    fn lists_are_linted_item_by_item() {
-        let list = serde_json::json!({"kind": "List", "items": [
-            {"kind": "Service", "metadata": {"name": "s"}},
-            {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
-                {"name": "a", "image": "x"}, {"name": "a", "image": "y"}]}},
-            {"kind": "Deployment", "metadata": {"name": "d"}, "spec": {}}]});
-        let items = lint_items(&list, &LintSettings::default(), true).unwrap_or_default();
-        assert_eq!(items.len(), 3);
-        assert_eq!(items[0].result, Ok(Vec::new()));
-        let pod = items[1].result.clone().unwrap_or_default();
-        assert_eq!(
-            pod.first().map(|f| f.path.as_str()),
-            Some("items[1].spec.containers[1].name")
-        );
-        assert_eq!(
-            items[2].result.clone().map_err(|e| e.path),
-            Err("items[2].spec.template".into())
-        );
-        assert_eq!(items[2].name.as_deref(), Some("d"));
     }
 
     #[test]

@@ -2,9 +2,10 @@
 //!
 //! [`Runtime`] holds what the runtime reports about one pod plus the kubelet's
 //! actuated-resources checkpoint; `Runtime::apply_step` carries out one CRI operation
-//! (one [`Step`](crate::plan::Step)) on it. [`apply`] carries out all of a plan's
-//! [`steps`](crate::plan::Plan::steps) against the request's runtime status and returns what the runtime (and the kubelet's checkpoints)
-//! would report next. Everything is deterministic: there is no randomness and no I/O.
+//! (one [`Step`](crate::plan::Step)) on it. Carrying out all of a plan's
+//! [`steps`](crate::plan::Plan::steps) against the request's runtime status gives what the
+//! runtime (and the kubelet's checkpoints) would report next; [`next_request`] makes the
+//! next sync's request of it. Everything is deterministic: there is no randomness and no I/O.
 //! Every request always succeeds: the model does not simulate runtime errors.
 //!
 //! The pod's sandboxes and containers are held as [`node::Node`], the CRI-level model
@@ -58,23 +59,24 @@
 
 pub(crate) mod event;
 pub(crate) mod hooks;
-pub mod images;
+pub(crate) mod images;
 mod model;
 pub mod node;
 mod runtime;
 pub mod script;
 mod simulation;
 mod sync;
-pub use event::{apply_event, apply_event_with, probe_failure_recorded_at, Event, ProbeKind};
+pub use event::{apply_event, apply_event_with, Event, ProbeKind};
 pub use hooks::HookControls;
 pub use model::Outcome;
 pub use runtime::Runtime;
 pub use simulation::{Behaviour, Simulation};
-pub use sync::{apply, next_request, next_request_with};
+pub use sync::{next_request, next_request_with};
 pub(crate) use sync::{next_request_timed, relist_changed};
 
 #[cfg(test)]
 mod tests {
+    use super::sync::apply_with;
     use super::*;
     use crate::api::parse_request;
     use crate::hash::container_hash;
@@ -185,7 +187,7 @@ mod tests {
         let Ok(plan) = crate::plan(&request) else {
             panic!("no plan");
         };
-        let out = apply(&request, &plan, t0());
+        let out = apply_with(&request, &plan, t0(), &HookControls::default());
         let sandbox = out.runtime_status.sandbox_statuses.first();
         assert_eq!(sandbox.map(|s| s.state), Some(SandboxState::Ready));
         assert!(sandbox
@@ -202,7 +204,10 @@ mod tests {
         assert_eq!(a.map(|s| s.hash), Some(container_hash("a", "x")));
         assert_eq!(a.map(|s| s.state), Some(ContainerState::Running));
         // Deterministic.
-        assert_eq!(apply(&request, &plan, t0()), out);
+        assert_eq!(
+            apply_with(&request, &plan, t0(), &HookControls::default()),
+            out
+        );
     }
 
     /// A one-container pod synced `syncs` times, its container exiting 1 after each

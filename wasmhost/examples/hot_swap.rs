@@ -13,7 +13,7 @@
 use std::process::ExitCode;
 
 use podplan_wasmhost::{embedded, EngineSettings, HostEngine, HostError, ModuleCache};
-use podplan_wasmhost::{ModuleSlot, SlotConfig};
+use podplan_wasmhost::{testing, ModuleSlot, SlotConfig};
 
 const REQUEST: &[u8] =
     br#"{"pod":{"metadata":{"name":"web","namespace":"default","uid":"u-1"},"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}"#;
@@ -31,8 +31,10 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     println!("generation {generation} answered ({} bytes)", answer?.len());
 
     // A new version of the module: the same code with an extra custom section, so another
-    // SHA-256. It goes live only after the slot's checks.
-    let next = with_custom_section(module, "podplan-example", b"v2");
+    // SHA-256 (made with the test helpers of the feature `testing`, which this crate's
+    // examples have; a real deployment swaps in a file it was given). It goes live only
+    // after the slot's checks.
+    let next = testing::with_custom_section(module, "podplan-example", b"v2");
     let report = slot.swap(&next, "v2")?;
     println!(
         "swapped in generation {} (sha256 {}..., self-test on {} vectors, loaded in {:?})",
@@ -64,31 +66,6 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `bytes` with a custom section `name` holding `payload` appended.
-fn with_custom_section(bytes: &[u8], name: &str, payload: &[u8]) -> Vec<u8> {
-    let mut section = Vec::new();
-    leb128(&mut section, name.len());
-    section.extend_from_slice(name.as_bytes());
-    section.extend_from_slice(payload);
-    let mut out = bytes.to_vec();
-    out.push(0); // custom section id
-    leb128(&mut out, section.len());
-    out.extend_from_slice(&section);
-    out
-}
-
-fn leb128(out: &mut Vec<u8>, mut n: usize) {
-    loop {
-        let byte = (n & 0x7f) as u8;
-        n >>= 7;
-        if n == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
 }
 
 /// No module was built in: fine locally, an error in CI.

@@ -20,6 +20,8 @@
 //!   (both behind `podplan serve-module`).
 //! - [`wapc::PolicyModule`] (wapc.rs): a waPC guest (a Kubewarden policy) on the same
 //!   engine, with the same deadline and memory limit per call.
+//! - `testing` (feature `testing`, for other crates' tests and this crate's examples):
+//!   the embedded module or a skip, a small engine, a module cache, module variants.
 //!
 //! ```no_run
 //! use podplan_wasmhost::{EngineSettings, Planner};
@@ -40,6 +42,8 @@ mod lines;
 mod module;
 mod planner;
 mod slot;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod verify;
 pub mod wapc;
 mod warm;

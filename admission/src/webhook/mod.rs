@@ -53,7 +53,7 @@ use podplan_core::admission::AdmissionSettings;
 use podplan_core::limits::MAX_REQUEST_BYTES;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_rustls::TlsAcceptor;
 
@@ -448,18 +448,7 @@ async fn accept_all(
     slots: Arc<Semaphore>,
 ) {
     let tls = async {
-        loop {
-            let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
-                return;
-            };
-            let (tcp, peer) = match listener.accept().await {
-                Ok(a) => a,
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
+        while let Some((slot, tcp, peer)) = accept_next(&listener, &slots, "").await {
             let acceptor = acceptor.clone();
             let state = Arc::clone(&state);
             let watcher = graceful.watcher();
@@ -488,18 +477,7 @@ async fn accept_all(
         let Some(listener) = metrics_listener else {
             return std::future::pending::<()>().await;
         };
-        loop {
-            let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
-                return;
-            };
-            let (tcp, peer) = match listener.accept().await {
-                Ok(a) => a,
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed (metrics)");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
+        while let Some((slot, tcp, peer)) = accept_next(&listener, &slots, " (metrics)").await {
             let connection = handler::Connection {
                 plain: true,
                 ..handler::Connection::default()
@@ -511,6 +489,26 @@ async fn accept_all(
         }
     };
     tokio::join!(tls, plain);
+}
+
+/// The next connection on `listener` once a connection slot is free; `None` when the
+/// slots are closed. A failed accept is logged (`accept failed{what}`) and retried after
+/// 50 ms.
+async fn accept_next(
+    listener: &TcpListener,
+    slots: &Arc<Semaphore>,
+    what: &str,
+) -> Option<(OwnedSemaphorePermit, TcpStream, SocketAddr)> {
+    let slot = Arc::clone(slots).acquire_owned().await.ok()?;
+    loop {
+        match listener.accept().await {
+            Ok((tcp, peer)) => return Some((slot, tcp, peer)),
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed{what}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
 }
 
 /// Serves HTTP/1.1 on one connection until it closes.

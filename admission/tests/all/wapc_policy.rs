@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use podplan_admission::{parse_review, response_from_policy, review, Outcome};
 use podplan_core::admission::AdmissionSettings;
+use podplan_wasmhost::testing::wapc_guest;
 use podplan_wasmhost::wapc::PolicyModule;
 use podplan_wasmhost::{EngineSettings, HostEngine, HostError};
 use serde_json::{json, Value};
@@ -174,26 +175,15 @@ fn the_module_carries_its_kubewarden_metadata() {
     }
 }
 
-/// A waPC guest whose `__guest_call` traps or loops.
-fn bad_guest(body: &str) -> Vec<u8> {
-    wat::parse_str(format!(
-        r#"(module
-          (memory (export "memory") 1)
-          (func (export "wapc_init"))
-          (func (export "__guest_call") (param i32 i32) (result i32) {body}))"#
-    ))
-    .unwrap()
-}
-
 #[test]
 fn a_trapping_or_overrunning_guest_is_a_host_error() {
     let e = engine(Duration::from_millis(200));
-    let trap = PolicyModule::load(&e, &bad_guest("unreachable")).unwrap();
+    let trap = PolicyModule::load(&e, &wapc_guest("unreachable")).unwrap();
     assert!(matches!(
         trap.call("validate", b"{}"),
         Err(HostError::Trap(_))
     ));
-    let spin = PolicyModule::load(&e, &bad_guest("(loop (br 0)) i32.const 1")).unwrap();
+    let spin = PolicyModule::load(&e, &wapc_guest("(loop (br 0)) i32.const 1")).unwrap();
     assert!(matches!(
         spin.call("validate", b"{}"),
         Err(HostError::Deadline(_))

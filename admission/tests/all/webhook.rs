@@ -13,14 +13,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::Bytes;
-use hyper::client::conn::http1::SendRequest;
-use hyper::{Request, StatusCode};
+use hyper::StatusCode;
 use hyper_util::rt::TokioIo;
 use podplan_admission::review;
 use podplan_admission::webhook::{Config, Judge, Server};
 use podplan_core::lint::LintSettings;
+use podplan_testsupport::https::{certificate, connect, connector, get, post, runtime, Sender};
+use podplan_testsupport::reviews::large_pod_review;
 use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
@@ -28,24 +29,7 @@ use tokio_rustls::rustls::{ClientConfig, RootCertStore};
 use tokio_rustls::TlsConnector;
 
 fn data(name: &str) -> Vec<u8> {
-    std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../test_data/admission")
-            .join(name),
-    )
-    .unwrap()
-}
-
-/// A self-signed certificate for `localhost` and 127.0.0.1: (cert PEM, key PEM, DER).
-fn certificate() -> (String, String, CertificateDer<'static>) {
-    let ck =
-        rcgen::generate_simple_self_signed(vec!["localhost".to_string(), "127.0.0.1".to_string()])
-            .unwrap();
-    (
-        ck.cert.pem(),
-        ck.signing_key.serialize_pem(),
-        ck.cert.der().clone(),
-    )
+    podplan_testsupport::test_data(&format!("admission/{name}"))
 }
 
 struct Running {
@@ -56,6 +40,38 @@ struct Running {
     _dir: tempfile::TempDir,
     cert_file: PathBuf,
     key_file: PathBuf,
+}
+
+impl Running {
+    /// Stops the server and waits for it to return.
+    async fn shut_down(self) {
+        let _ = self.stop.send(());
+        self.done.await.unwrap();
+    }
+}
+
+/// The native judge with the default settings.
+fn native() -> Judge {
+    Judge::Native(podplan_core::admission::AdmissionSettings::default())
+}
+
+/// A server with the native judge and a fresh certificate; the certificate's DER.
+async fn start_native() -> (Running, CertificateDer<'static>) {
+    start_native_with(|_| {}).await
+}
+
+/// [`start_native`] with the tests' defaults changed by `tweak`.
+async fn start_native_with(tweak: impl FnOnce(&mut Config)) -> (Running, CertificateDer<'static>) {
+    let (cert, key, der) = certificate();
+    (start_with(&cert, &key, native(), tweak).await, der)
+}
+
+/// [`start_native`], a client that trusts it and one connection of that client.
+async fn start_native_client() -> (Running, TlsConnector, Sender) {
+    let (server, der) = start_native().await;
+    let tls = connector(&[&der]);
+    let (client, _) = connect(server.addr, &tls).await;
+    (server, tls, client)
 }
 
 async fn start(cert: &str, key: &str, judge: Judge) -> Running {
@@ -101,94 +117,10 @@ async fn start_with(
     }
 }
 
-fn connector(roots: &[&CertificateDer<'static>]) -> TlsConnector {
-    let mut store = RootCertStore::empty();
-    for root in roots {
-        store.add((*root).clone()).unwrap();
-    }
-    let mut config = ClientConfig::builder_with_provider(Arc::new(
-        tokio_rustls::rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(store)
-    .with_no_client_auth();
-    // Every connection a full handshake: a resumed TLS 1.3 session reports the
-    // certificate of the session it resumes, not the one the server serves now, and
-    // whether a ticket is there to resume depends on how fast each connection's task
-    // read it (the rotation test saw only the old certificate for 10 s on a loaded CI
-    // machine).
-    config.resumption = tokio_rustls::rustls::client::Resumption::disabled();
-    TlsConnector::from(Arc::new(config))
-}
-
-/// An HTTPS connection; also the certificate the server presented.
-async fn connect(
-    addr: SocketAddr,
-    tls: &TlsConnector,
-) -> (SendRequest<Full<Bytes>>, CertificateDer<'static>) {
-    let tcp = TcpStream::connect(addr).await.unwrap();
-    let stream = tls
-        .connect(ServerName::try_from("localhost").unwrap(), tcp)
-        .await
-        .unwrap();
-    let presented = stream.get_ref().1.peer_certificates().unwrap()[0].clone();
-    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(conn);
-    (sender, presented)
-}
-
-async fn post(
-    sender: &mut SendRequest<Full<Bytes>>,
-    path: &str,
-    content_type: Option<&str>,
-    body: Vec<u8>,
-) -> (StatusCode, Vec<u8>) {
-    let mut request = Request::post(path).header("host", "localhost");
-    if let Some(ct) = content_type {
-        request = request.header("content-type", ct);
-    }
-    let request = request.body(Full::new(Bytes::from(body))).unwrap();
-    sender.ready().await.unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    (status, body.to_vec())
-}
-
-async fn get(sender: &mut SendRequest<Full<Bytes>>, path: &str) -> (StatusCode, Vec<u8>) {
-    let request = Request::get(path)
-        .header("host", "localhost")
-        .body(Full::new(Bytes::new()))
-        .unwrap();
-    sender.ready().await.unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    (status, body.to_vec())
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 #[test]
 fn reviews_are_answered_as_podplan_admit_answers_them() {
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start(
-            &cert,
-            &key,
-            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
-        )
-        .await;
-        let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
+        let (server, _, mut client) = start_native_client().await;
         for (case, allowed) in [
             ("deployment-accepted", true),
             ("pod-rejected-nonroot", false),
@@ -210,23 +142,14 @@ fn reviews_are_answered_as_podplan_admit_answers_them() {
                 serde_json::to_value(review(&body, &LintSettings::default()).review).unwrap();
             assert_eq!(answer, native, "{case}");
         }
-        let _ = server.stop.send(());
-        server.done.await.unwrap();
+        server.shut_down().await;
     });
 }
 
 #[test]
 fn bad_requests_get_400_413_415_404_405_with_messages() {
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start(
-            &cert,
-            &key,
-            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
-        )
-        .await;
-        let tls = connector(&[&der]);
-        let (mut client, _) = connect(server.addr, &tls).await;
+        let (server, tls, mut client) = start_native_client().await;
 
         let (status, body) = post(
             &mut client,
@@ -292,8 +215,7 @@ fn bad_requests_get_400_413_415_404_405_with_messages() {
         assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
         assert!(String::from_utf8_lossy(&body).contains("limit"));
 
-        let _ = server.stop.send(());
-        server.done.await.unwrap();
+        server.shut_down().await;
     });
 }
 
@@ -302,12 +224,7 @@ fn a_rotated_certificate_is_served_without_a_restart() {
     runtime().block_on(async {
         let (cert_a, key_a, der_a) = certificate();
         let (cert_b, key_b, der_b) = certificate();
-        let server = start(
-            &cert_a,
-            &key_a,
-            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
-        )
-        .await;
+        let server = start(&cert_a, &key_a, native()).await;
         let tls = connector(&[&der_a, &der_b]);
         let (mut before, presented) = connect(server.addr, &tls).await;
         assert_eq!(presented, der_a);
@@ -339,23 +256,14 @@ fn a_rotated_certificate_is_served_without_a_restart() {
         )
         .await;
         assert_eq!(status, StatusCode::OK);
-        let _ = server.stop.send(());
-        server.done.await.unwrap();
+        server.shut_down().await;
     });
 }
 
 #[test]
 fn shutdown_stops_accepting_and_returns() {
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start(
-            &cert,
-            &key,
-            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
-        )
-        .await;
-        let tls = connector(&[&der]);
-        let (mut client, _) = connect(server.addr, &tls).await;
+        let (server, _, mut client) = start_native_client().await;
         let (status, _) = post(
             &mut client,
             "/validate",
@@ -378,13 +286,7 @@ fn ten_thousand_reviews_at_32_concurrent_without_a_failure() {
     const TOTAL: usize = 10_000;
     const CONCURRENCY: usize = 32;
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start(
-            &cert,
-            &key,
-            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
-        )
-        .await;
+        let (server, der) = start_native().await;
         let tls = connector(&[&der]);
         let cases: Arc<Vec<(Vec<u8>, bool)>> = Arc::new(vec![
             (data("deployment-accepted.review.json"), true),
@@ -446,8 +348,7 @@ fn ten_thousand_reviews_at_32_concurrent_without_a_failure() {
         );
         assert_eq!(latencies.len(), TOTAL);
         assert_eq!(failures, 0);
-        let _ = server.stop.send(());
-        server.done.await.unwrap();
+        server.shut_down().await;
     });
 }
 
@@ -729,8 +630,7 @@ fn the_policy_module_answers_as_the_native_lint() {
         )
         .await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
-        let _ = server.stop.send(());
-        server.done.await.unwrap();
+        server.shut_down().await;
     });
 }
 
@@ -776,16 +676,10 @@ async fn raw_tls(
 fn slow_bodies_and_slow_headers_are_cut_off() {
     use tokio::io::AsyncWriteExt;
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start_with(
-            &cert,
-            &key,
-            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
-            |c| {
-                c.body_read_timeout = Duration::from_secs(1);
-                c.header_read_timeout = Duration::from_secs(1);
-            },
-        )
+        let (server, der) = start_native_with(|c| {
+            c.body_read_timeout = Duration::from_secs(1);
+            c.header_read_timeout = Duration::from_secs(1);
+        })
         .await;
         let tls = connector(&[&der]);
 
@@ -832,43 +726,8 @@ fn slow_bodies_and_slow_headers_are_cut_off() {
             metrics.contains("podplan_webhook_rejected_total{reason=\"body_timeout\"} 1"),
             "{metrics}"
         );
-        let _ = server.stop.send(());
-        server.done.await.unwrap();
+        server.shut_down().await;
     });
-}
-
-/// A pod with many containers: its lint takes longer than a tiny deadline.
-fn large_pod_review(uid: &str, containers: usize) -> Vec<u8> {
-    let containers: Vec<Value> = (0..containers)
-        .map(|i| {
-            serde_json::json!({
-                "name": format!("c{i}"),
-                "image": "registry.example/app:1",
-                "command": ["/bin/app", "--flag=$(MISSING)"],
-                "env": (0..20).map(|j| serde_json::json!({"name": format!("E{j}"), "value": "$(E0)"})).collect::<Vec<_>>(),
-                "livenessProbe": {"exec": {"command": ["true"]}, "failureThreshold": 1},
-            })
-        })
-        .collect();
-    serde_json::to_vec(&serde_json::json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": uid,
-            "kind": {"group": "", "version": "v1", "kind": "Pod"},
-            "resource": {"group": "", "version": "v1", "resource": "pods"},
-            "operation": "CREATE",
-            "userInfo": {},
-            "namespace": "default",
-            "object": {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {"name": "big", "namespace": "default"},
-                "spec": {"containers": containers},
-            }
-        }
-    }))
-    .unwrap()
 }
 
 /// A review whose judge overruns `--review-timeout` is answered allowed, uid echoed, with
@@ -876,15 +735,9 @@ fn large_pod_review(uid: &str, containers: usize) -> Vec<u8> {
 #[test]
 fn a_review_past_its_deadline_is_allowed_with_a_warning() {
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start_with(
-            &cert,
-            &key,
-            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
-            |c| {
-                c.review_timeout = Duration::from_millis(1);
-            },
-        )
+        let (server, der) = start_native_with(|c| {
+            c.review_timeout = Duration::from_millis(1);
+        })
         .await;
         let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
         let body = large_pod_review("u-deadline", 400);
@@ -908,8 +761,7 @@ fn a_review_past_its_deadline_is_allowed_with_a_warning() {
             metrics.contains("podplan_webhook_reviews_total{outcome=\"timeout\"} 1"),
             "{metrics}"
         );
-        let _ = server.stop.send(());
-        server.done.await.unwrap();
+        server.shut_down().await;
     });
 }
 
@@ -923,17 +775,11 @@ fn a_review_past_its_deadline_is_allowed_with_a_warning() {
 #[test]
 fn a_review_of_1024_containers_is_judged() {
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start_with(
-            &cert,
-            &key,
-            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
-            |c| {
-                if cfg!(debug_assertions) {
-                    c.review_timeout = Duration::from_secs(60);
-                }
-            },
-        )
+        let (server, der) = start_native_with(|c| {
+            if cfg!(debug_assertions) {
+                c.review_timeout = Duration::from_secs(60);
+            }
+        })
         .await;
         let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
         let body = large_pod_review("u-1024", 1024);
@@ -954,8 +800,7 @@ fn a_review_of_1024_containers_is_judged() {
         if !cfg!(debug_assertions) {
             assert!(took < Duration::from_secs(3), "answered in {took:?}");
         }
-        let _ = server.stop.send(());
-        server.done.await.unwrap();
+        server.shut_down().await;
     });
 }
 
@@ -976,16 +821,10 @@ async fn plain_get(addr: SocketAddr, path: &str) -> (StatusCode, String) {
 #[test]
 fn metrics_health_and_readiness() {
     runtime().block_on(async {
-        let (cert, key, der) = certificate();
-        let server = start_with(
-            &cert,
-            &key,
-            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
-            |c| {
-                c.metrics_addr = Some("127.0.0.1:0".parse().unwrap());
-                c.drain_period = Duration::from_secs(2);
-            },
-        )
+        let (server, der) = start_native_with(|c| {
+            c.metrics_addr = Some("127.0.0.1:0".parse().unwrap());
+            c.drain_period = Duration::from_secs(2);
+        })
         .await;
         let metrics_addr = server.metrics_addr.unwrap();
         let (mut client, _) = connect(server.addr, &connector(&[&der])).await;
@@ -1093,14 +932,9 @@ fn a_client_ca_requires_client_certificates_for_reviews() {
         let dir = tempfile::tempdir().unwrap();
         let ca_file = dir.path().join("ca.crt");
         std::fs::write(&ca_file, ca.pem()).unwrap();
-        let server = start_with(
-            &cert,
-            &key,
-            Judge::Native(podplan_core::admission::AdmissionSettings::default()),
-            |c| {
-                c.client_ca_file = Some(ca_file.clone());
-            },
-        )
+        let server = start_with(&cert, &key, native(), |c| {
+            c.client_ca_file = Some(ca_file.clone());
+        })
         .await;
         let mut roots = RootCertStore::empty();
         roots.add(der.clone()).unwrap();
@@ -1142,7 +976,6 @@ fn a_client_ca_requires_client_certificates_for_reviews() {
             String::from_utf8_lossy(&body)
         );
         assert_eq!(get(&mut anonymous, "/readyz").await.0, StatusCode::OK);
-        let _ = server.stop.send(());
-        server.done.await.unwrap();
+        server.shut_down().await;
     });
 }

@@ -21,7 +21,6 @@
 //! - [`manifest_url`]: the `--manifest-url` source against a server on 127.0.0.1.
 //! - [`runtime_sim`]: the simulated CRI runtime over gRPC (a unix socket, in process) and
 //!   the CRI status conversion against its model.
-//! - [`support`]: the embedded wasm module and an engine for the tests that plan with it.
 //!
 //! `podplan agent` and `podplan runtime-sim` as binaries are tested in podplan-host's
 //! `tests/all/` (`agent_cli`, `manifest_url_cli`, `runtime_sim_cli`).
@@ -35,5 +34,3 @@ mod agent;
 mod manifest_url;
 #[cfg(test)]
 mod runtime_sim;
-#[cfg(test)]
-mod support;

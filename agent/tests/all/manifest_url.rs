@@ -1,64 +1,13 @@
 //! `podplan agent --manifest-url`: the URL source (`pkg/kubelet/config/http.go`) against a
 //! server on 127.0.0.1 whose answer the test changes.
 
-use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
 
 use podplan_agent::manifest::{CONFIG_SOURCE_ANNOTATION, HTTP_SOURCE};
 use podplan_agent::manifest_url::{parse_headers, UrlSource, UrlSourceError};
-
-/// What the server answers, and the request heads it received.
-#[derive(Default)]
-struct Served {
-    status: u16,
-    body: String,
-    requests: Vec<Vec<String>>,
-}
-
-/// A server on 127.0.0.1 answering every GET with what `Served` holds now.
-fn server() -> (String, Arc<Mutex<Served>>) {
-    let served = Arc::new(Mutex::new(Served {
-        status: 200,
-        ..Served::default()
-    }));
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/pods", listener.local_addr().unwrap());
-    let state = Arc::clone(&served);
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream);
-            let mut head = Vec::new();
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                head.push(line.trim_end().to_string());
-            }
-            let (status, body) = {
-                let mut s = state.lock().unwrap();
-                s.requests.push(head);
-                (s.status, s.body.clone())
-            };
-            let mut stream = reader.into_inner();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    (url, served)
-}
+use podplan_testsupport::served::{server, set};
 
 const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n    - name: app\n      image: nginx:1.27\n";
-
-fn set(served: &Arc<Mutex<Served>>, status: u16, body: &str) {
-    let mut s = served.lock().unwrap();
-    s.status = status;
-    s.body = body.to_string();
-}
 
 fn names(source: &UrlSource) -> Vec<String> {
     source.set().pods.iter().map(|p| p.full_name()).collect()

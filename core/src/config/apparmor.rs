@@ -48,18 +48,7 @@ pub(crate) fn effective_profile(pod: &Pod, c: &Container) -> Option<AppArmorProf
 
 /// The CRI profile and the deprecated profile string (`runtime/default`, `unconfined`,
 /// `localhost/<name>`); `(None, "")` when no profile applies.
-///
-/// ```
-/// # use k8s_openapi::api::core::v1::{Container, Pod};
-/// let pod: Pod = serde_json::from_value(serde_json::json!({
-///     "metadata": {"annotations": {"container.apparmor.security.beta.kubernetes.io/c": "localhost/p"}},
-///     "spec": {"containers": [{"name": "c"}]}})).unwrap();
-/// let c = &pod.spec.as_ref().unwrap().containers[0];
-/// let (p, s) = podplan_core::config::apparmor::apparmor_profile(&pod, c).unwrap();
-/// assert_eq!(p.unwrap().localhost_ref, "p");
-/// assert_eq!(s, "localhost/p");
-/// ```
-pub fn apparmor_profile(
+pub(crate) fn apparmor_profile(
     pod: &Pod,
     c: &Container,
 ) -> Result<(Option<SecurityProfile>, String), ConfigError> {
@@ -87,5 +76,21 @@ pub fn apparmor_profile(
             None => Err(ConfigError::AppArmorLocalhostMissing),
         },
         other => Err(ConfigError::AppArmorType(other.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apparmor_profile_examples() {
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"annotations": {"container.apparmor.security.beta.kubernetes.io/c": "localhost/p"}},
+            "spec": {"containers": [{"name": "c"}]}})).unwrap();
+        let c = &pod.spec.as_ref().unwrap().containers[0];
+        let (p, s) = apparmor_profile(&pod, c).unwrap();
+        assert_eq!(p.unwrap().localhost_ref, "p");
+        assert_eq!(s, "localhost/p");
     }
 }

@@ -347,15 +347,8 @@ fn pids_value(limit: i64) -> String {
 
 /// `ConvertCPUSharesToCgroupV2Value` (`opencontainers/cgroups`): shares 2…262144 to a
 /// weight 1…10000 on the quadratic curve through (2, 1), (1024, 100) and (262144, 10000).
-///
-/// ```
-/// use podplan_core::config::cgroups::cpu_shares_to_weight;
-/// assert_eq!(cpu_shares_to_weight(2), 1);
-/// assert_eq!(cpu_shares_to_weight(1024), 100);
-/// assert_eq!(cpu_shares_to_weight(262_144), 10_000);
-/// ```
 #[must_use]
-pub fn cpu_shares_to_weight(shares: u64) -> u64 {
+pub(crate) fn cpu_shares_to_weight(shares: u64) -> u64 {
     if shares == 0 {
         return 0;
     }
@@ -403,6 +396,13 @@ fn limit_set(c: &Container, name: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn cpu_shares_to_weight_examples() {
+        assert_eq!(cpu_shares_to_weight(2), 1);
+        assert_eq!(cpu_shares_to_weight(1024), 100);
+        assert_eq!(cpu_shares_to_weight(262_144), 10_000);
+    }
 
     fn pod(containers: serde_json::Value) -> Pod {
         serde_json::from_value(json!({

@@ -12,15 +12,7 @@ use super::errors::ConfigError;
 ///
 /// Rules: `$$` is an escaped `$`; `$(` without a closing `)` is kept literally; `$`
 /// followed by anything else is kept; the replacement is not re-scanned.
-///
-/// ```
-/// use podplan_core::config::expand::expand;
-/// let vars = |n: &str| (n == "VAR_A").then(|| "A".to_string());
-/// assert_eq!(expand("$$$$$$$(VAR_A)", vars), "$$$A");
-/// assert_eq!(expand("$(VAR_A$(VAR_B))", vars), "$(VAR_A$(VAR_B))");
-/// assert_eq!(expand("$(UNKNOWN)", vars), "$(UNKNOWN)");
-/// ```
-pub fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> String {
+pub(crate) fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> String {
     if !input.contains('$') {
         return input.to_string();
     }
@@ -31,13 +23,10 @@ pub fn expand(input: &str, mut mapping: impl FnMut(&str) -> Option<String>) -> S
 
 /// [`expand`] with byte values: what the kubelet does with env values, whose
 /// replacements may be binary Secret data (Go strings are bytes).
-///
-/// ```
-/// use podplan_core::config::expand::expand_bytes;
-/// let vars = |n: &str| (n == "BIN").then(|| vec![0xff, 0x00]);
-/// assert_eq!(expand_bytes("a$(BIN)b", vars), vec![b'a', 0xff, 0x00, b'b']);
-/// ```
-pub fn expand_bytes(input: &str, mut mapping: impl FnMut(&str) -> Option<Vec<u8>>) -> Vec<u8> {
+pub(crate) fn expand_bytes(
+    input: &str,
+    mut mapping: impl FnMut(&str) -> Option<Vec<u8>>,
+) -> Vec<u8> {
     let bytes = input.as_bytes();
     if !input.contains('$') {
         return bytes.to_vec();
@@ -104,13 +93,6 @@ fn read_after_operator(input: &str) -> Read<'_> {
         Some(c) => Read::OperatorAnd(c),
         None => Read::Literal("$", 0),
     }
-}
-
-/// Looks a name up in ordered context maps; the first that has it wins.
-pub fn lookup_in<'a>(
-    contexts: &'a [&'a BTreeMap<String, String>],
-) -> impl Fn(&str) -> Option<String> + 'a {
-    move |name| contexts.iter().find_map(|m| m.get(name).cloned())
 }
 
 /// `ExpandContainerCommandAndArgs`: expands each element against the final env list (the
@@ -228,6 +210,20 @@ pub(crate) fn check_sub_path(sub_path: &str) -> Result<(), ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expand_bytes_examples() {
+        let vars = |n: &str| (n == "BIN").then(|| vec![0xff, 0x00]);
+        assert_eq!(expand_bytes("a$(BIN)b", vars), vec![b'a', 0xff, 0x00, b'b']);
+    }
+
+    #[test]
+    fn expand_examples() {
+        let vars = |n: &str| (n == "VAR_A").then(|| "A".to_string());
+        assert_eq!(expand("$$$$$$$(VAR_A)", vars), "$$$A");
+        assert_eq!(expand("$(VAR_A$(VAR_B))", vars), "$(VAR_A$(VAR_B))");
+        assert_eq!(expand("$(UNKNOWN)", vars), "$(UNKNOWN)");
+    }
 
     fn m(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

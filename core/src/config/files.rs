@@ -60,14 +60,8 @@ pub(crate) fn hosts_entries_from_host_aliases(aliases: &[HostAlias]) -> String {
 }
 
 /// `managedHostsFileContent`: the hosts file of a pod-network pod.
-///
-/// ```
-/// let text = podplan_core::config::files::managed_hosts_file_content(
-///     &["10.0.0.5".to_string()], "web", "sub.ns.svc.cluster.local", &[]);
-/// assert!(text.ends_with("10.0.0.5\tweb.sub.ns.svc.cluster.local\tweb\n"));
-/// ```
 #[must_use]
-pub fn managed_hosts_file_content(
+pub(crate) fn managed_hosts_file_content(
     pod_ips: &[String],
     host_name: &str,
     host_domain: &str,
@@ -227,6 +221,17 @@ pub(crate) fn container_files(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn managed_hosts_file_content_examples() {
+        let text = crate::config::files::managed_hosts_file_content(
+            &["10.0.0.5".to_string()],
+            "web",
+            "sub.ns.svc.cluster.local",
+            &[],
+        );
+        assert!(text.ends_with("10.0.0.5\tweb.sub.ns.svc.cluster.local\tweb\n"));
+    }
 
     fn pod(spec: serde_json::Value) -> Pod {
         serde_json::from_value(json!({

@@ -41,7 +41,6 @@ use crate::request::{NodeContext, PlanRequest};
 
 pub use container::ContainerKind;
 pub(crate) use errors::{ConfigError, SandboxConfigError};
-pub use run_options::RunContainerOptions;
 
 /// Reason for a sandbox config failure when only containers are started.
 pub(crate) const CONFIG_POD_SANDBOX_ERROR: &str = "ConfigPodSandboxError";

@@ -420,26 +420,8 @@ pub(crate) fn pod_container_dir(pod: &Pod, c: &Container, node: &NodeContext) ->
     join_all(&[&pod_dir(pod, node), "containers", &c.name])
 }
 
-/// `makeMounts` (runtime-manager side): CRI mounts from the run options, then the
-/// termination-message mount.
-#[must_use]
-pub fn cri_mounts(
-    mounts: &[RunMount],
-    c: &Container,
-    pod_container_dir: &str,
-    termination_log_id: &str,
-    selinux_enabled: bool,
-) -> Vec<Mount> {
-    cri_mounts_from(
-        mounts.to_vec(),
-        c,
-        pod_container_dir,
-        termination_log_id,
-        selinux_enabled,
-    )
-}
-
-/// [`cri_mounts`] consuming the run mounts (their paths move into the CRI mounts).
+/// `makeMounts` (runtime-manager side): CRI mounts from the run options (their paths move
+/// into the CRI mounts), then the termination-message mount.
 pub(crate) fn cri_mounts_from(
     mounts: Vec<RunMount>,
     c: &Container,

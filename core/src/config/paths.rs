@@ -1,15 +1,8 @@
 //! Go `filepath` behaviour for the paths the kubelet builds.
 
 /// `filepath.Clean`: collapses `//`, `.` and `..` elements lexically.
-///
-/// ```
-/// use podplan_core::config::paths::clean;
-/// assert_eq!(clean("/a//b/./c/../d/"), "/a/b/d");
-/// assert_eq!(clean("a/../../b"), "../b");
-/// assert_eq!(clean(""), ".");
-/// ```
 #[must_use]
-pub fn clean(path: &str) -> String {
+pub(crate) fn clean(path: &str) -> String {
     if is_clean(path) {
         path.to_string()
     } else {
@@ -100,6 +93,13 @@ pub(crate) fn join_all(parts: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clean_examples() {
+        assert_eq!(clean("/a//b/./c/../d/"), "/a/b/d");
+        assert_eq!(clean("a/../../b"), "../b");
+        assert_eq!(clean(""), ".");
+    }
 
     #[test]
     fn the_shortcut_agrees_with_full_cleaning() {

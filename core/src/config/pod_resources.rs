@@ -44,18 +44,6 @@ pub(crate) fn list(rl: Option<&BTreeMap<String, K8sQuantity>>) -> MilliList {
         .unwrap_or_default()
 }
 
-/// A container's requests.
-#[must_use]
-pub fn requests(c: &Container) -> MilliList {
-    list(c.resources.as_ref().and_then(|r| r.requests.as_ref()))
-}
-
-/// A container's limits.
-#[must_use]
-pub fn limits(c: &Container) -> MilliList {
-    list(c.resources.as_ref().and_then(|r| r.limits.as_ref()))
-}
-
 fn add(into: &mut MilliList, from: &MilliList) {
     for (k, v) in from {
         *into.entry(k.clone()).or_insert(0) += v;
@@ -433,8 +421,12 @@ mod tests {
                 .iter()
                 .chain(spec.init_containers.as_deref().unwrap_or_default());
             for c in all {
-                add(&mut reqs, &positive(&requests(c)));
-                let lp = positive(&limits(c));
+                let resources = c.resources.as_ref();
+                add(
+                    &mut reqs,
+                    &positive(&list(resources.and_then(|r| r.requests.as_ref()))),
+                );
+                let lp = positive(&list(resources.and_then(|r| r.limits.as_ref())));
                 if !(lp.contains_key("cpu") && lp.contains_key("memory")) {
                     guaranteed = false;
                 }

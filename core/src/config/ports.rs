@@ -8,15 +8,8 @@ use k8s_openapi::api::core::v1::{Container, Pod};
 use crate::cri::{PortMapping, Protocol};
 
 /// `toRuntimeProtocol`: `TCP`, `UDP`, `SCTP`; anything else (including "") is TCP.
-///
-/// ```
-/// use podplan_core::config::ports::to_runtime_protocol;
-/// use podplan_core::cri::Protocol;
-/// assert_eq!(to_runtime_protocol("UDP"), Protocol::Udp);
-/// assert_eq!(to_runtime_protocol("icmp"), Protocol::Tcp);
-/// ```
 #[must_use]
-pub fn to_runtime_protocol(protocol: &str) -> Protocol {
+pub(crate) fn to_runtime_protocol(protocol: &str) -> Protocol {
     match protocol {
         "UDP" => Protocol::Udp,
         "SCTP" => Protocol::Sctp,
@@ -76,4 +69,16 @@ pub(crate) fn sandbox_port_mappings(pod: &Pod) -> Vec<PortMapping> {
 #[must_use]
 pub(crate) fn is_ipv6(s: &str) -> bool {
     matches!(s.parse::<IpAddr>(), Ok(IpAddr::V6(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn to_runtime_protocol_examples() {
+        use crate::cri::Protocol;
+        assert_eq!(to_runtime_protocol("UDP"), Protocol::Udp);
+        assert_eq!(to_runtime_protocol("icmp"), Protocol::Tcp);
+    }
 }

@@ -31,15 +31,8 @@ pub(crate) const GUARANTEED_OOM_SCORE_ADJ: i64 = -997;
 pub(crate) const BESTEFFORT_OOM_SCORE_ADJ: i64 = 1000;
 
 /// `MilliCPUToShares`.
-///
-/// ```
-/// use podplan_core::config::resources::milli_cpu_to_shares;
-/// assert_eq!(milli_cpu_to_shares(0), 2);
-/// assert_eq!(milli_cpu_to_shares(250), 256);
-/// assert_eq!(milli_cpu_to_shares(1_000_000), 262_144);
-/// ```
 #[must_use]
-pub fn milli_cpu_to_shares(milli_cpu: i64) -> i64 {
+pub(crate) fn milli_cpu_to_shares(milli_cpu: i64) -> i64 {
     if milli_cpu == 0 {
         return MIN_SHARES;
     }
@@ -49,15 +42,8 @@ pub fn milli_cpu_to_shares(milli_cpu: i64) -> i64 {
 
 /// `milliCPUToQuota`: 0 for no limit, else `limit·period/1000` and at least 1000. Without
 /// the custom-period gate the period is always 100000.
-///
-/// ```
-/// use podplan_core::config::resources::milli_cpu_to_quota;
-/// assert_eq!(milli_cpu_to_quota(250, 100_000, false), 25_000);
-/// assert_eq!(milli_cpu_to_quota(5, 100_000, false), 1_000);
-/// assert_eq!(milli_cpu_to_quota(250, 50_000, true), 12_500);
-/// ```
 #[must_use]
-pub fn milli_cpu_to_quota(milli_cpu: i64, period: i64, custom_period: bool) -> i64 {
+pub(crate) fn milli_cpu_to_quota(milli_cpu: i64, period: i64, custom_period: bool) -> i64 {
     if milli_cpu == 0 {
         return 0;
     }
@@ -232,14 +218,7 @@ fn is_sidecar(pod: &Pod, c: &Container) -> bool {
     }) && is_restartable_init(c)
 }
 
-/// `GetContainerOOMScoreAdjust`.
-#[must_use]
-pub fn oom_score_adj(pod: &Pod, c: &Container, memory_capacity: i64, gates: &FeatureGates) -> i64 {
-    let qos = pod_resources::pod_qos(pod, gates.enabled(Gate::PodLevelResources));
-    oom_score_adj_with_qos(pod, c, memory_capacity, gates, qos)
-}
-
-/// [`oom_score_adj`] given the pod's QoS class (`GetPodQOS`), which a caller planning
+/// `GetContainerOOMScoreAdjust` given the pod's QoS class (`GetPodQOS`), which a caller planning
 /// every container of a pod computes once: it reads every container.
 #[must_use]
 pub(crate) fn oom_score_adj_with_qos(
@@ -520,6 +499,20 @@ pub(crate) fn sandbox_overhead(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn milli_cpu_to_quota_examples() {
+        assert_eq!(milli_cpu_to_quota(250, 100_000, false), 25_000);
+        assert_eq!(milli_cpu_to_quota(5, 100_000, false), 1_000);
+        assert_eq!(milli_cpu_to_quota(250, 50_000, true), 12_500);
+    }
+
+    #[test]
+    fn milli_cpu_to_shares_examples() {
+        assert_eq!(milli_cpu_to_shares(0), 2);
+        assert_eq!(milli_cpu_to_shares(250), 256);
+        assert_eq!(milli_cpu_to_shares(1_000_000), 262_144);
+    }
 
     #[test]
     fn huge_page_units() {

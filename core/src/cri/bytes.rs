@@ -127,7 +127,7 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 
 /// Standard padded base64 of `bytes`.
 #[must_use]
-pub fn base64_encode(bytes: &[u8]) -> String {
+pub(crate) fn base64_encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
@@ -146,7 +146,7 @@ pub fn base64_encode(bytes: &[u8]) -> String {
 
 /// Decodes standard base64 (padding optional); `None` for anything else.
 #[must_use]
-pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     let trimmed = text.trim_end_matches('=');
     if text.len() - trimmed.len() > 2 {
         return None;

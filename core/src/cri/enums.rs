@@ -330,14 +330,8 @@ cri_enum! {
 impl Signal {
     /// The CRI signal for a `lifecycle.stopSignal` value (`SIGRTMIN+3` → `SIGRTMINPLUS3`,
     /// `SIGRTMAX-2` → `SIGRTMAXMINUS2`); unknown names give [`Signal::RuntimeDefault`].
-    ///
-    /// ```
-    /// use podplan_core::cri::Signal;
-    /// assert_eq!(Signal::from_stop_signal("SIGRTMIN+3"), Signal::SigrtminPlus3);
-    /// assert_eq!(Signal::from_stop_signal("SIGNOPE"), Signal::RuntimeDefault);
-    /// ```
     #[must_use]
-    pub fn from_stop_signal(s: &str) -> Self {
+    pub(crate) fn from_stop_signal(s: &str) -> Self {
         if s == "RUNTIME_DEFAULT" {
             return Self::RuntimeDefault;
         }
@@ -354,6 +348,15 @@ pub(crate) fn is_default<T: Default + PartialEq>(v: &T) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signal_from_stop_signal_examples() {
+        assert_eq!(
+            Signal::from_stop_signal("SIGRTMIN+3"),
+            Signal::SigrtminPlus3
+        );
+        assert_eq!(Signal::from_stop_signal("SIGNOPE"), Signal::RuntimeDefault);
+    }
 
     #[test]
     fn names_and_numbers_both_read() {

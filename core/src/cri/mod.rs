@@ -22,7 +22,7 @@ pub mod proto3;
 mod sandbox;
 mod update;
 
-pub use bytes::{base64_decode, base64_encode, EnvBytes};
+pub use bytes::EnvBytes;
 pub use common::{
     HugepageLimit, IdMapping, Int64Value, LinuxContainerResources, NamespaceOption, SeLinuxOption,
     SecurityProfile, UserNamespace,

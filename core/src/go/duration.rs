@@ -6,7 +6,7 @@
 
 use super::encoding::go_quote;
 
-/// Why [`parse_go_duration`] refuses a text: `time.ParseDuration`'s errors, with its
+/// Why Go's `time.ParseDuration` refuses a text: its errors, with its
 /// texts (the text and unit quoted as Go's `strconv.Quote` does).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DurationError {
@@ -38,20 +38,9 @@ const LIMIT: u64 = 1 << 63;
 /// or `0` alone; the result in nanoseconds (`time.Duration`), computed as Go does
 /// (integers, the fraction scaled per unit and truncated).
 ///
-/// ```
-/// use podplan_core::go::duration::parse_go_duration;
-/// assert_eq!(parse_go_duration("1m30.5s"), Ok(90_500_000_000));
-/// assert_eq!(parse_go_duration("-1.5h"), Ok(-5_400_000_000_000));
-/// assert_eq!(parse_go_duration("0"), Ok(0));
-/// assert_eq!(
-///     parse_go_duration("10").unwrap_err().to_string(),
-///     r#"time: missing unit in duration "10""#
-/// );
-/// ```
-///
 /// # Errors
 /// The text is not a Go duration, or is outside `time.Duration`'s range.
-pub fn parse_go_duration(text: &str) -> Result<i64, DurationError> {
+pub(crate) fn parse_go_duration(text: &str) -> Result<i64, DurationError> {
     let invalid = || DurationError::Invalid(text.to_string());
     let mut s = text;
     let mut negative = false;
@@ -130,11 +119,12 @@ pub fn parse_go_duration(text: &str) -> Result<i64, DurationError> {
     i64::try_from(total).map_err(|_| invalid())
 }
 
-/// [`parse_go_duration`] as a span of time (`std::time::Duration`): a negative duration
-/// is an error.
+/// Go's `time.ParseDuration` as a span of time (`std::time::Duration`): a negative
+/// duration is an error.
 ///
 /// # Errors
-/// As [`parse_go_duration`], and [`DurationError::Negative`].
+/// The text is not a Go duration or is outside `time.Duration`'s range, or the duration
+/// is negative ([`DurationError::Negative`]).
 pub fn parse_go_duration_std(text: &str) -> Result<std::time::Duration, DurationError> {
     let nanos = parse_go_duration(text)?;
     u64::try_from(nanos)
@@ -255,6 +245,17 @@ pub(crate) fn go_duration_seconds(seconds: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_go_duration_examples() {
+        assert_eq!(parse_go_duration("1m30.5s"), Ok(90_500_000_000));
+        assert_eq!(parse_go_duration("-1.5h"), Ok(-5_400_000_000_000));
+        assert_eq!(parse_go_duration("0"), Ok(0));
+        assert_eq!(
+            parse_go_duration("10").unwrap_err().to_string(),
+            r#"time: missing unit in duration "10""#
+        );
+    }
 
     #[test]
     fn durations() {

@@ -51,15 +51,8 @@ pub(crate) fn is_plain_go_json(s: &str) -> bool {
 }
 
 /// Go `strconv.Quote` (printable characters kept, others escaped).
-///
-/// ```
-/// use podplan_core::go::encoding::go_quote;
-/// assert_eq!(go_quote("a\"b\n"), r#""a\"b\n""#);
-/// assert_eq!(go_quote("é"), "\"é\"");
-/// assert_eq!(go_quote("\u{7f}"), r#""\x7f""#);
-/// ```
 #[must_use]
-pub fn go_quote(s: &str) -> String {
+pub(crate) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for ch in s.chars() {
@@ -205,4 +198,16 @@ pub fn container_ports_json(ports: &[ContainerPort]) -> String {
         x.str_opt("hostIP", p.host_ip.as_ref());
         x.done()
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_quote_examples() {
+        assert_eq!(go_quote("a\"b\n"), r#""a\"b\n""#);
+        assert_eq!(go_quote("é"), "\"é\"");
+        assert_eq!(go_quote("\u{7f}"), r#""\x7f""#);
+    }
 }

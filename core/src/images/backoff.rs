@@ -9,17 +9,6 @@
 //!   double up to the maximum; `lastUpdate = now`.
 //! * `GC()` after a successful pull: drops entries not updated for more than 2 × max. The
 //!   key that just succeeded is **not** reset.
-//!
-//! ```
-//! use podplan_core::images::backoff::{ImageBackoff, ImageBackoffPolicy};
-//! let t = |s: i64| jiff::Timestamp::from_second(s).unwrap();
-//! let (mut b, _) = ImageBackoff::new(ImageBackoffPolicy::default(), &[]);
-//! b.next("uid_busybox", t(0));
-//! assert!(b.in_backoff("uid_busybox", t(9)).is_some());
-//! assert!(b.in_backoff("uid_busybox", t(10)).is_none());
-//! b.next("uid_busybox", t(10));
-//! assert_eq!(b.delay_seconds("uid_busybox"), Some(20));
-//! ```
 
 use std::collections::BTreeMap;
 
@@ -138,12 +127,6 @@ impl ImageBackoff {
             .collect()
     }
 
-    /// The policy in use.
-    #[must_use]
-    pub fn policy(&self) -> ImageBackoffPolicy {
-        self.policy
-    }
-
     fn expired(&self, now: jiff::Timestamp, r: &ImageBackoffRecord) -> bool {
         nanos_between(now, r.last_update) > i128::from(self.policy.max_seconds) * 2 * NANOS
     }
@@ -156,7 +139,7 @@ impl ImageBackoff {
 
     /// `IsInBackOffSinceUpdate(key, now)`: `Some(until)` while pulls are held back.
     #[must_use]
-    pub fn in_backoff(&self, key: &str, now: jiff::Timestamp) -> Option<jiff::Timestamp> {
+    pub(crate) fn in_backoff(&self, key: &str, now: jiff::Timestamp) -> Option<jiff::Timestamp> {
         let r = self.records.get(key)?;
         if self.expired(now, r) {
             return None;
@@ -176,7 +159,7 @@ impl ImageBackoff {
     }
 
     /// `Next(key, now)`: a pull failed at `now`.
-    pub fn next(&mut self, key: &str, now: jiff::Timestamp) {
+    pub(crate) fn next(&mut self, key: &str, now: jiff::Timestamp) {
         let policy = self.policy;
         let delay = match self.records.get(key) {
             Some(r) if !self.expired(now, r) => {
@@ -228,6 +211,18 @@ impl ImageBackoff {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The module docs' walk-through: one failure, the initial period, then doubled.
+    #[test]
+    fn a_failure_backs_off_then_doubles() {
+        let t = |s: i64| jiff::Timestamp::from_second(s).unwrap();
+        let (mut b, _) = ImageBackoff::new(ImageBackoffPolicy::default(), &[]);
+        b.next("uid_busybox", t(0));
+        assert!(b.in_backoff("uid_busybox", t(9)).is_some());
+        assert!(b.in_backoff("uid_busybox", t(10)).is_none());
+        b.next("uid_busybox", t(10));
+        assert_eq!(b.delay_seconds("uid_busybox"), Some(20));
+    }
 
     fn t(s: i64) -> jiff::Timestamp {
         jiff::Timestamp::from_second(1_700_000_000 + s).unwrap()

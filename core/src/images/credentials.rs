@@ -80,19 +80,34 @@ impl CredentialCheck {
     /// Filters a keyring answer as `EnsureImageExists`'s `getPodCredentials` does.
     #[must_use]
     pub(crate) fn from_credentials(creds: &[TrackedCredential]) -> Self {
-        let mut out = Self::default();
-        for c in creds {
-            let Some(src) = &c.source else { continue };
-            if let Some(s) = &src.secret {
-                out.secrets.push(s.clone());
-            } else if let Some(sa) = &src.service_account {
-                if out.service_account.is_none() {
-                    out.service_account = Some(sa.clone());
-                }
-            }
+        let (secrets, service_account) = pod_sources(creds);
+        Self {
+            secrets: secrets.into_iter().map(|(s, _)| s.clone()).collect(),
+            service_account: service_account.cloned(),
         }
-        out
     }
+}
+
+/// The sources of a keyring answer as `getPodCredentials` keeps them: every
+/// secret-sourced credential (with the credential, in keyring order) and the first
+/// service-account-sourced one.
+pub(crate) fn pod_sources(
+    creds: &[TrackedCredential],
+) -> (
+    Vec<(&Coordinates, &TrackedCredential)>,
+    Option<&Coordinates>,
+) {
+    let mut secrets = Vec::new();
+    let mut service_account = None;
+    for c in creds {
+        let Some(src) = &c.source else { continue };
+        if let Some(s) = &src.secret {
+            secrets.push((s, c));
+        } else if let (Some(sa), None) = (&src.service_account, service_account) {
+            service_account = Some(sa);
+        }
+    }
+    (secrets, service_account)
 }
 
 #[derive(Deserialize)]

@@ -21,7 +21,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::credentials::{Coordinates, CredentialSource, TrackedCredential};
+#[cfg(test)]
+use super::credentials::CredentialSource;
+use super::credentials::{pod_sources, Coordinates, TrackedCredential};
 use super::reference::parse_image_name;
 
 /// Above this many recorded secrets, a coordinates-only match no longer counts
@@ -109,21 +111,19 @@ impl PodCredentials {
     /// From a keyring answer.
     #[must_use]
     pub(crate) fn from_credentials(creds: &[TrackedCredential]) -> Self {
-        let mut out = Self::default();
-        for c in creds {
-            let Some(src) = &c.source else { continue };
-            if let Some(s) = &src.secret {
-                out.secrets.push(RecordedSecret {
+        let (secrets, service_account) = pod_sources(creds);
+        Self {
+            secrets: secrets
+                .into_iter()
+                .map(|(s, c)| RecordedSecret {
                     namespace: s.namespace.clone(),
                     name: s.name.clone(),
                     uid: s.uid.clone(),
                     credential_hash: c.auth_config_hash.clone(),
-                });
-            } else if let (Some(sa), None) = (&src.service_account, &out.service_account) {
-                out.service_account = Some(sa.clone());
-            }
+                })
+                .collect(),
+            service_account: service_account.cloned(),
         }
-        out
     }
 }
 
@@ -208,7 +208,8 @@ impl PullRecords {
 
     /// `RecordImagePulled`: after a successful pull with `used` (the credential that
     /// worked; `None` = anonymous), merge it into the record for `image_ref`.
-    pub fn record_pulled(
+    #[cfg(test)]
+    pub(crate) fn record_pulled(
         &mut self,
         image: &str,
         image_ref: &str,

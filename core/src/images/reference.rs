@@ -362,16 +362,8 @@ pub fn apply_default_image_tag(image: &str) -> Result<String, ParseImageNameErro
 /// and digests): [`parse_normalized_named`]'s name with the tag (`latest` when the
 /// reference has neither tag nor digest) and the digest. A reference that does not parse
 /// is given back as it is (the kubelet refuses it before any runtime sees it).
-///
-/// ```
-/// use podplan_core::images::reference::normalize_image;
-/// assert_eq!(normalize_image("nginx"), "docker.io/library/nginx:latest");
-/// assert_eq!(normalize_image("index.docker.io/me/app:1"), "docker.io/me/app:1");
-/// assert_eq!(normalize_image("localhost:5000/y"), "localhost:5000/y:latest");
-/// assert_eq!(normalize_image("http://url"), "http://url");
-/// ```
 #[must_use]
-pub fn normalize_image(image: &str) -> String {
+pub(crate) fn normalize_image(image: &str) -> String {
     let Ok(r) = parse_normalized_named(image) else {
         return image.to_string();
     };
@@ -398,6 +390,20 @@ pub fn normalize_image(image: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normalize_image_examples() {
+        assert_eq!(normalize_image("nginx"), "docker.io/library/nginx:latest");
+        assert_eq!(
+            normalize_image("index.docker.io/me/app:1"),
+            "docker.io/me/app:1"
+        );
+        assert_eq!(
+            normalize_image("localhost:5000/y"),
+            "localhost:5000/y:latest"
+        );
+        assert_eq!(normalize_image("http://url"), "http://url");
+    }
 
     const SHA: &str = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 

@@ -351,25 +351,11 @@ impl<'a> Known<'a> {
                 },
             );
         }
-        let namespace = || ObjectMeta::default();
         for (name, keys) in &self.facts.config_maps {
             match keys {
                 Some(keys) => {
-                    node.config_maps.insert(
-                        name.clone(),
-                        ConfigMap {
-                            metadata: ObjectMeta {
-                                name: Some(name.clone()),
-                                ..namespace()
-                            },
-                            data: Some(
-                                keys.iter()
-                                    .map(|k| (k.clone(), UNKNOWN_VALUE.to_string()))
-                                    .collect(),
-                            ),
-                            ..ConfigMap::default()
-                        },
-                    );
+                    node.config_maps
+                        .insert(name.clone(), config_map(name, keys.iter()));
                 }
                 None => {
                     node.config_maps.remove(name);
@@ -391,21 +377,8 @@ impl<'a> Known<'a> {
                 if self.object_known(ObjectKind::ConfigMap, name) {
                     continue;
                 }
-                node.config_maps.insert(
-                    name.clone(),
-                    ConfigMap {
-                        metadata: ObjectMeta {
-                            name: Some(name.clone()),
-                            ..namespace()
-                        },
-                        data: Some(
-                            keys.iter()
-                                .map(|k| (k.clone(), UNKNOWN_VALUE.to_string()))
-                                .collect(),
-                        ),
-                        ..ConfigMap::default()
-                    },
-                );
+                node.config_maps
+                    .insert(name.clone(), config_map(name, keys.iter()));
             }
             for (name, keys) in &self.references.secrets {
                 if self.object_known(ObjectKind::Secret, name) {
@@ -418,6 +391,22 @@ impl<'a> Known<'a> {
     }
 }
 
+/// A ConfigMap `name` whose `keys` hold values the lint does not know.
+fn config_map<'k>(name: &str, keys: impl Iterator<Item = &'k String>) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.to_string()),
+            ..ObjectMeta::default()
+        },
+        data: Some(
+            keys.map(|k| (k.clone(), UNKNOWN_VALUE.to_string()))
+                .collect(),
+        ),
+        ..ConfigMap::default()
+    }
+}
+
+/// A Secret `name` whose `keys` hold values the lint does not know.
 fn secret<'k>(name: &str, keys: impl Iterator<Item = &'k String>) -> Secret {
     Secret {
         metadata: ObjectMeta {

@@ -38,21 +38,6 @@ pub enum Action {
 }
 
 impl Action {
-    /// Every action, in the order of this list.
-    pub const ALL: [Self; 11] = [
-        Self::KillPod,
-        Self::CreateSandbox,
-        Self::StartInitContainer,
-        Self::StartContainer,
-        Self::StartEphemeralContainer,
-        Self::KillContainer,
-        Self::UpdateResources,
-        Self::ResetContainer,
-        Self::KeepContainer,
-        Self::Wait,
-        Self::DoNotRestart,
-    ];
-
     /// The contract's name (`killPod`, ...).
     #[must_use]
     pub(crate) fn as_str(self) -> &'static str {

@@ -23,8 +23,6 @@ pub const DEFAULT_RESOLV_CONF: &str = "/etc/resolv.conf";
 pub(crate) const DEFAULT_MEMORY_CAPACITY: i64 = 17_179_869_184;
 /// Default OS page size.
 pub(crate) const DEFAULT_PAGE_SIZE: i64 = 4096;
-/// Default CFS quota period.
-pub const DEFAULT_CFS_QUOTA_PERIOD: &str = "100ms";
 
 /// Node and kubelet facts for config generation (spec §2). Every key is optional.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -63,7 +63,7 @@ pub enum Event {
     /// `pkg/kubelet/prober/worker.go`): no probe runs before `initialDelaySeconds` after
     /// the container started, and only `failureThreshold` failures in a row, one every
     /// `periodSeconds`, change the result; the clock (`now`) moves on to then
-    /// ([`probe_failure_recorded_at`]). A success is recorded at once.
+    /// (`probe_failure_recorded_at`). A success is recorded at once.
     Probe {
         /// Container name.
         container: String,

@@ -18,44 +18,13 @@ use crate::plan::{ContainerKind, CreateContainerStep, KillPodStep, Step};
 use crate::pod::{init_or_regular_named, spec_container};
 use crate::request::{ActuatedResources, PlanRequest};
 use crate::runtime::{
-    ContainerState, ContainerStatus, LinuxSandboxStatus, NamespaceMode, RuntimeStatus,
-    SandboxMetadata, SandboxNamespaceOptions, SandboxNamespaces, SandboxNetwork, SandboxState,
-    SandboxStatus,
+    ContainerState, ContainerStatus, LinuxSandboxStatus, NamespaceMode, SandboxMetadata,
+    SandboxNamespaceOptions, SandboxNamespaces, SandboxNetwork, SandboxState, SandboxStatus,
 };
 
 /// The simulated runtime of one pod: what the CRI runtime reports about it and the
 /// kubelet's actuated-resources checkpoint. `Runtime::apply_step` carries out one CRI
-/// operation of a plan; [`apply`](super::apply) carries out a whole plan with it.
-///
-/// ```
-/// use podplan_core::plan::{
-///     ContainerKind, CreateContainerStep, RunPodSandboxStep, StartContainerStep, Step,
-/// };
-/// use podplan_core::runtime::ContainerState;
-/// use podplan_core::sim::Runtime;
-/// let request = podplan_core::api::parse_request(br#"{"pod": {"metadata": {"name": "web", "uid": "u1"},
-///     "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#).unwrap();
-/// let now: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
-/// let mut runtime = Runtime::from_request(&request);
-/// let sandbox = Step::RunPodSandbox(RunPodSandboxStep { attempt: Some(0), ..Default::default() });
-/// runtime.apply_step(&request.pod, &sandbox, now);
-/// assert_eq!(runtime.status().ips, vec!["10.88.0.2".to_string()]);
-/// let create = Step::CreateContainer(CreateContainerStep {
-///     kind: Some(ContainerKind::Regular),
-///     index: Some(0),
-///     ..Default::default()
-/// });
-/// runtime.apply_step(&request.pod, &create, now);
-/// let start = Step::StartContainer(StartContainerStep {
-///     container: Some("app".into()),
-///     ..Default::default()
-/// });
-/// runtime.apply_step(&request.pod, &start, now);
-/// let status = runtime.status();
-/// let app = &status.container_statuses[0];
-/// assert_eq!((app.name.as_str(), app.state), ("app", ContainerState::Running));
-/// assert_eq!(app.pod_sandbox_id, Some(runtime.status().sandbox_statuses[0].id.clone()));
-/// ```
+/// operation of a plan; `apply_with` carries out a whole plan with it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Runtime {
     /// The pod's sandboxes and containers, as the runtime holds them (the per-pod part
@@ -78,7 +47,7 @@ impl Runtime {
     /// The runtime the request describes (its runtime status and actuated-resources
     /// checkpoint). A pod the runtime does not know yet gets its id, name and namespace.
     #[must_use]
-    pub fn from_request(request: &PlanRequest) -> Self {
+    pub(crate) fn from_request(request: &PlanRequest) -> Self {
         let mut pod = request
             .runtime_status
             .clone()
@@ -103,7 +72,7 @@ impl Runtime {
     /// The runtime with `done` operations of the plan being carried out already counted:
     /// operations at one instant are ordered by their count (creation times), so carrying
     /// out step `i` of a plan on its own, on the state after steps `0..i`, takes `done = i`
-    /// and gives what [`apply`](super::apply) gives.
+    /// and gives what `apply_with` gives.
     #[must_use]
     pub(crate) fn with_operations_done(mut self, done: u32) -> Self {
         self.pod.seq = done;
@@ -126,16 +95,11 @@ impl Runtime {
         self
     }
 
-    /// What the hooks run so far reported, in order.
-    #[must_use]
-    pub fn hook_results(&self) -> &[crate::plan::HookResult] {
-        &self.hook_results
-    }
-
     /// What the runtime reports now (containers newest first, as a CRI runtime lists
-    /// them).
+    /// them); the unit tests read it between steps.
+    #[cfg(test)]
     #[must_use]
-    pub fn status(&self) -> RuntimeStatus {
+    pub(crate) fn status(&self) -> crate::runtime::RuntimeStatus {
         self.pod.status()
     }
 
@@ -157,7 +121,7 @@ impl Runtime {
     /// Carries out one CRI operation of a plan for `pod` at time `now` (see the module
     /// documentation for what each operation does). Every operation succeeds; an
     /// operation naming a container or id the runtime does not have changes nothing.
-    pub fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
+    pub(crate) fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
         self.pod.seq += 1;
         // Time spent in hooks earlier in the plan delays what follows.
         let now = plus_millis(now, self.blocked_millis);
@@ -545,5 +509,53 @@ fn stop(s: &mut ContainerStatus, now: jiff::Timestamp, code: i32) {
         s.exit_code = code;
         s.reason = "Error".into();
         s.finished_at = Some(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sandbox, then the app container created and started: it runs in that sandbox.
+    #[test]
+    fn a_sandbox_a_create_and_a_start() {
+        use crate::plan::{
+            ContainerKind, CreateContainerStep, RunPodSandboxStep, StartContainerStep, Step,
+        };
+        use crate::runtime::ContainerState;
+        let request = crate::api::parse_request(
+            br#"{"pod": {"metadata": {"name": "web", "uid": "u1"},
+            "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}"#,
+        )
+        .unwrap();
+        let now: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().unwrap();
+        let mut runtime = Runtime::from_request(&request);
+        let sandbox = Step::RunPodSandbox(RunPodSandboxStep {
+            attempt: Some(0),
+            ..Default::default()
+        });
+        runtime.apply_step(&request.pod, &sandbox, now);
+        assert_eq!(runtime.status().ips, vec!["10.88.0.2".to_string()]);
+        let create = Step::CreateContainer(CreateContainerStep {
+            kind: Some(ContainerKind::Regular),
+            index: Some(0),
+            ..Default::default()
+        });
+        runtime.apply_step(&request.pod, &create, now);
+        let start = Step::StartContainer(StartContainerStep {
+            container: Some("app".into()),
+            ..Default::default()
+        });
+        runtime.apply_step(&request.pod, &start, now);
+        let status = runtime.status();
+        let app = &status.container_statuses[0];
+        assert_eq!(
+            (app.name.as_str(), app.state),
+            ("app", ContainerState::Running)
+        );
+        assert_eq!(
+            app.pod_sandbox_id,
+            Some(runtime.status().sandbox_statuses[0].id.clone())
+        );
     }
 }

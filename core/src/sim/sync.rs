@@ -1,5 +1,5 @@
-//! A whole plan carried out: [`apply`] (every step, with `Runtime::apply_step`) and the
-//! request for the next sync ([`next_request`]): the outcome, the plan's back-off records,
+//! A whole plan carried out: `apply_with` (every step, with `Runtime::apply_step`) and
+//! the request for the next sync ([`next_request`]): the outcome, the plan's back-off records,
 //! status and reason cache, the probe results still meaningful, and `now`.
 
 use super::hooks::HookControls;
@@ -10,16 +10,10 @@ use crate::plan::Plan;
 use crate::request::PlanRequest;
 use crate::runtime::ContainerState;
 
-/// Carries out `plan` against the request's runtime state at time `now`: every step, in
-/// order, with `Runtime::apply_step`.
+/// Carries out `plan` against the request's runtime state at time `now`, in a world whose
+/// hooks behave as `hooks` says: every step, in order, with `Runtime::apply_step`.
 #[must_use]
-pub fn apply(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> Outcome {
-    apply_with(request, plan, now, &HookControls::default())
-}
-
-/// [`apply`] in a world whose hooks behave as `hooks` says.
-#[must_use]
-fn apply_with(
+pub(crate) fn apply_with(
     request: &PlanRequest,
     plan: &Plan,
     now: jiff::Timestamp,

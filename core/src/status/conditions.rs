@@ -18,6 +18,21 @@ pub(crate) const KUBELET_OWNED: &[&str] = &[
     "PodResizePending",
 ];
 
+/// A `type_` condition that is True, or False with `reason` and the `problems` (joined
+/// with ", ") when there are any.
+fn true_unless(
+    type_: &str,
+    reason: &str,
+    problems: &[String],
+    generation: Option<i64>,
+) -> PodCondition {
+    if problems.is_empty() {
+        condition(type_, "True", "", "", generation)
+    } else {
+        condition(type_, "False", reason, &problems.join(", "), generation)
+    }
+}
+
 fn condition(
     type_: &str,
     status: &str,
@@ -178,16 +193,7 @@ pub(crate) fn containers_ready(
             names(&unready)
         ));
     }
-    if !parts.is_empty() {
-        return condition(
-            "ContainersReady",
-            "False",
-            "ContainersNotReady",
-            &parts.join(", "),
-            generation,
-        );
-    }
-    condition("ContainersReady", "True", "", "", generation)
+    true_unless("ContainersReady", "ContainersNotReady", &parts, generation)
 }
 
 /// `GeneratePodReadyCondition`: ContainersReady plus the readiness gates, read from
@@ -229,16 +235,7 @@ pub(crate) fn ready(
             Some(_) => {}
         }
     }
-    if !messages.is_empty() {
-        return condition(
-            "Ready",
-            "False",
-            "ReadinessGatesNotReady",
-            &messages.join(", "),
-            generation,
-        );
-    }
-    condition("Ready", "True", "", "", generation)
+    true_unless("Ready", "ReadinessGatesNotReady", &messages, generation)
 }
 
 /// `GeneratePodInitializedCondition`.
@@ -305,25 +302,22 @@ pub(crate) fn initialized(
             names(&incomplete)
         ));
     }
-    if !parts.is_empty() {
-        let was_initialized = gates.enabled(Gate::RestartAllContainersOnContainerExits)
-            && old
-                .and_then(|o| o.conditions.as_deref())
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Initialized" && c.status == "True");
-        if was_initialized {
-            return condition("Initialized", "True", "", "", generation);
-        }
-        return condition(
-            "Initialized",
-            "False",
-            "ContainersNotInitialized",
-            &parts.join(", "),
-            generation,
-        );
+    let was_initialized = !parts.is_empty()
+        && gates.enabled(Gate::RestartAllContainersOnContainerExits)
+        && old
+            .and_then(|o| o.conditions.as_deref())
+            .unwrap_or_default()
+            .iter()
+            .any(|c| c.type_ == "Initialized" && c.status == "True");
+    if was_initialized {
+        return condition("Initialized", "True", "", "", generation);
     }
-    condition("Initialized", "True", "", "", generation)
+    true_unless(
+        "Initialized",
+        "ContainersNotInitialized",
+        &parts,
+        generation,
+    )
 }
 
 /// The message of a False `PodReadyToStartContainers` condition.

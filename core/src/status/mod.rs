@@ -25,10 +25,8 @@ use crate::kubecontainer::pod_status::{FirstByName, StatusView};
 use crate::kubecontainer::restart::is_restartable_init;
 use crate::request::{ProbeResult, ProbeResults};
 
-pub use crate::plan::RowCondition;
 pub(crate) use crate::plan::{KubectlRow, ReasonCache, ReasonCacheEntry};
 pub(crate) use phase::get_phase;
-pub use phase::Phase;
 pub use row::kubectl_pod_row;
 
 /// Where `ready`/`started` come from.

@@ -5,11 +5,12 @@ use std::collections::BTreeMap;
 
 use podplan_core::features::FeatureGates;
 use podplan_core::hooks::{kill_grace, post_start_step, pre_stop_step};
-use podplan_core::images::backoff::{ImageBackoff, ImageBackoffPolicy, ImageBackoffRecord};
 use podplan_core::images::reference::{apply_default_image_tag, parse_normalized_named};
-use podplan_core::images::{
-    complete_pull, ensure_image_exists, usable_pull_results, EnsureInput, NodeImages, Outcome,
-    PullRecordCheck, PullResult, PullResultRecord,
+use podplan_core::images::{PullResult, PullResultRecord};
+use podplan_core::plan::ImageBackoffRecord;
+use podplan_core::unstable::images::{
+    complete_pull, ensure_image_exists, usable_pull_results, EnsureInput, ImageBackoff,
+    ImageBackoffPolicy, NodeImages, Outcome, PullRecordCheck,
 };
 use proptest::prelude::*;
 

@@ -195,7 +195,7 @@ fn the_pull_controls_answer_notes_and_switch_the_manager_on() {
 
 #[test]
 fn registry_down_text_names_the_registry_host() {
-    let text = podplan_core::sim::images::fault_text(PullFault::RegistryDown, "nginx");
+    let text = podplan_core::unstable::sim::fault_text(PullFault::RegistryDown, "nginx");
     assert!(
         text.contains("Head \"https://registry-1.docker.io/v2/library/nginx/manifests/latest\"")
     );

@@ -7,40 +7,11 @@ use std::process::Command;
 use std::time::Duration;
 
 use podplan_agent::status::{self};
+use podplan_testsupport::manifests::{write, WEB};
 
-fn write(dir: &Path, name: &str, text: &str) {
-    std::fs::write(dir.join(name), text).unwrap();
-}
-
-const WEB: &str = r#"
-apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-  annotations:
-    runtime-sim.podplan.io/container.init-db: '{"exit": {"code": 0, "afterSeconds": 2}}'
-spec:
-  terminationGracePeriodSeconds: 5
-  initContainers:
-    - name: init-db
-      image: busybox:1.36
-    - name: log-shipper
-      image: busybox:1.36
-      restartPolicy: Always
-      startupProbe:
-        exec:
-          command: ["true"]
-        periodSeconds: 1
-  containers:
-    - name: app
-      image: nginx:1.27
-"#;
+use crate::support::podplan;
 
 // ---------------------------------------------------------------- manifest source
-
-fn podplan() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_podplan"))
-}
 
 /// `podplan agent` on the in-process simulated runtime, its root and log directories
 /// under `dir` (`root`, `logs`); the caller adds the rest.
@@ -185,22 +156,17 @@ fn e2e_over_a_unix_socket_with_the_agent_and_runtime_sim_binaries() {
         dir.path().join("cri.sock").exists()
     });
     let root = dir.path().join("root");
+    // The agent on the runtime-sim's socket, `root` and `logs` under `dir`.
+    let agent_cmd = || {
+        let mut cmd = agent_in(dir.path());
+        cmd.args(["--node-name", "n1", "--container-runtime-endpoint", &socket])
+            .arg("--pod-manifest-path")
+            .arg(&manifests);
+        cmd
+    };
     let spawn_agent = || {
         Child(
-            podplan()
-                .args([
-                    "agent",
-                    "--node-name",
-                    "n1",
-                    "--container-runtime-endpoint",
-                    &socket,
-                ])
-                .arg("--pod-manifest-path")
-                .arg(&manifests)
-                .arg("--root-dir")
-                .arg(&root)
-                .arg("--pod-logs-dir")
-                .arg(dir.path().join("logs"))
+            agent_cmd()
                 .stderr(std::process::Stdio::null())
                 .spawn()
                 .unwrap(),
@@ -237,24 +203,7 @@ fn e2e_over_a_unix_socket_with_the_agent_and_runtime_sim_binaries() {
         .unwrap()
         .success());
     agent.0.wait().unwrap();
-    let out = podplan()
-        .args([
-            "agent",
-            "--once",
-            "--dry-run",
-            "--node-name",
-            "n1",
-            "--container-runtime-endpoint",
-            &socket,
-        ])
-        .arg("--pod-manifest-path")
-        .arg(&manifests)
-        .arg("--root-dir")
-        .arg(&root)
-        .arg("--pod-logs-dir")
-        .arg(dir.path().join("logs"))
-        .output()
-        .unwrap();
+    let out = agent_cmd().args(["--once", "--dry-run"]).output().unwrap();
     assert!(
         out.status.success(),
         "{}",

@@ -4,35 +4,13 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-fn podplan() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_podplan"))
-}
-
-/// Runs podplan with `args`, feeding `stdin`.
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = podplan()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn podplan");
-    let mut input = child.stdin.take().unwrap();
-    let bytes = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        // The child may exit before reading everything (usage errors): ignore EPIPE.
-        let _ = input.write_all(&bytes);
-    });
-    let output = child.wait_with_output().expect("wait for podplan");
-    writer.join().unwrap();
-    output
-}
+use crate::support::{podplan, run};
 
 fn code(output: &Output) -> i32 {
     output.status.code().expect("podplan exited by a signal")

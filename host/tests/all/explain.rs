@@ -1,31 +1,16 @@
 //! `podplan explain` on recorded pods (`data/explain/*.yaml`, as `kubectl get pod -o yaml`
 //! prints them): the row, the reconstruction and the next sync of each common situation.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
+
+use crate::support::explain;
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/explain")
         .join(name)
-}
-
-fn explain(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_podplan"))
-        .arg("explain")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn podplan");
-    let mut input = child.stdin.take().unwrap();
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().expect("wait")
 }
 
 /// `--output json` for a recorded pod at `now`.

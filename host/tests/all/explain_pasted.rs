@@ -4,31 +4,17 @@
 //! status, a truncated status; and the pods whose next step is not `SyncPod`'s:
 //! unscheduled, evicted, being deleted.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
+
+use crate::support::explain;
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../test_data/explain")
         .join(name)
-}
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_podplan"))
-        .arg("explain")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn podplan");
-    let mut input = child.stdin.take().unwrap();
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().expect("wait")
 }
 
 fn ok(out: &Output) -> String {
@@ -44,7 +30,7 @@ fn text(file: &str, extra: &[&str]) -> String {
     let path = data(file);
     let mut args = vec![path.to_str().unwrap()];
     args.extend_from_slice(extra);
-    ok(&run(&args, b""))
+    ok(&explain(&args, b""))
 }
 
 fn json(file: &str, extra: &[&str]) -> Value {
@@ -94,7 +80,7 @@ fn a_kubelet_pod_list_gives_one_line_per_pod_and_pod_picks_one() {
     );
     assert_eq!(by_name["plan"]["kubectl"]["status"], "Running");
     // An unknown name is refused with the names the input holds.
-    let out = run(
+    let out = explain(
         &[data("kubelet-pods.json").to_str().unwrap(), "--pod", "nope"],
         b"",
     );
@@ -277,7 +263,7 @@ fn a_pod_being_deleted_stops_in_termination_order_within_the_grace_left() {
         "      running:\n",
         "      terminated:\n        exitCode: 0\n        reason: Completed\n        finishedAt: \"2026-03-02T10:00:30Z\"\n",
     );
-    let out = run(
+    let out = explain(
         &["-", "--now", "2026-03-02T10:00:40Z", "-o", "json"],
         gone.as_bytes(),
     );
@@ -370,7 +356,7 @@ fn a_truncated_status_is_flagged_with_field_paths() {
         assert!(paths.contains(&p), "{p} in {paths:?}");
     }
     // No spec at all is an error with the field named.
-    let out = run(
+    let out = explain(
         &["-"],
         b"{\"metadata\": {\"name\": \"x\"}, \"status\": {\"phase\": \"Running\"}}",
     );
@@ -387,7 +373,7 @@ fn multi_document_yaml_and_json_streams_are_read() {
         .replace("deletionTimestamp", "x-deletionTimestamp");
     let stream =
         format!("{one}---\n{other}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\n");
-    let out = run(&["-", "--now", "2026-03-02T10:00:20Z"], stream.as_bytes());
+    let out = explain(&["-", "--now", "2026-03-02T10:00:20Z"], stream.as_bytes());
     let t = ok(&out);
     assert!(t.starts_with("2 pods in standard input"), "{t}");
     assert!(t.contains("document 3 is a ConfigMap: skipped"), "{t}");

@@ -18,7 +18,7 @@
 //! - [`runtime_sim_cli`]: the `podplan runtime-sim` binary.
 //! - [`webhook_cli`]: `podplan webhook` as a process: flags, deploy/ manifests, signals,
 //!   memory, logs.
-//! - [`support`]: helpers of the wasm tests.
+//! - [`support`]: the `podplan` command and a run of it fed on stdin.
 
 // An integration test is always built with `cfg(test)`; saying so on the modules makes
 // clippy treat their helpers as test code too, so clippy.toml's `allow-*-in-tests`

@@ -1,43 +1,37 @@
-//! Shared helpers of the wasm host tests.
+//! What the binary's tests share: the `podplan` command, and a run of it fed on stdin.
 
-use podplan_wasmhost::embedded;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 
-/// The embedded plain-ABI module; `None` (the test is skipped, loudly) when the host
-/// was built without it, unless `PODPLAN_REQUIRE_WASM` is set (CI), which fails instead.
-pub fn module() -> Option<&'static [u8]> {
-    match embedded::module_bytes() {
-        Ok(bytes) => Some(bytes),
-        Err(e) if std::env::var_os("PODPLAN_REQUIRE_WASM").is_some() => {
-            panic!("{e} (PODPLAN_REQUIRE_WASM is set)")
-        }
-        Err(e) => {
-            eprintln!("SKIPPED: {e}");
-            None
-        }
-    }
+/// The `podplan` binary under test.
+pub fn podplan() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_podplan"))
 }
 
-/// `bytes` plus a custom section: a different module (another SHA-256) that behaves the same.
-pub fn variant(bytes: &[u8], tag: &str) -> Vec<u8> {
-    let mut out = bytes.to_vec();
-    let name = b"podplan-test";
-    let payload_len = 1 + name.len() + tag.len();
-    out.push(0); // custom section id
-    leb128(&mut out, payload_len);
-    leb128(&mut out, name.len());
-    out.extend_from_slice(name);
-    out.extend_from_slice(tag.as_bytes());
-    out
+/// Runs podplan with `args`, feeding `stdin`.
+pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = podplan()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn podplan");
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The child may exit before reading everything (usage errors): ignore EPIPE.
+        let _ = input.write_all(&bytes);
+    });
+    let output = child.wait_with_output().expect("wait for podplan");
+    writer.join().unwrap();
+    output
 }
 
-fn leb128(out: &mut Vec<u8>, mut n: usize) {
-    loop {
-        let byte = (n & 0x7f) as u8;
-        n >>= 7;
-        if n == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
+/// `podplan explain` with `args`, fed `stdin`.
+pub fn explain(args: &[&str], stdin: &[u8]) -> Output {
+    let args: Vec<&str> = std::iter::once("explain")
+        .chain(args.iter().copied())
+        .collect();
+    run(&args, stdin)
 }

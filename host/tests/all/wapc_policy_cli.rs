@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use podplan_wasmhost::testing::wapc_guest;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -11,22 +13,11 @@ fn data() -> PathBuf {
     root().join("test_data/admission")
 }
 
-/// A waPC guest whose `__guest_call` traps or loops.
-fn bad_guest(body: &str) -> Vec<u8> {
-    wat::parse_str(format!(
-        r#"(module
-          (memory (export "memory") 1)
-          (func (export "wapc_init"))
-          (func (export "__guest_call") (param i32 i32) (result i32) {body}))"#
-    ))
-    .unwrap()
-}
-
 #[test]
 fn podplan_admit_policy_answers_and_exits_2_on_a_trap() {
     let dir = tempfile::tempdir().unwrap();
     let trap = dir.path().join("trap.wasm");
-    std::fs::write(&trap, bad_guest("unreachable")).unwrap();
+    std::fs::write(&trap, wapc_guest("unreachable")).unwrap();
     let review = data().join("deployment-accepted.review.json");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_podplan"))
         .args(["admit", "--policy"])

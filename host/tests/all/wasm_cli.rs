@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::support::{module, variant};
+use podplan_wasmhost::testing::{module, variant};
 
 fn podplan() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_podplan"));

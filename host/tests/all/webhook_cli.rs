@@ -9,117 +9,18 @@ use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::client::conn::http1::SendRequest;
 use hyper::{Request, StatusCode};
-use hyper_util::rt::TokioIo;
 use podplan_admission::review;
 use podplan_core::lint::LintSettings;
+use podplan_testsupport::https::{certificate, connect, connector, get, post, runtime, Sender};
+use podplan_testsupport::reviews::large_pod_review;
 use serde_json::Value;
-use tokio::net::TcpStream;
-use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
-use tokio_rustls::rustls::{ClientConfig, RootCertStore};
-use tokio_rustls::TlsConnector;
+use tokio_rustls::rustls::pki_types::CertificateDer;
+
+use crate::support::podplan;
 
 fn data(name: &str) -> Vec<u8> {
-    std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../test_data/admission")
-            .join(name),
-    )
-    .unwrap()
-}
-
-/// A self-signed certificate for `localhost` and 127.0.0.1: (cert PEM, key PEM, DER).
-fn certificate() -> (String, String, CertificateDer<'static>) {
-    let ck =
-        rcgen::generate_simple_self_signed(vec!["localhost".to_string(), "127.0.0.1".to_string()])
-            .unwrap();
-    (
-        ck.cert.pem(),
-        ck.signing_key.serialize_pem(),
-        ck.cert.der().clone(),
-    )
-}
-
-fn connector(roots: &[&CertificateDer<'static>]) -> TlsConnector {
-    let mut store = RootCertStore::empty();
-    for root in roots {
-        store.add((*root).clone()).unwrap();
-    }
-    let mut config = ClientConfig::builder_with_provider(Arc::new(
-        tokio_rustls::rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(store)
-    .with_no_client_auth();
-    // Every connection a full handshake: a resumed TLS 1.3 session reports the
-    // certificate of the session it resumes, not the one the server serves now, and
-    // whether a ticket is there to resume depends on how fast each connection's task
-    // read it (the rotation test saw only the old certificate for 10 s on a loaded CI
-    // machine).
-    config.resumption = tokio_rustls::rustls::client::Resumption::disabled();
-    TlsConnector::from(Arc::new(config))
-}
-
-/// An HTTPS connection; also the certificate the server presented.
-async fn connect(
-    addr: SocketAddr,
-    tls: &TlsConnector,
-) -> (SendRequest<Full<Bytes>>, CertificateDer<'static>) {
-    let tcp = TcpStream::connect(addr).await.unwrap();
-    let stream = tls
-        .connect(ServerName::try_from("localhost").unwrap(), tcp)
-        .await
-        .unwrap();
-    let presented = stream.get_ref().1.peer_certificates().unwrap()[0].clone();
-    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(conn);
-    (sender, presented)
-}
-
-async fn post(
-    sender: &mut SendRequest<Full<Bytes>>,
-    path: &str,
-    content_type: Option<&str>,
-    body: Vec<u8>,
-) -> (StatusCode, Vec<u8>) {
-    let mut request = Request::post(path).header("host", "localhost");
-    if let Some(ct) = content_type {
-        request = request.header("content-type", ct);
-    }
-    let request = request.body(Full::new(Bytes::from(body))).unwrap();
-    sender.ready().await.unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    (status, body.to_vec())
-}
-
-async fn get(sender: &mut SendRequest<Full<Bytes>>, path: &str) -> (StatusCode, Vec<u8>) {
-    let request = Request::get(path)
-        .header("host", "localhost")
-        .body(Full::new(Bytes::new()))
-        .unwrap();
-    sender.ready().await.unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    (status, body.to_vec())
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-fn podplan() -> std::process::Command {
-    std::process::Command::new(env!("CARGO_BIN_EXE_podplan"))
+    podplan_testsupport::test_data(&format!("admission/{name}"))
 }
 
 #[test]
@@ -157,32 +58,9 @@ fn the_command_explains_itself_and_refuses_a_missing_certificate() {
 /// The binary serves, answers, and exits 0 on SIGTERM.
 #[test]
 fn the_binary_serves_and_stops_on_sigterm() {
-    use std::io::{BufRead, BufReader};
-    let (cert, key, der) = certificate();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("tls.crt"), cert).unwrap();
-    std::fs::write(dir.path().join("tls.key"), key).unwrap();
-    let mut child = podplan()
-        .args(["webhook", "--bind-address", "127.0.0.1", "--port", "0"])
-        .arg("--tls-cert-file")
-        .arg(dir.path().join("tls.crt"))
-        .arg("--tls-private-key-file")
-        .arg(dir.path().join("tls.key"))
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr: SocketAddr = line
-        .trim()
-        .strip_prefix("podplan webhook: serving https://")
-        .and_then(|rest| rest.strip_suffix("/validate"))
-        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
-        .parse()
-        .unwrap();
+    let mut process = spawn_webhook(&[]);
     runtime().block_on(async {
-        let (mut client, _) = connect(addr, &connector(&[&der])).await;
+        let (mut client, _) = connect(process.addr, &connector(&[&process.der])).await;
         let (status, body) = post(
             &mut client,
             "/validate",
@@ -195,11 +73,11 @@ fn the_binary_serves_and_stops_on_sigterm() {
         assert_eq!(body["response"]["allowed"], false);
     });
     let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &process.child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
-    let status = child.wait().unwrap();
+    let status = process.child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
 }
 
@@ -386,40 +264,6 @@ fn unsafe_kill(child: &std::process::Child, signal: &str) {
     assert!(killed.success());
 }
 
-/// A pod with many containers: its lint takes longer than a tiny deadline.
-fn large_pod_review(uid: &str, containers: usize) -> Vec<u8> {
-    let containers: Vec<Value> = (0..containers)
-        .map(|i| {
-            serde_json::json!({
-                "name": format!("c{i}"),
-                "image": "registry.example/app:1",
-                "command": ["/bin/app", "--flag=$(MISSING)"],
-                "env": (0..20).map(|j| serde_json::json!({"name": format!("E{j}"), "value": "$(E0)"})).collect::<Vec<_>>(),
-                "livenessProbe": {"exec": {"command": ["true"]}, "failureThreshold": 1},
-            })
-        })
-        .collect();
-    serde_json::to_vec(&serde_json::json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": uid,
-            "kind": {"group": "", "version": "v1", "kind": "Pod"},
-            "resource": {"group": "", "version": "v1", "resource": "pods"},
-            "operation": "CREATE",
-            "userInfo": {},
-            "namespace": "default",
-            "object": {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {"name": "big", "namespace": "default"},
-                "spec": {"containers": containers},
-            }
-        }
-    }))
-    .unwrap()
-}
-
 /// SIGTERM under load: readiness turns 503 at once, every request sent during the drain
 /// period is answered, and the process exits 0 within its grace.
 #[test]
@@ -440,7 +284,7 @@ fn sigterm_under_load_loses_no_request_during_the_drain() {
             let stop_at = Arc::clone(&stop_at);
             tasks.push(tokio::spawn(async move {
                 let (mut sent, mut lost, mut reconnects) = (0usize, Vec::new(), 0usize);
-                let mut client: Option<SendRequest<Full<Bytes>>> = None;
+                let mut client: Option<Sender> = None;
                 loop {
                     if stop_at.lock().unwrap().is_some_and(|t| Instant::now() >= t) {
                         break;

@@ -148,12 +148,9 @@ fn e2e_a_failing_post_start_hook_kills_the_container_and_is_reported() {
     );
 }
 
-#[test]
-fn e2e_a_pre_stop_hook_runs_before_the_stop_of_a_removed_pod() {
-    // The hook's HTTP server looks at the runtime when the request comes in.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let manifest = format!(
+/// A pod `drained` whose container's preStop hook GETs `path` on 127.0.0.1:`port`.
+fn drained(port: u16, path: &str) -> String {
+    format!(
         r#"
 apiVersion: v1
 kind: Pod
@@ -165,9 +162,37 @@ spec:
       image: busybox:1.36
       lifecycle:
         preStop:
-          httpGet: {{host: 127.0.0.1, port: {port}, path: /drain}}
+          httpGet: {{host: 127.0.0.1, port: {port}, path: {path}}}
 "#
-    );
+    )
+}
+
+/// Answers the first request on `listener` with 200, after `seen` is given the request's
+/// first line (the hook's HTTP server).
+fn answer_one(listener: std::net::TcpListener, seen: impl FnOnce(String) + Send + 'static) {
+    std::thread::spawn(move || {
+        if let Ok((mut stream, _)) = listener.accept() {
+            let mut buf = [0_u8; 1024];
+            let n = std::io::Read::read(&mut stream, &mut buf).unwrap_or(0);
+            let line = String::from_utf8_lossy(&buf[..n])
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            seen(line);
+            let _ = std::io::Write::write_all(
+                &mut stream,
+                b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+            );
+        }
+    });
+}
+
+#[test]
+fn e2e_a_pre_stop_hook_runs_before_the_stop_of_a_removed_pod() {
+    // The hook's HTTP server looks at the runtime when the request comes in.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let manifest = drained(listener.local_addr().unwrap().port(), "/drain");
     let mut h = harness(Planner::Native, &[("p.yaml", manifest.as_str())]);
     h.rounds(3, Duration::from_secs(1));
     let uid = h.uid();
@@ -179,25 +204,12 @@ spec:
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen2 = Arc::clone(&seen);
     let uid2 = uid.clone();
-    std::thread::spawn(move || {
-        if let Ok((mut stream, _)) = listener.accept() {
-            let mut buf = [0_u8; 1024];
-            let n = std::io::Read::read(&mut stream, &mut buf).unwrap_or(0);
-            let line = String::from_utf8_lossy(&buf[..n])
-                .lines()
-                .next()
-                .unwrap_or("")
-                .to_string();
-            let state = sim.with_node(|node| {
-                node.pod_status(&uid2)
-                    .and_then(|s| s.container_statuses.first().map(|c| c.state))
-            });
-            seen2.lock().unwrap().push((line, state));
-            let _ = std::io::Write::write_all(
-                &mut stream,
-                b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
-            );
-        }
+    answer_one(listener, move |line| {
+        let state = sim.with_node(|node| {
+            node.pod_status(&uid2)
+                .and_then(|s| s.container_statuses.first().map(|c| c.state))
+        });
+        seen2.lock().unwrap().push((line, state));
     });
     std::fs::remove_file(h.manifests.join("p.yaml")).unwrap();
     let rounds = h.rounds(2, Duration::from_secs(1));
@@ -219,43 +231,13 @@ spec:
 #[test]
 fn e2e_a_restarted_agent_runs_the_pre_stop_hook_from_the_containers_annotations() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let manifest = format!(
-        r#"
-apiVersion: v1
-kind: Pod
-metadata: {{name: drained}}
-spec:
-  terminationGracePeriodSeconds: 30
-  containers:
-    - name: app
-      image: busybox:1.36
-      lifecycle:
-        preStop:
-          httpGet: {{host: 127.0.0.1, port: {port}, path: /from-annotations}}
-"#
-    );
+    let manifest = drained(listener.local_addr().unwrap().port(), "/from-annotations");
     let mut h = harness(Planner::Native, &[("p.yaml", manifest.as_str())]);
     h.rounds(3, Duration::from_secs(1));
     let uid = h.uid();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen2 = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        if let Ok((mut stream, _)) = listener.accept() {
-            let mut buf = [0_u8; 1024];
-            let n = std::io::Read::read(&mut stream, &mut buf).unwrap_or(0);
-            let line = String::from_utf8_lossy(&buf[..n])
-                .lines()
-                .next()
-                .unwrap_or("")
-                .to_string();
-            seen2.lock().unwrap().push(line);
-            let _ = std::io::Write::write_all(
-                &mut stream,
-                b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
-            );
-        }
-    });
+    answer_one(listener, move |line| seen2.lock().unwrap().push(line));
     // The agent restarts while the manifest is removed: it knows the pod only from the
     // runtime.
     let config = h.agent.config().clone();

@@ -28,6 +28,7 @@ use podplan_core::request::node::CgroupDriver;
 use podplan_core::runtime::{ContainerState, RuntimeStatus, SandboxStatus};
 use podplan_core::sim::node as simcri;
 use podplan_core::PlanRequest;
+use podplan_testsupport::manifests::{write, WEB};
 use podplan_wasmhost::Planner;
 
 // By topic: see the index in `tests/all/main.rs`.
@@ -43,34 +44,6 @@ mod workers;
 fn t0() -> jiff::Timestamp {
     "2026-01-01T00:00:00Z".parse().unwrap()
 }
-
-fn write(dir: &Path, name: &str, text: &str) {
-    std::fs::write(dir.join(name), text).unwrap();
-}
-
-const WEB: &str = r#"
-apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-  annotations:
-    runtime-sim.podplan.io/container.init-db: '{"exit": {"code": 0, "afterSeconds": 2}}'
-spec:
-  terminationGracePeriodSeconds: 5
-  initContainers:
-    - name: init-db
-      image: busybox:1.36
-    - name: log-shipper
-      image: busybox:1.36
-      restartPolicy: Always
-      startupProbe:
-        exec:
-          command: ["true"]
-        periodSeconds: 1
-  containers:
-    - name: app
-      image: nginx:1.27
-"#;
 
 #[derive(Default)]
 struct Recorder {

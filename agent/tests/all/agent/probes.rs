@@ -21,6 +21,19 @@ fn http_server(code: u16) -> u16 {
     port
 }
 
+/// Pod `p`'s status on the runtime: `web` (`sim://w1`) and `db` (`sim://d1`) running
+/// since [`t0`], on 127.0.0.1.
+fn web_and_db_running() -> RuntimeStatus {
+    serde_json::from_value(serde_json::json!({
+        "id": "u1", "name": "p", "namespace": "default", "ips": ["127.0.0.1"],
+        "containerStatuses": [
+            {"id": "sim://w1", "name": "web", "state": "running", "startedAt": t0()},
+            {"id": "sim://d1", "name": "db", "state": "running", "startedAt": t0()}
+        ]
+    }))
+    .unwrap()
+}
+
 #[test]
 fn probes_run_when_due_with_the_kubelets_thresholds() {
     use podplan_agent::prober::Prober;
@@ -43,14 +56,7 @@ fn probes_run_when_due_with_the_kubelets_thresholds() {
         ]}
     }))
     .unwrap();
-    let status: RuntimeStatus = serde_json::from_value(serde_json::json!({
-        "id": "u1", "name": "p", "namespace": "default", "ips": ["127.0.0.1"],
-        "containerStatuses": [
-            {"id": "sim://w1", "name": "web", "state": "running", "startedAt": t0()},
-            {"id": "sim://d1", "name": "db", "state": "running", "startedAt": t0()}
-        ]
-    }))
-    .unwrap();
+    let status = web_and_db_running();
     let mut prober = Prober::default();
     let mut cri = Recorder::default();
     let at = |s: i64| t0() + jiff::SignedDuration::from_secs(s);
@@ -157,14 +163,7 @@ fn https_probes_do_not_check_the_certificate_as_the_kubelets() {
         ]}
     }))
     .unwrap();
-    let status: RuntimeStatus = serde_json::from_value(serde_json::json!({
-        "id": "u1", "name": "p", "namespace": "default", "ips": ["127.0.0.1"],
-        "containerStatuses": [
-            {"id": "sim://w1", "name": "web", "state": "running", "startedAt": t0()},
-            {"id": "sim://d1", "name": "db", "state": "running", "startedAt": t0()}
-        ]
-    }))
-    .unwrap();
+    let status = web_and_db_running();
     let mut prober = Prober::default();
     let mut cri = Recorder::default();
     let results = prober.probe_pod(&mut cri, &pod, &status, t0());

@@ -1,6 +1,8 @@
 //! End to end on the in-process simulated node: the relist and sync loop, restarts with
 //! back-off, removal, retries, module swaps, adoption after a restart, clean-up.
 
+use podplan_wasmhost::testing;
+
 use super::*;
 
 #[test]
@@ -178,14 +180,14 @@ fn e2e_pods_without_the_agents_label_are_left_alone() {
 
 #[test]
 fn e2e_module_swaps_during_syncs_cause_no_failed_sync() {
-    let Some(module) = crate::support::module() else {
+    let Some(module) = testing::module() else {
         return;
     };
-    let engine = crate::support::engine(Duration::from_secs(10));
+    let engine = testing::engine(Duration::from_secs(10));
     let slot = Arc::new(
         podplan_wasmhost::ModuleSlot::new(
             engine,
-            Some(crate::support::cache()),
+            Some(testing::cache(Path::new(env!("CARGO_TARGET_TMPDIR")))),
             podplan_wasmhost::SlotConfig {
                 self_test_sample: 2,
                 ..podplan_wasmhost::SlotConfig::default()
@@ -205,13 +207,13 @@ fn e2e_module_swaps_during_syncs_cause_no_failed_sync() {
     // during syncs, not how long a debug build takes to compile a module on a busy CI box
     // (two compiles took most of four minutes there).
     let variants = [
-        crate::support::variant(module, "a"),
+        testing::variant(module, "a"),
         b"\0asm broken".to_vec(),
-        crate::support::variant(module, "b"),
+        testing::variant(module, "b"),
     ];
     for bytes in [&variants[0], &variants[2]] {
         let sha: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(bytes).into();
-        crate::support::cache()
+        testing::cache(Path::new(env!("CARGO_TARGET_TMPDIR")))
             .load_or_compile(slot.engine(), bytes, &sha)
             .unwrap();
     }

@@ -81,12 +81,6 @@ impl Node {
         &self.runtime_name
     }
 
-    /// The latest time a call was made at.
-    #[must_use]
-    pub fn now(&self) -> Option<jiff::Timestamp> {
-        self.now
-    }
-
     /// The next `count` calls of `rpc` fail with `code` (after the faults already queued
     /// for it).
     pub fn fail_next(&mut self, rpc: &str, code: CriCode, count: u32, message: &str) {
