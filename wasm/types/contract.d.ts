@@ -1474,7 +1474,7 @@ export interface TrackedCredential {
   authConfigHash?: string;
 }
 
-// core/src/images/mod.rs
+// core/src/images/manager.rs
 
 /**
  * The pull-record check (`ImagePullManager.MustAttemptImagePull`, gate

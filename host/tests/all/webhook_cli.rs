@@ -327,8 +327,10 @@ fn sigterm_under_load_loses_no_request_during_the_drain() {
             }));
         }
         tokio::time::sleep(Duration::from_millis(700)).await;
-        unsafe_kill(&server.child, "TERM");
+        // Taken before the signal: `kill` returns after the signal is delivered, and the
+        // drain period is counted from its delivery.
         let signalled = Instant::now();
+        unsafe_kill(&server.child, "TERM");
         // Clients go on until just before the drain period ends.
         *stop_at.lock().unwrap() = Some(signalled + drain - Duration::from_millis(300));
         let mut ready_after = None;
