@@ -84,9 +84,11 @@ export function sandboxCell(sync: SyncRecord): CellInfo {
   if (sync.applied.some((o) => o.op === "RemovePodSandbox")) marks.push("removed");
   if (!sb) return marks.includes("removed") ? { state: "none", label: "removed", marks, title: "the sandbox was removed (RemovePodSandbox)" } : { state: "none", label: "—", marks, title: "no sandbox" };
   const attempt = sb.metadata?.attempt ?? 0;
-  if (sb.state !== "SANDBOX_READY") return { state: "notready", label: `${sb.id} not ready`, marks, title: `${sb.id} (attempt ${attempt}) is not ready` };
-  if (sb.network && sb.network.ip === "") return { state: "failed", label: `${sb.id} no IP`, marks, title: `${sb.id} (attempt ${attempt}) has no IP address` };
-  return { state: "ready", label: `${sb.id} ready`, marks, title: `${sb.id} (attempt ${attempt}) ready, IP ${sb.network?.ip ?? "?"}` };
+  // The cell shows the id as crictl does (its first 13 characters); the title has it whole.
+  const short = (sb.id ?? "").slice(0, 13);
+  if (sb.state !== "SANDBOX_READY") return { state: "notready", label: `${short} not ready`, marks, title: `${sb.id} (attempt ${attempt}) is not ready` };
+  if (sb.network && sb.network.ip === "") return { state: "failed", label: `${short} no IP`, marks, title: `${sb.id} (attempt ${attempt}) has no IP address` };
+  return { state: "ready", label: `${short} ready`, marks, title: `${sb.id} (attempt ${attempt}) ready, IP ${sb.network?.ip ?? "?"}` };
 }
 
 const MARK_TEXT: Record<string, string> = { started: "▶", killed: "■", created: "✚", stopped: "■", resized: "⇕", removed: "✖" };
