@@ -261,7 +261,7 @@ pub fn kill_grace(
 
 /// The postStart step of `startContainer` (step 4), if the container has one.
 #[must_use]
-pub fn post_start_step(container: &Container, pod_ip: Option<&str>) -> Option<HookStep> {
+pub(crate) fn post_start_step(container: &Container, pod_ip: Option<&str>) -> Option<HookStep> {
     post_start_in(container, pod_ip, false)
 }
 
@@ -360,6 +360,18 @@ mod tests {
 
     fn container(v: serde_json::Value) -> Container {
         serde_json::from_value(v).unwrap()
+    }
+
+    proptest::proptest! {
+        /// Any postStart handler gives a step or none, never a panic.
+        #[test]
+        fn post_start_never_panics(port in proptest::prelude::any::<i32>(), host in "\\PC{0,20}") {
+            let c: Container = serde_json::from_value(serde_json::json!({
+                "name": "c", "lifecycle": {"postStart": {"httpGet": {"port": port, "host": host}}}}))
+                .unwrap_or_default();
+            let _ = post_start_step(&c, None);
+            let _ = post_start_step(&c, Some("10.0.0.1"));
+        }
     }
 
     #[test]

@@ -23,3 +23,43 @@ pub mod images {
 pub mod sim {
     pub use crate::sim::images::fault_text;
 }
+
+/// The CRI config generators one at a time (`generatePodSandboxConfig`'s and
+/// `generateContainerConfig`'s parts), as core's generator tests call them; the plan calls
+/// them through [`crate::config::generate_for`] and the sandbox config.
+pub mod config {
+    /// `pkg/kubelet/network/dns`: the pod's DNS config.
+    pub mod dns {
+        pub use crate::config::dns::pod_dns;
+    }
+    /// `makeEnvironmentVariables` and the service environment.
+    pub mod env {
+        pub use crate::config::env::{make_environment_variables, service_env_map};
+    }
+    /// The pod's hostname, domain and sandbox hostname.
+    pub mod hostname {
+        pub use crate::config::hostname::{pod_hostname_and_domain, sandbox_hostname};
+    }
+    /// `makeMounts`.
+    pub mod mounts {
+        pub use crate::config::mounts::make_mounts;
+    }
+    /// `generatePodSandboxConfig`.
+    pub mod sandbox {
+        pub use crate::config::sandbox::generate_pod_sandbox_config;
+    }
+    /// The effective security context and the namespace modes.
+    pub mod security {
+        pub use crate::config::security::{
+            effective_security_context, ipc_namespace, pid_namespace,
+        };
+    }
+}
+
+/// Go's encodings of the API types the kubelet writes into annotations.
+pub mod go {
+    /// `json.Marshal` of container ports and lifecycle handlers.
+    pub mod encoding {
+        pub use crate::go::encoding::{container_ports_json, lifecycle_handler_json};
+    }
+}

@@ -8,28 +8,28 @@
 //! modules expose each generator on its own (they are what the conformance vectors
 //! exercise).
 
-pub mod apparmor;
+pub(crate) mod apparmor;
 pub mod cgroups;
 pub(crate) mod complete;
 pub(crate) mod container;
 pub mod crictl;
-pub mod dns;
-pub mod env;
+pub(crate) mod dns;
+pub(crate) mod env;
 pub(crate) mod errors;
-pub mod expand;
-pub mod files;
-pub mod hostname;
+pub(crate) mod expand;
+pub(crate) mod files;
+pub(crate) mod hostname;
 pub mod labels;
-pub mod mounts;
-pub mod paths;
+pub(crate) mod mounts;
+pub(crate) mod paths;
 pub mod pod_resources;
-pub mod ports;
+pub(crate) mod ports;
 pub(crate) mod resize_requests;
 pub mod resources;
 pub(crate) mod run_options;
-pub mod sandbox;
+pub(crate) mod sandbox;
 pub(crate) mod seccomp;
-pub mod security;
+pub(crate) mod security;
 
 use std::borrow::Cow;
 

@@ -1,6 +1,6 @@
 //! Go's own encodings that the kubelet's output carries, byte for byte: `encoding/json` of
-//! the v1 structs and `strconv.Quote` ([`encoding`]), and `time.Duration` ([`duration`]).
+//! the v1 structs and `strconv.Quote` (`encoding.rs`), and `time.Duration` ([`duration`]).
 //! Leaves: they know nothing of pods or plans.
 
 pub mod duration;
-pub mod encoding;
+pub(crate) mod encoding;

@@ -303,7 +303,7 @@ fn split_reference(s: &str) -> Option<(&str, Option<&str>, Option<&str>)> {
 ///
 /// # Errors
 /// The reference error, with the kubelet's texts.
-pub fn parse_normalized_named(s: &str) -> Result<Reference, ReferenceError> {
+pub(crate) fn parse_normalized_named(s: &str) -> Result<Reference, ReferenceError> {
     if is_hex_identifier(s) {
         return Err(ReferenceError::HexIdentifier(s.to_string()));
     }
@@ -390,6 +390,15 @@ pub(crate) fn normalize_image(image: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Any reference text gives an answer or an error, never a panic.
+        #[test]
+        fn references_never_panic(t in "[a-zA-Z0-9._:/@-]{0,80}", s in "\\PC{0,80}") {
+            let _ = parse_normalized_named(&t);
+            let _ = parse_normalized_named(&s);
+        }
+    }
 
     #[test]
     fn normalize_image_examples() {

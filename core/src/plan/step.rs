@@ -432,7 +432,7 @@ impl Step {
     /// Where the container of a start op (`PullImage`, `WriteNodeFiles`, `CreateContainer`,
     /// `StartContainer`) is in the spec: its list and index, when the step says both.
     #[must_use]
-    pub fn spec_position(&self) -> Option<(ContainerKind, usize)> {
+    pub(crate) fn spec_position(&self) -> Option<(ContainerKind, usize)> {
         let (kind, index) = match self {
             Self::CreateContainer(s) => (s.kind, s.index),
             Self::StartContainer(s) => (s.kind, s.index),

@@ -9,11 +9,11 @@
 use k8s_openapi::api::core::v1::{Container, Pod};
 use serde_json::json;
 
-use podplan_core::config::{dns, env, hostname, mounts, security};
 use podplan_core::cri::NamespaceMode;
 use podplan_core::features::FeatureGates;
-use podplan_core::go::encoding;
 use podplan_core::request::node::NodeContext;
+use podplan_core::unstable::config::{dns, env, hostname, mounts, security};
+use podplan_core::unstable::go::encoding;
 
 fn pod(v: serde_json::Value) -> Pod {
     serde_json::from_value(v).unwrap_or_else(|e| panic!("bad test pod: {e}"))

@@ -7,11 +7,12 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use podplan_core::config::{self, env, ContainerKind};
+use podplan_core::config::{self, ContainerKind};
 use podplan_core::cri::{ContainerConfig, PodSandboxConfig};
 use podplan_core::features::FeatureGates;
 use podplan_core::plan::Plan;
 use podplan_core::request::PlanRequest;
+use podplan_core::unstable::config::env;
 
 fn dns_label() -> impl Strategy<Value = String> {
     "[a-z][a-z0-9-]{0,10}[a-z0-9]"
@@ -235,7 +236,7 @@ proptest! {
         let Some(req) = parsed else { return Ok(()); };
         let gates = FeatureGates::resolve(&req.feature_gates);
         let node = req.node.clone().unwrap_or_default();
-        if let Ok((sb, _)) = config::sandbox::generate_pod_sandbox_config(&req.pod, 1, &node, &gates) {
+        if let Ok((sb, _)) = podplan_core::unstable::config::sandbox::generate_pod_sandbox_config(&req.pod, 1, &node, &gates) {
             let text = serde_json::to_string(&sb).unwrap_or_default();
             let back: PodSandboxConfig = serde_json::from_str(&text).unwrap_or_default();
             prop_assert_eq!(back, sb.clone());

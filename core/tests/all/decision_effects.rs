@@ -67,8 +67,16 @@ fn spec_index(plan: &Plan, d: &Decision) -> Option<usize> {
     plan.steps
         .iter()
         .filter(|s| s.container() == d.container.as_deref())
-        .find_map(|s| s.spec_position().filter(|(k, _)| k.as_str() == kind))
-        .map(|(_, index)| index)
+        .find_map(|s| {
+            let (k, index) = match s {
+                Step::CreateContainer(s) => (s.kind?, s.index?),
+                Step::StartContainer(s) => (s.kind?, s.index?),
+                Step::PullImage(s) => (s.kind?, s.index?),
+                Step::WriteNodeFiles(s) => (s.kind?, s.index?),
+                _ => return None,
+            };
+            (k.as_str() == kind).then_some(index)
+        })
 }
 
 fn check_plan(name: &str, p: &Plan) {
