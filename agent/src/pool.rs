@@ -163,7 +163,11 @@ fn run(shared: &Shared, number: usize) {
         if let Some(job) = state.queue.pop_front() {
             state.running.push((number, Instant::now()));
             drop(state);
-            job();
+            // A job that panics ends; its thread and the pool's counts go on (the
+            // worker's own round catches its panics first, so this is a last resort).
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).is_err() {
+                tracing::error!("a pod worker's job panicked; its thread goes on");
+            }
             state = lock(&shared.state);
             state.running.retain(|(n, _)| *n != number);
             continue;
@@ -213,6 +217,27 @@ fn supervise(shared: &Arc<Shared>) {
 mod tests {
     use super::*;
     use std::sync::mpsc::channel;
+
+    #[test]
+    fn a_panicking_job_leaves_the_thread_and_the_counts_as_they_were() {
+        let pool = Pool::with_size(1);
+        pool.submit(Box::new(|| panic!("a job's bug")));
+        let (tx, rx) = channel();
+        pool.submit(Box::new(move || {
+            let _ = tx.send(());
+        }));
+        // The second job ran on the thread the first one panicked on.
+        assert!(rx.recv_timeout(Duration::from_secs(5)).is_ok());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !lock(&pool.shared.state).running.is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // Nothing is counted as running (a thread that died in the job would be forever),
+        // and the threads counted are at most the supervisor's one extra.
+        let state = lock(&pool.shared.state);
+        assert!(state.running.is_empty(), "{:?}", state.running);
+        assert!((1..=2).contains(&state.threads), "{}", state.threads);
+    }
 
     #[test]
     fn every_job_runs() {

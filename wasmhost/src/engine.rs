@@ -206,7 +206,7 @@ impl HostEngine {
 
 fn fingerprint(engine: &Engine) -> [u8; 32] {
     let mut hasher = ShaHasher(Sha256::new());
-    "podplan-host module cache v1".hash(&mut hasher);
+    "podplan-wasmhost module cache v1".hash(&mut hasher);
     engine.precompile_compatibility_hash().hash(&mut hasher);
     hasher.0.finalize().into()
 }

@@ -59,7 +59,7 @@ pub enum HostError {
     /// This binary was built without the embedded module.
     #[error(
         "this podplan binary was built without the embedded wasm module \
-         (run scripts/build-wasm, then rebuild podplan-host), or pass --module FILE"
+         (run scripts/build-wasm, then rebuild podplan: podplan-wasmhost embeds it), or pass --module FILE"
     )]
     NoEmbeddedModule,
     /// Reading a module file failed.
