@@ -150,9 +150,18 @@ fn set_defaults_pod(pod: &mut Pod, gates: &FeatureGates) {
         requests_from_limits(c.resources.as_mut());
     }
     if gates.enabled(Gate::PodLevelResources) {
-        default_hugepage_pod_limits(pod);
-        default_pod_requests(pod);
-        default_pod_limits(pod);
+        // The API server defaults an object when it decodes a request and again each time
+        // it decodes the stored object (every read, the kubelet's watch among them: the
+        // storage codec is `CodecFactory.DecoderToVersion`, a defaulting codec;
+        // `apiserver/pkg/server/storage/storage_codec.go`). These three are not idempotent:
+        // `defaultPodLimits` can set the pod's first limit after `defaultPodRequests`
+        // returned for want of one, so the second pass adds requests. What every reader
+        // sees is the second pass, a fixed point (`resource_defaults_are_idempotent`).
+        for _ in 0..2 {
+            default_hugepage_pod_limits(pod);
+            default_pod_requests(pod);
+            default_pod_limits(pod);
+        }
     }
     let Some(spec) = pod.spec.as_mut() else {
         return;
@@ -1022,5 +1031,49 @@ mod idempotence {
             checked += 1;
         }
         assert!(checked >= 10, "{checked}");
+    }
+
+    fn resources(values: &[Option<&str>; 6]) -> serde_json::Value {
+        let names = ["cpu", "memory", "hugepages-2Mi"];
+        let mut requests = serde_json::Map::new();
+        let mut limits = serde_json::Map::new();
+        for (i, name) in names.iter().enumerate() {
+            if let Some(v) = values[i] {
+                requests.insert((*name).into(), v.into());
+            }
+            if let Some(v) = values[i + 3] {
+                limits.insert((*name).into(), v.into());
+            }
+        }
+        serde_json::json!({"requests": requests, "limits": limits})
+    }
+
+    proptest::proptest! {
+        /// Pod-level and container resources in any combination: defaulting a defaulted
+        /// pod changes nothing (`PodLevelResources` on, as in 1.37).
+        #[test]
+        fn resource_defaults_are_idempotent(
+            pod_level in proptest::array::uniform6(proptest::option::of(proptest::sample::select(vec!["1", "500m", "1Gi", "2Mi", "4Mi", "0"]))),
+            a in proptest::array::uniform6(proptest::option::of(proptest::sample::select(vec!["1", "250m", "512Mi", "2Mi", "0"]))),
+            b in proptest::array::uniform6(proptest::option::of(proptest::sample::select(vec!["2", "100m", "1Gi", "4Mi"]))),
+            init in proptest::array::uniform6(proptest::option::of(proptest::sample::select(vec!["1", "2Mi", "64Mi"]))),
+        ) {
+            let gates = FeatureGates::resolve(&crate::request::PlanRequest::default().feature_gates);
+            let v = serde_json::json!({"metadata": {"name": "p"}, "spec": {
+                "resources": resources(&pod_level),
+                "initContainers": [{"name": "i", "image": "x", "resources": resources(&init)}],
+                "containers": [{"name": "a", "image": "x", "resources": resources(&a)},
+                               {"name": "b", "image": "x", "resources": resources(&b)}]}});
+            let Ok(mut pod) = serde_json::from_value::<Pod>(v) else {
+                return Err(proptest::test_runner::TestCaseError::fail("pod"));
+            };
+            apply_api_defaults_with(&mut pod, &gates);
+            let once = pod.clone();
+            apply_api_defaults_with(&mut pod, &gates);
+            proptest::prop_assert_eq!(
+                serde_json::to_value(&pod).unwrap_or_default(),
+                serde_json::to_value(&once).unwrap_or_default()
+            );
+        }
     }
 }
