@@ -405,7 +405,15 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             });
             match target {
                 Some(c) => {
-                    c.image = Some(image.clone());
+                    // An update of the spec: the API server's pod strategy counts it in
+                    // `metadata.generation` (`PrepareForUpdate`, pkg/registry/core/pod/
+                    // strategy.go); a pod whose generation is not known keeps not knowing.
+                    if c.image.as_deref() != Some(image.as_str()) {
+                        c.image = Some(image.clone());
+                        if let Some(g) = request.pod.metadata.generation.as_mut() {
+                            *g = g.saturating_add(1);
+                        }
+                    }
                     None
                 }
                 None => Some(format!("the pod has no container {container}")),
@@ -889,6 +897,26 @@ mod tests {
             }
         )
         .is_some());
+    }
+
+    #[test]
+    fn an_image_change_is_a_new_generation_the_same_image_is_not() {
+        let mut r = crate::api::parse_request(
+            br#"{"pod": {"metadata": {"name": "p", "uid": "u", "generation": 3},
+                 "spec": {"containers": [{"name": "a", "image": "x"}]}}}"#,
+        )
+        .unwrap();
+        let set = |image: &str| Event::SetImage {
+            container: "a".into(),
+            image: image.into(),
+        };
+        assert_eq!(apply_event(&mut r, &set("x")), None);
+        assert_eq!(r.pod.metadata.generation, Some(3));
+        assert_eq!(apply_event(&mut r, &set("y")), None);
+        assert_eq!(r.pod.metadata.generation, Some(4));
+        r.pod.metadata.generation = None;
+        assert_eq!(apply_event(&mut r, &set("z")), None);
+        assert_eq!(r.pod.metadata.generation, None);
     }
 
     fn seconds_since(r: &PlanRequest, t: jiff::Timestamp) -> i64 {
