@@ -7,6 +7,10 @@
 //! with throughput in containers, so criterion reports the cost per container (which
 //! should stay flat as pods grow).
 //!
+//! `sim/{fixture}`: the runtime model (`podplan_core::sim::Simulation`, what the demo and
+//! the playground run) carrying the fixture's pod from its request to a stable runtime:
+//! plan, carry out every step, relist, until a sync changes nothing (at most 8 syncs).
+//!
 //! `cargo bench -p podplan-benches` (add `-- --quick` for a fast run).
 
 #![expect(
@@ -107,5 +111,24 @@ fn pod_size(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, decide, typed, json_bytes, status, pod_size);
+fn simulation(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sim");
+    let start: jiff::Timestamp = "2025-01-01T00:00:00Z".parse().expect("a valid timestamp");
+    for fixture in fixtures() {
+        let request = fixture.typed().expect("every fixture is a valid request");
+        group.bench_with_input(
+            BenchmarkId::from_parameter(fixture.name),
+            &request,
+            |b, r| {
+                b.iter(|| {
+                    let mut sim = podplan_core::sim::Simulation::new(black_box(r).clone(), start);
+                    black_box(sim.run_until_stable(8).map(|plans| plans.len()))
+                });
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, decide, typed, json_bytes, status, pod_size, simulation);
 criterion_main!(benches);
