@@ -205,15 +205,6 @@ export interface ErrorEnvelope {
 
 // core/src/sim/event.rs
 
-/** Which probe an `Event::Probe` reports. */
-export type ProbeKind =
-  /** The liveness probe. */
-  | "liveness"
-  /** The startup probe. */
-  | "startup"
-  /** The readiness probe: recorded, it never restarts a container. */
-  | "readiness";
-
 /** Something that happens to the pod between two syncs. */
 export type SimEvent =
   /** Virtual time passes: the request's `now` moves forward. */
@@ -2095,6 +2086,17 @@ export interface Warning {
   /** What was noticed and what the engine did about it. */
   message: string;
 }
+
+// core/src/sim/probes.rs
+
+/** Which probe a probe event (`sim::Event::Probe`) reports. */
+export type ProbeKind =
+  /** The liveness probe. */
+  | "liveness"
+  /** The startup probe. */
+  | "startup"
+  /** The readiness probe: recorded, it never restarts a container. */
+  | "readiness";
 
 // core/src/cri/enums.rs
 

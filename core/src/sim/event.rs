@@ -2,43 +2,17 @@
 //!
 //! The demo's script, the playground's drive controls and tests name the same events
 //! ([`Event`], JSON `{"type": "exit", "container": "app", "code": 1}`); [`apply_event`]
-//! carries one out on a request with the [`script`] helpers, at the
-//! request's `now`. An event that cannot happen as described (the container is not
+//! carries one out on a request with the [`script`] helpers and, for probe events, the
+//! prober's rules (`probes.rs`), at the request's `now`. An event that cannot happen as described (the container is not
 //! running, there is no sandbox) changes nothing and answers a note saying why.
 
 use serde::{Deserialize, Serialize};
 
 use super::hooks::HookControls;
 use super::model::KILLED_EXIT_CODE;
+use super::probes::{self, ProbeKind};
 use super::script;
-use crate::features::{FeatureGates, Gate};
-use crate::kubecontainer::restart::matching_rule;
 use crate::request::{PlanRequest, ProbeResult};
-use crate::runtime::ContainerState;
-
-/// Which probe an [`Event::Probe`] reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProbeKind {
-    /// The liveness probe.
-    Liveness,
-    /// The startup probe.
-    Startup,
-    /// The readiness probe: recorded, it never restarts a container.
-    Readiness,
-}
-
-impl ProbeKind {
-    /// The probe's name (`liveness`, `startup`, `readiness`).
-    #[must_use]
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Self::Liveness => "liveness",
-            Self::Startup => "startup",
-            Self::Readiness => "readiness",
-        }
-    }
-}
 
 /// Something that happens to the pod between two syncs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -285,7 +259,7 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             if !script::exit_container(request, container, *code, now) {
                 return Some(format!("{container} is not running, so it cannot exit"));
             }
-            if restart_all_rule_matches(request, container, *code) {
+            if script::restart_all_rule_matches(request, container, *code) {
                 script::begin_restart_all(request);
             }
             None
@@ -295,11 +269,11 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             probe,
             result,
         } => {
-            if let Some(why) = prober_cannot_report(request, container, *probe) {
+            if let Some(why) = probes::prober_cannot_report(request, container, *probe) {
                 return Some(why);
             }
             if *result == ProbeResult::Failure {
-                if let Some(at) = probe_failure_recorded_at(request, container, *probe, now) {
+                if let Some(at) = probes::probe_failure_recorded_at(request, container, *probe, now) {
                     request.now = Some(at);
                 }
             }
@@ -310,22 +284,22 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             };
             script::set_probe(request, container, liveness, startup);
             if *probe == ProbeKind::Readiness {
-                set_readiness(request, container, *result);
+                probes::set_readiness(request, container, *result);
             }
             None
         }
         Event::SandboxDies => {
-            if !has_sandbox(request) {
+            if !script::has_sandbox(request) {
                 return Some("there is no sandbox to lose".into());
             }
             script::kill_sandbox(request, now);
             None
         }
         Event::SandboxLosesIp => {
-            if !has_sandbox(request) {
+            if !script::has_sandbox(request) {
                 return Some("there is no sandbox to lose its IP".into());
             }
-            lose_sandbox_ip(request);
+            script::lose_sandbox_ip(request);
             None
         }
         Event::Delete {
@@ -385,7 +359,7 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
             }) {
                 s.reason = "OOMKilled".into();
             }
-            if restart_all_rule_matches(request, container, KILLED_EXIT_CODE) {
+            if script::restart_all_rule_matches(request, container, KILLED_EXIT_CODE) {
                 script::begin_restart_all(request);
             }
             None
@@ -419,7 +393,7 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
                 None => Some(format!("the pod has no container {container}")),
             }
         }
-        Event::SetCondition { condition, status } => set_condition(request, condition, status, now),
+        Event::SetCondition { condition, status } => script::set_condition(request, condition, status, now),
         Event::PullFails {
             image,
             fault,
@@ -430,235 +404,11 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
     }
 }
 
-/// Why the kubelet's prober cannot produce a `kind` result for `name` now, if it cannot:
-/// results exist only for probes the container declares, of a running container; the
-/// liveness and readiness probes run only once the startup probe (if declared) has
-/// succeeded, and the startup probe stops once it has (`prober/worker.go`).
-fn prober_cannot_report(request: &PlanRequest, name: &str, kind: ProbeKind) -> Option<String> {
-    let what = kind.as_str();
-    if !newest_is_running(request, name) {
-        return Some(format!("{name} is not running, so it has no {what} probe"));
-    }
-    let spec = request.pod.spec.as_ref().and_then(|s| {
-        s.init_containers
-            .iter()
-            .flatten()
-            .chain(s.containers.iter())
-            .find(|c| c.name == name)
-    })?;
-    let declared = match kind {
-        ProbeKind::Liveness => spec.liveness_probe.is_some(),
-        ProbeKind::Startup => spec.startup_probe.is_some(),
-        ProbeKind::Readiness => spec.readiness_probe.is_some(),
-    };
-    if !declared {
-        return Some(format!(
-            "{name} declares no {what} probe, so the kubelet's prober has no result for it"
-        ));
-    }
-    let started = spec.startup_probe.is_none()
-        || newest_probe_results(request, name)
-            .and_then(|r| r.startup)
-            .is_some_and(|r| r == ProbeResult::Success);
-    match kind {
-        ProbeKind::Startup if started => Some(format!(
-            "the startup probe of {name} has already succeeded: the kubelet no longer runs it"
-        )),
-        ProbeKind::Liveness | ProbeKind::Readiness if !started => Some(format!(
-            "the kubelet runs the {what} probe of {name} only after its startup probe has succeeded"
-        )),
-        _ => None,
-    }
-}
-
-/// When the kubelet's prober records a `kind` failure of the newest instance of `name`
-/// that begins to fail at `now` (`doProbe` in `pkg/kubelet/prober/worker.go`): no probe
-/// runs until `initialDelaySeconds` after the container started; the worker probes every
-/// `periodSeconds` and changes the result only after `failureThreshold` failures in a
-/// row. The model's failure begins just after a probe, so the first failing probe is one
-/// period later and the recorded failure `periodSeconds × failureThreshold` after the
-/// later of `now` and the end of the initial delay. The API defaults apply to unset
-/// fields (`SetDefaults_Probe`: period 10 s, threshold 3, no initial delay). `None` when
-/// the probe already reports a failure (nothing changes, no time passes) or is not
-/// declared.
-#[must_use]
-pub fn probe_failure_recorded_at(
-    request: &PlanRequest,
-    name: &str,
-    kind: ProbeKind,
-    now: jiff::Timestamp,
-) -> Option<jiff::Timestamp> {
-    let spec = request.pod.spec.as_ref().and_then(|s| {
-        s.init_containers
-            .iter()
-            .flatten()
-            .chain(s.containers.iter())
-            .find(|c| c.name == name)
-    })?;
-    let probe = match kind {
-        ProbeKind::Liveness => spec.liveness_probe.as_ref(),
-        ProbeKind::Startup => spec.startup_probe.as_ref(),
-        ProbeKind::Readiness => spec.readiness_probe.as_ref(),
-    }?;
-    let current = newest_probe_results(request, name).and_then(|r| match kind {
-        ProbeKind::Liveness => r.liveness,
-        ProbeKind::Startup => r.startup,
-        ProbeKind::Readiness => r.readiness,
-    });
-    if current == Some(ProbeResult::Failure) {
-        return None;
-    }
-    let positive =
-        |v: Option<i32>, default: i32| i64::from(v.filter(|v| *v > 0).unwrap_or(default));
-    let period = positive(probe.period_seconds, 10);
-    let threshold = positive(probe.failure_threshold, 3);
-    let delay = i64::from(probe.initial_delay_seconds.unwrap_or(0).max(0));
-    let started = request
-        .runtime_status
-        .as_ref()
-        .and_then(|s| s.container_statuses.iter().find(|c| c.name == name))
-        .and_then(|c| c.started_at);
-    let probing_from = started
-        .and_then(|t| t.checked_add(jiff::SignedDuration::from_secs(delay)).ok())
-        .map_or(now, |t| t.max(now));
-    probing_from
-        .checked_add(jiff::SignedDuration::from_secs(
-            period.saturating_mul(threshold),
-        ))
-        .ok()
-}
-
-/// [`Event::SetCondition`]: the condition in the pod's API status, its
-/// `lastTransitionTime` moved to `now` when its status changes.
-fn set_condition(
-    request: &mut PlanRequest,
-    condition: &str,
-    status: &str,
-    now: jiff::Timestamp,
-) -> Option<String> {
-    if !matches!(status, "True" | "False" | "Unknown") {
-        return Some(format!(
-            "a condition's status is True, False or Unknown, not {status:?}"
-        ));
-    }
-    if condition.is_empty() {
-        return Some("the condition has no type".into());
-    }
-    let owned = crate::status::conditions::KUBELET_OWNED.contains(&condition)
-        || matches!(condition, "PodReadyToStartContainers" | "DisruptionTarget");
-    if owned {
-        return Some(format!(
-            "{condition} is the kubelet's condition (or the API server's): only other conditions, such as a readiness gate's, are set from outside"
-        ));
-    }
-    let time = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(now);
-    let conditions = request
-        .pod
-        .status
-        .get_or_insert_with(Default::default)
-        .conditions
-        .get_or_insert_with(Vec::new);
-    match conditions.iter_mut().find(|c| c.type_ == condition) {
-        Some(c) => {
-            if c.status != status {
-                c.status = status.to_string();
-                c.last_transition_time = Some(time);
-            }
-        }
-        None => conditions.push(k8s_openapi::api::core::v1::PodCondition {
-            type_: condition.to_string(),
-            status: status.to_string(),
-            last_transition_time: Some(time),
-            ..Default::default()
-        }),
-    }
-    None
-}
-
-fn newest_probe_results(request: &PlanRequest, name: &str) -> Option<crate::request::ProbeResults> {
-    let id = request
-        .runtime_status
-        .as_ref()?
-        .container_statuses
-        .iter()
-        .find(|c| c.name == name)?
-        .id
-        .clone();
-    request.probes.get(&id).copied()
-}
-
-fn set_readiness(request: &mut PlanRequest, name: &str, result: ProbeResult) {
-    let Some(id) = request
-        .runtime_status
-        .as_ref()
-        .and_then(|s| s.container_statuses.iter().find(|c| c.name == name))
-        .map(|c| c.id.clone())
-    else {
-        return;
-    };
-    request.probes.entry(id).or_default().readiness = Some(result);
-}
-
-fn has_sandbox(request: &PlanRequest) -> bool {
-    request
-        .runtime_status
-        .as_ref()
-        .is_some_and(|s| !s.sandbox_statuses.is_empty())
-}
-
-fn newest_is_running(request: &PlanRequest, name: &str) -> bool {
-    request.runtime_status.as_ref().is_some_and(|s| {
-        s.container_statuses
-            .iter()
-            .find(|c| c.name == name)
-            .is_some_and(|c| c.state == ContainerState::Running)
-    })
-}
-
-/// The latest sandbox keeps running but reports no IP; the pod's IPs go with it.
-fn lose_sandbox_ip(request: &mut PlanRequest) {
-    let Some(status) = request.runtime_status.as_mut() else {
-        return;
-    };
-    if let Some(network) = status
-        .sandbox_statuses
-        .first_mut()
-        .and_then(|s| s.network.as_mut())
-    {
-        network.ip.clear();
-        network.additional_ips.clear();
-    }
-    status.ips.clear();
-}
-
-/// Whether `code` of container `name` matches a `RestartAllContainers` rule while the
-/// gate is on.
-fn restart_all_rule_matches(request: &PlanRequest, name: &str, code: i32) -> bool {
-    let gates = FeatureGates::resolve(&request.feature_gates);
-    if !gates.enabled(Gate::RestartAllContainersOnContainerExits) {
-        return false;
-    }
-    request
-        .pod
-        .spec
-        .iter()
-        .flat_map(|s| {
-            s.init_containers
-                .iter()
-                .flatten()
-                .chain(s.containers.iter())
-        })
-        .filter(|c| c.name == name)
-        .any(|c| {
-            matching_rule(c, code).is_some_and(|(_, rule)| rule.action == "RestartAllContainers")
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::api::parse_request;
-    use crate::runtime::SandboxState;
+    use crate::runtime::{ContainerState, SandboxState};
     use crate::sim::next_request;
 
     fn started(pod: &str) -> PlanRequest {
@@ -762,143 +512,6 @@ mod tests {
         assert!(apply_event(&mut empty, &Event::SandboxDies).is_some());
     }
 
-    const PROBED: &str = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
-        "spec": {"containers": [{"name": "a", "image": "x",
-          "startupProbe": {"exec": {"command": ["true"]}},
-          "livenessProbe": {"exec": {"command": ["true"]}},
-          "readinessProbe": {"exec": {"command": ["true"]}}},
-          {"name": "b", "image": "x"}]}}"#;
-
-    fn probe(container: &str, probe: ProbeKind, result: ProbeResult) -> Event {
-        Event::Probe {
-            container: container.into(),
-            probe,
-            result,
-        }
-    }
-
-    #[test]
-    fn the_prober_reports_liveness_and_readiness_only_after_startup_succeeded() {
-        let mut r = started(PROBED);
-        let statuses = &r.runtime_status.as_ref().unwrap().container_statuses;
-        let id = statuses.iter().find(|s| s.name == "a").unwrap().id.clone();
-        for kind in [ProbeKind::Liveness, ProbeKind::Readiness] {
-            let note = apply_event(&mut r, &probe("a", kind, ProbeResult::Failure)).unwrap();
-            assert!(
-                note.contains("only after its startup probe has succeeded"),
-                "{note}"
-            );
-        }
-        assert!(r.probes.is_empty());
-        assert_eq!(
-            apply_event(
-                &mut r,
-                &probe("a", ProbeKind::Startup, ProbeResult::Failure)
-            ),
-            None
-        );
-        assert!(apply_event(
-            &mut r,
-            &probe("a", ProbeKind::Liveness, ProbeResult::Failure)
-        )
-        .is_some());
-        assert_eq!(
-            apply_event(
-                &mut r,
-                &probe("a", ProbeKind::Startup, ProbeResult::Success)
-            ),
-            None
-        );
-        let note = apply_event(
-            &mut r,
-            &probe("a", ProbeKind::Startup, ProbeResult::Failure),
-        )
-        .unwrap();
-        assert!(note.contains("already succeeded"), "{note}");
-        assert_eq!(
-            apply_event(
-                &mut r,
-                &probe("a", ProbeKind::Readiness, ProbeResult::Failure)
-            ),
-            None
-        );
-        assert_eq!(
-            apply_event(
-                &mut r,
-                &probe("a", ProbeKind::Liveness, ProbeResult::Failure)
-            ),
-            None
-        );
-        let results = r.probes[&id];
-        assert_eq!(
-            (results.startup, results.liveness, results.readiness),
-            (
-                Some(ProbeResult::Success),
-                Some(ProbeResult::Failure),
-                Some(ProbeResult::Failure)
-            )
-        );
-        // b declares no probe: the prober has nothing to report.
-        let note = apply_event(
-            &mut r,
-            &probe("b", ProbeKind::Liveness, ProbeResult::Failure),
-        )
-        .unwrap();
-        assert!(note.contains("declares no liveness probe"), "{note}");
-    }
-
-    #[test]
-    fn a_readiness_failure_never_restarts_the_container() {
-        let mut r = started(PROBED);
-        apply_event(
-            &mut r,
-            &probe("a", ProbeKind::Startup, ProbeResult::Success),
-        );
-        apply_event(
-            &mut r,
-            &probe("a", ProbeKind::Readiness, ProbeResult::Failure),
-        );
-        let plan = crate::plan(&r).unwrap();
-        assert!(plan.actions.containers_to_kill.is_empty());
-        assert!(plan.actions.containers_to_start.is_empty());
-    }
-
-    #[test]
-    fn probes_need_a_running_container() {
-        let mut r = started(PROBED);
-        apply_event(
-            &mut r,
-            &probe("a", ProbeKind::Startup, ProbeResult::Success),
-        );
-        let probe = Event::Probe {
-            container: "a".into(),
-            probe: ProbeKind::Liveness,
-            result: ProbeResult::Failure,
-        };
-        assert_eq!(apply_event(&mut r, &probe), None);
-        assert_eq!(r.probes.len(), 1);
-        assert_eq!(
-            r.probes.values().next().unwrap().liveness,
-            Some(ProbeResult::Failure)
-        );
-        apply_event(
-            &mut r,
-            &Event::Exit {
-                container: "a".into(),
-                code: 1,
-            },
-        );
-        assert!(apply_event(&mut r, &probe).is_some());
-        assert!(apply_event(
-            &mut r,
-            &Event::SetImage {
-                container: "c".into(),
-                image: "y".into()
-            }
-        )
-        .is_some());
-    }
-
     #[test]
     fn an_image_change_is_a_new_generation_the_same_image_is_not() {
         let mut r = crate::api::parse_request(
@@ -917,78 +530,6 @@ mod tests {
         r.pod.metadata.generation = None;
         assert_eq!(apply_event(&mut r, &set("z")), None);
         assert_eq!(r.pod.metadata.generation, None);
-    }
-
-    fn seconds_since(r: &PlanRequest, t: jiff::Timestamp) -> i64 {
-        r.now.map_or(0, |n| n.as_second() - t.as_second())
-    }
-
-    #[test]
-    fn a_probe_failure_is_recorded_after_failure_threshold_periods() {
-        // liveness: period 5 s, threshold 4; readiness: API defaults (10 s × 3).
-        let pod = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
-            "spec": {"containers": [{"name": "a", "image": "x",
-              "livenessProbe": {"exec": {"command": ["true"]}, "periodSeconds": 5, "failureThreshold": 4},
-              "readinessProbe": {"exec": {"command": ["true"]}}}]}}"#;
-        let mut r = started(pod);
-        let t = r.now.unwrap();
-        assert_eq!(
-            apply_event(
-                &mut r,
-                &probe("a", ProbeKind::Readiness, ProbeResult::Failure)
-            ),
-            None
-        );
-        assert_eq!(seconds_since(&r, t), 30);
-        // Already failing: nothing changes, no time passes.
-        assert_eq!(
-            apply_event(
-                &mut r,
-                &probe("a", ProbeKind::Readiness, ProbeResult::Failure)
-            ),
-            None
-        );
-        assert_eq!(seconds_since(&r, t), 30);
-        // A success is recorded at once.
-        assert_eq!(
-            apply_event(
-                &mut r,
-                &probe("a", ProbeKind::Readiness, ProbeResult::Success)
-            ),
-            None
-        );
-        assert_eq!(seconds_since(&r, t), 30);
-        assert_eq!(
-            apply_event(
-                &mut r,
-                &probe("a", ProbeKind::Liveness, ProbeResult::Failure)
-            ),
-            None
-        );
-        assert_eq!(seconds_since(&r, t), 50);
-    }
-
-    #[test]
-    fn no_probe_runs_before_the_initial_delay() {
-        let pod = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
-            "spec": {"containers": [{"name": "a", "image": "x",
-              "livenessProbe": {"exec": {"command": ["true"]}, "initialDelaySeconds": 15, "periodSeconds": 2, "failureThreshold": 3}}]}}"#;
-        // Started at t: probing begins at t + 15 s, the third failure 6 s later.
-        let mut r = started(pod);
-        let t = r.now.unwrap();
-        apply_event(
-            &mut r,
-            &probe("a", ProbeKind::Liveness, ProbeResult::Failure),
-        );
-        assert_eq!(seconds_since(&r, t), 21);
-        // Long after the delay, only the failures count.
-        let mut r = started(pod);
-        apply_event(&mut r, &Event::Advance { seconds: 100 });
-        apply_event(
-            &mut r,
-            &probe("a", ProbeKind::Liveness, ProbeResult::Failure),
-        );
-        assert_eq!(seconds_since(&r, t), 106);
     }
 
     fn ready_of(r: &PlanRequest) -> (String, Option<String>) {

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::PodCondition;
 
+use crate::features::{FeatureGates, Gate};
+use crate::kubecontainer::restart::matching_rule;
 use crate::request::{PlanRequest, ProbeResult};
 use crate::runtime::ContainerState;
 
@@ -161,4 +163,98 @@ pub fn begin_restart_all(request: &mut PlanRequest) {
         status: "True".into(),
         ..PodCondition::default()
     });
+}
+
+/// A condition set from outside (a readiness gate's): the condition in the pod's API status, its
+/// `lastTransitionTime` moved to `now` when its status changes.
+pub(crate) fn set_condition(
+    request: &mut PlanRequest,
+    condition: &str,
+    status: &str,
+    now: jiff::Timestamp,
+) -> Option<String> {
+    if !matches!(status, "True" | "False" | "Unknown") {
+        return Some(format!(
+            "a condition's status is True, False or Unknown, not {status:?}"
+        ));
+    }
+    if condition.is_empty() {
+        return Some("the condition has no type".into());
+    }
+    let owned = crate::status::conditions::KUBELET_OWNED.contains(&condition)
+        || matches!(condition, "PodReadyToStartContainers" | "DisruptionTarget");
+    if owned {
+        return Some(format!(
+            "{condition} is the kubelet's condition (or the API server's): only other conditions, such as a readiness gate's, are set from outside"
+        ));
+    }
+    let time = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(now);
+    let conditions = request
+        .pod
+        .status
+        .get_or_insert_with(Default::default)
+        .conditions
+        .get_or_insert_with(Vec::new);
+    match conditions.iter_mut().find(|c| c.type_ == condition) {
+        Some(c) => {
+            if c.status != status {
+                c.status = status.to_string();
+                c.last_transition_time = Some(time);
+            }
+        }
+        None => conditions.push(k8s_openapi::api::core::v1::PodCondition {
+            type_: condition.to_string(),
+            status: status.to_string(),
+            last_transition_time: Some(time),
+            ..Default::default()
+        }),
+    }
+    None
+}
+
+/// Whether the runtime reports a sandbox of the pod.
+pub(crate) fn has_sandbox(request: &PlanRequest) -> bool {
+    request
+        .runtime_status
+        .as_ref()
+        .is_some_and(|s| !s.sandbox_statuses.is_empty())
+}
+
+/// The latest sandbox keeps running but reports no IP; the pod's IPs go with it.
+pub(crate) fn lose_sandbox_ip(request: &mut PlanRequest) {
+    let Some(status) = request.runtime_status.as_mut() else {
+        return;
+    };
+    if let Some(network) = status
+        .sandbox_statuses
+        .first_mut()
+        .and_then(|s| s.network.as_mut())
+    {
+        network.ip.clear();
+        network.additional_ips.clear();
+    }
+    status.ips.clear();
+}
+
+/// Whether `code` of container `name` matches a `RestartAllContainers` rule while the
+/// gate is on.
+pub(crate) fn restart_all_rule_matches(request: &PlanRequest, name: &str, code: i32) -> bool {
+    let gates = FeatureGates::resolve(&request.feature_gates);
+    if !gates.enabled(Gate::RestartAllContainersOnContainerExits) {
+        return false;
+    }
+    request
+        .pod
+        .spec
+        .iter()
+        .flat_map(|s| {
+            s.init_containers
+                .iter()
+                .flatten()
+                .chain(s.containers.iter())
+        })
+        .filter(|c| c.name == name)
+        .any(|c| {
+            matching_rule(c, code).is_some_and(|(_, rule)| rule.action == "RestartAllContainers")
+        })
 }
