@@ -4,7 +4,7 @@
 //! actuated-resources checkpoint; `Runtime::apply_step` carries out one CRI operation
 //! (one [`Step`](crate::plan::Step)) on it. Carrying out all of a plan's
 //! [`steps`](crate::plan::Plan::steps) against the request's runtime status gives what the
-//! runtime (and the kubelet's checkpoints) would report next; [`next_request`] makes the
+//! runtime (and the kubelet's checkpoints) would report next; [`next_request_with`] makes the
 //! next sync's request of it. Everything is deterministic: there is no randomness and no I/O.
 //! Every request always succeeds: the model does not simulate runtime errors.
 //!
@@ -64,16 +64,16 @@ mod model;
 pub mod node;
 mod probes;
 mod runtime;
-pub mod script;
+pub(crate) mod script;
 mod simulation;
 mod sync;
-pub use event::{apply_event, apply_event_with, Event};
+pub use event::{apply_event_with, Event};
 pub use hooks::HookControls;
 pub use model::Outcome;
 pub use probes::ProbeKind;
 pub use runtime::Runtime;
 pub use simulation::{Behaviour, Simulation};
-pub use sync::{next_request, next_request_with};
+pub use sync::next_request_with;
 pub(crate) use sync::{next_request_timed, relist_changed};
 
 #[cfg(test)]
@@ -226,7 +226,7 @@ mod tests {
             let Ok(plan) = crate::plan(&request) else {
                 panic!("no plan");
             };
-            request = next_request(&request, &plan, t0());
+            request = next_request_with(&request, &plan, t0(), &HookControls::default());
             script::exit_container(&mut request, "a", 1, t0());
         }
         request

@@ -19,9 +19,17 @@ pub mod images {
     };
 }
 
-/// The runtime model's image pulls.
+/// The runtime model's parts that core's simulation tests drive one at a time: an event
+/// without the simulated world's hook behaviour, the scripted changes between syncs, and
+/// the text of a scripted pull failure.
 pub mod sim {
+    pub use crate::sim::event::apply_event;
     pub use crate::sim::images::fault_text;
+
+    /// What happens between syncs, applied to a request.
+    pub mod script {
+        pub use crate::sim::script::{begin_restart_all, exit_container, kill_sandbox};
+    }
 }
 
 /// The CRI config generators one at a time (`generatePodSandboxConfig`'s and

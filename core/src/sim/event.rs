@@ -409,14 +409,14 @@ mod tests {
     use super::*;
     use crate::api::parse_request;
     use crate::runtime::{ContainerState, SandboxState};
-    use crate::sim::next_request;
+    use crate::sim::next_request_with;
 
     fn started(pod: &str) -> PlanRequest {
         let text =
             format!(r#"{{"pod": {pod}, "apiDefaults": true, "now": "2025-01-01T00:00:00Z"}}"#);
         let request = parse_request(text.as_bytes()).unwrap();
         let plan = crate::plan(&request).unwrap();
-        next_request(&request, &plan, request.now.unwrap())
+        next_request_with(&request, &plan, request.now.unwrap(), &Default::default())
     }
 
     const POD: &str = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},

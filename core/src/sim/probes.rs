@@ -174,7 +174,7 @@ mod tests {
     use super::*;
     use crate::api::parse_request;
     use crate::sim::event::{apply_event, Event};
-    use crate::sim::next_request;
+    use crate::sim::next_request_with;
 
     const PROBED: &str = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
         "spec": {"containers": [{"name": "a", "image": "x",
@@ -188,7 +188,7 @@ mod tests {
             format!(r#"{{"pod": {pod}, "apiDefaults": true, "now": "2025-01-01T00:00:00Z"}}"#);
         let request = parse_request(text.as_bytes()).unwrap();
         let plan = crate::plan(&request).unwrap();
-        next_request(&request, &plan, request.now.unwrap())
+        next_request_with(&request, &plan, request.now.unwrap(), &Default::default())
     }
 
     fn probe(container: &str, probe: ProbeKind, result: ProbeResult) -> Event {

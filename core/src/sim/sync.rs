@@ -1,5 +1,5 @@
 //! A whole plan carried out: `apply_with` (every step, with `Runtime::apply_step`) and
-//! the request for the next sync ([`next_request`]): the outcome, the plan's back-off records,
+//! the request for the next sync ([`next_request_with`]): the outcome, the plan's back-off records,
 //! status and reason cache, the probe results still meaningful, and `now`.
 
 use super::hooks::HookControls;
@@ -31,13 +31,9 @@ pub(crate) fn apply_with(
 /// still run, and `now`. When the pod is restarting
 /// all its containers and none is left in the runtime, the restart is over (the kubelet
 /// then clears `AllContainersRestarting`).
-#[must_use]
-pub fn next_request(request: &PlanRequest, plan: &Plan, now: jiff::Timestamp) -> PlanRequest {
-    next_request_with(request, plan, now, &HookControls::default())
-}
-
-/// [`next_request`] in a world whose hooks behave as `hooks` says; what the hooks
-/// reported becomes the next request's `hookResults`.
+///
+/// The world's hooks behave as `hooks` says (`HookControls::default()`: every hook
+/// succeeds at once); what the hooks reported becomes the next request's `hookResults`.
 #[must_use]
 pub fn next_request_with(
     request: &PlanRequest,

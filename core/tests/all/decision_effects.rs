@@ -316,7 +316,9 @@ fn never_pod_with_a_dead_sandbox_does_not_create_one() {
 
 #[test]
 fn a_start_held_back_by_back_off_is_not_carried_out_and_says_why() {
-    use podplan_core::sim::{apply_event, next_request, Event};
+    use podplan_core::sim::next_request_with;
+    use podplan_core::sim::Event;
+    use podplan_core::unstable::sim::apply_event;
     let mut request = podplan_core::api::parse_request_value(serde_json::json!({
         "apiDefaults": true, "now": "2026-01-01T00:00:00Z",
         "pod": {"metadata": {"name": "p", "namespace": "d", "uid": "u"},
@@ -333,7 +335,7 @@ fn a_start_held_back_by_back_off_is_not_carried_out_and_says_why() {
             held = Some(plan);
             break;
         }
-        request = next_request(&request, &plan, request.now.unwrap());
+        request = next_request_with(&request, &plan, request.now.unwrap(), &Default::default());
         let _ = apply_event(&mut request, &exit);
     }
     let Some(plan) = held else {

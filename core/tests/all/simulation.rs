@@ -5,7 +5,8 @@
 use podplan_core::plan::StepOp;
 use podplan_core::request::PlanRequest;
 use podplan_core::runtime::{ContainerState, SandboxState};
-use podplan_core::sim::{script, Simulation};
+use podplan_core::sim::Simulation;
+use podplan_core::unstable::sim::script;
 use podplan_core::Plan;
 use serde_json::{json, Value};
 

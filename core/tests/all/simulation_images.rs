@@ -4,7 +4,8 @@
 
 use podplan_core::plan::{PullFault, StepOp};
 use podplan_core::request::PlanRequest;
-use podplan_core::sim::{apply_event, Event, Simulation};
+use podplan_core::sim::{Event, Simulation};
+use podplan_core::unstable::sim::apply_event;
 use podplan_core::Plan;
 use serde_json::json;
 
