@@ -148,6 +148,14 @@ impl ImageStore {
         took
     }
 
+    /// Whether the last pull carried out succeeded.
+    #[must_use]
+    pub(crate) fn last_pull_succeeded(&self) -> bool {
+        self.results
+            .last()
+            .is_some_and(|r| r.result.error.is_none())
+    }
+
     /// The store and results as parts.
     #[must_use]
     pub(crate) fn into_parts(self) -> (Option<ImagesReport>, Vec<PullResultRecord>) {
@@ -155,17 +163,25 @@ impl ImageStore {
     }
 }
 
-/// The images the pod's containers use, as written.
 /// Turns the image manager on for a request that has no `images`: the images of the
-/// containers the runtime already has count as present (they were pulled).
+/// containers the runtime already has count as present (they were pulled), by the name
+/// the pod writes them with (the runtime reports the normalised name).
 fn ensure_store(request: &mut PlanRequest) -> &mut ImagesReport {
+    let written = crate::pod::images(&request.pod);
     let existing: Vec<String> = request
         .runtime_status
         .as_ref()
         .map(|s| {
             s.container_statuses
                 .iter()
-                .map(|c| c.image.clone())
+                .map(|c| {
+                    let normalized = normalize_image(&c.image);
+                    written
+                        .iter()
+                        .find(|w| normalize_image(w) == normalized)
+                        .cloned()
+                        .unwrap_or_else(|| c.image.clone())
+                })
                 .collect()
         })
         .unwrap_or_default();

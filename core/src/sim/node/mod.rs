@@ -229,6 +229,7 @@ mod tests {
                         times: Some(1),
                     }),
                     exec: None,
+                    stop_seconds: None,
                 },
             )]
             .into(),

@@ -44,6 +44,9 @@ pub struct ContainerRecord {
     pub resources: Option<LinuxContainerResources>,
     /// The image's id (`sha256:…`).
     pub image_id: String,
+    /// Its id in its status, the kubelet's form: `<runtimeName>://<id>` for a container
+    /// the node created, the relist's own for an adopted one (`Node::adopt`).
+    pub(super) status_id: String,
     pub(super) script: ContainerScript,
 }
 

@@ -55,6 +55,11 @@ pub struct ContainerScript {
     /// `ExecSync` answers (absent: exit 0, no output).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exec: Option<ExecScript>,
+    /// How long it takes to exit on `StopContainer`'s stop signal (SIGTERM), seconds:
+    /// within the stop's timeout it exits 143, else it is killed (SIGKILL) when the
+    /// timeout ends and exits 137, as containerd's `StopContainer` does. Absent: at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_seconds: Option<u64>,
 }
 
 /// What a pod's sandboxes do on their own.
