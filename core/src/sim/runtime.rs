@@ -14,7 +14,7 @@ use k8s_openapi::api::core::v1::Pod;
 use super::hooks::HookControls;
 use super::images;
 use super::model::{plus_millis, pod_uid, Outcome};
-use super::node::{Node, Scenario, DEFAULT_RUNTIME_NAME};
+use super::node::{ImagesScript, Node, Scenario, DEFAULT_RUNTIME_NAME};
 use crate::config::labels::{CONTAINER_HASH, CONTAINER_RESTART_COUNT};
 use crate::cri::{
     ContainerConfig, ContainerMetadata, ImageSpec, LinuxPodSandboxConfig,
@@ -78,7 +78,15 @@ impl Runtime {
             namespace: status.namespace.clone(),
             ..RuntimeStatus::default()
         };
-        let mut node = Node::new(DEFAULT_RUNTIME_NAME, Scenario::default());
+        let images = images::ImageStore::from_request(request);
+        let scenario = Scenario {
+            images: ImagesScript {
+                registry: images.registry(),
+                ..ImagesScript::default()
+            },
+            ..Scenario::default()
+        };
+        let mut node = Node::new(DEFAULT_RUNTIME_NAME, scenario);
         match &request.images {
             Some(report) => report.present.keys().for_each(|i| node.load_image(i)),
             None => crate::pod::images(&request.pod)
@@ -95,7 +103,7 @@ impl Runtime {
             hooks: HookControls::default(),
             hook_results: Vec::new(),
             blocked_millis: 0,
-            images: images::ImageStore::from_request(request),
+            images,
         }
     }
 
@@ -143,7 +151,7 @@ impl Runtime {
     /// The state as an [`Outcome`].
     #[must_use]
     pub(crate) fn into_outcome(self) -> Outcome {
-        let (images, pull_results) = self.images.into_parts();
+        let (images, pull_results) = self.images.into_parts(self.node.registry_faults());
         let runtime_status = self.node.pod_status(&self.header.id).unwrap_or(self.header);
         Outcome {
             runtime_status,
@@ -250,12 +258,12 @@ impl Runtime {
                     .pull_seconds
                     .get(image)
                     .map(|s| s.saturating_mul(1000));
-                let took = self.images.pull(pull, now, set);
-                if self.images.last_pull_succeeded() {
-                    // The node's store has the image from then on (its id is the
-                    // imageRef the pull reports).
-                    let _ = self.node.pull_image(image, now);
-                }
+                let reference = pull.image_spec.as_ref().map_or(image, |s| s.image.as_str());
+                let answer = self.node.pull_image(reference, now).map(|id| {
+                    let size = self.node.image_status(&id).map_or(0, |i| i.size);
+                    (id, size)
+                });
+                let took = self.images.record_pull(pull, now, answer, set);
                 self.blocked_millis = self.blocked_millis.saturating_add(took);
             }
             Step::CreateContainer(create) => self.create(pod, create, now),

@@ -32,7 +32,7 @@
 
 mod containers;
 mod error;
-mod images;
+pub(crate) mod images;
 pub(crate) mod pods;
 pub(crate) mod records;
 mod sandboxes;

@@ -104,6 +104,11 @@ pub struct ImagesScript {
     /// `PullImage` fails with `NOT_FOUND` for these.
     #[serde(default)]
     pub unpullable: Vec<String>,
+    /// What the registry answers for some images (by reference, matched as containerd
+    /// normalises it): the next `times` pulls (every pull, when absent) fail with the
+    /// fault, each counting down.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub registry: BTreeMap<String, crate::plan::RegistryFault>,
 }
 
 /// A script for the whole node (`podplan runtime-sim --scenario`).
