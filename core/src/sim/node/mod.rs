@@ -4,9 +4,9 @@
 //!
 //! [`Node`] keeps one `PodState` per pod UID — the pod's sandboxes and containers as the
 //! kubelet's relist sees them ([`Node::pod_status`]), with the creation-time ordering and
-//! the id derivation that the per-pod model ([`Runtime`](super::Runtime)) shares — plus
-//! what only the CRI sees (configs, labels, annotations, reserved names, images). It is
-//! what `podplan runtime-sim` serves over gRPC.
+//! the id derivation — plus what only the CRI sees (configs, labels, annotations,
+//! reserved names, images). It is what `podplan runtime-sim` serves over gRPC, and what
+//! the per-pod model ([`Runtime`](super::Runtime)) carries plan steps out on.
 //!
 //! As containerd:
 //! * ids are 64 hexadecimal digits, derived from the object's kind, reserved name and
@@ -16,13 +16,16 @@
 //!   `name_podName_namespace_uid_attempt` until removed; a second create with a taken name
 //!   fails (`UNKNOWN`: `failed to reserve container name "…": name "…" is reserved for "…"`);
 //! * `CreateContainer` needs the image (pulled or preloaded), `StartContainer` a created
-//!   container in a ready sandbox; `StopContainer` of a running container exits it with
-//!   137 (it is killed), of a created or exited one changes nothing; `RemoveContainer`,
+//!   container in a ready sandbox; `StopContainer` sends SIGTERM and SIGKILLs at the
+//!   timeout: a running container that exits in time (its script's `stopSeconds`) exits
+//!   143, else 137 ([`Node::stop_container`] is the timeout-0 stop: 137); of a created or
+//!   exited one it changes nothing; `RemoveContainer`,
 //!   `RemovePodSandbox` and `StopPodSandbox` of something already gone succeed where
 //!   containerd's do;
 //! * images are named as containerd normalises them (`nginx` → `docker.io/library/nginx:latest`);
 //!   a container reports the image's first tag, its digest as `imageRef` and its id as
-//!   `imageId`; `PullImage` answers the image id.
+//!   `imageId`; `PullImage` answers the image id, or the registry's scripted fault
+//!   (`ImagesScript::registry`) with containerd's error.
 //!
 //! What happens on its own — a container exiting after N seconds, exec probes failing, a
 //! sandbox lost, the next K calls of an RPC failing — is scripted by a [`Scenario`] or by
