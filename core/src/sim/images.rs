@@ -62,6 +62,18 @@ impl ImageStore {
         }
     }
 
+    /// Whether the kubelet sees `image` (as written) as present on the node: in the
+    /// request's `images` (by its tag-defaulted name), or any image when the image
+    /// manager is off.
+    #[must_use]
+    pub(crate) fn present(&self, image: &str) -> bool {
+        self.report.as_ref().is_none_or(|r| {
+            r.present.contains_key(image)
+                || reference::apply_default_image_tag(image)
+                    .is_ok_and(|name| r.present.contains_key(&name))
+        })
+    }
+
     /// The registry's scripted faults the request carries (the node's registry script).
     #[must_use]
     pub(crate) fn registry(&self) -> BTreeMap<String, RegistryFault> {

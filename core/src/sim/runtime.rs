@@ -61,9 +61,8 @@ fn bare(id: &str) -> &str {
 
 impl Runtime {
     /// The runtime the request describes (its runtime status and actuated-resources
-    /// checkpoint), on a node that has the images the kubelet sees as present (every
-    /// image of the pod when the image manager is off: the kubelet never pulls then).
-    /// A pod the runtime does not know yet gets its id, name and namespace.
+    /// checkpoint), on a node that has the images the kubelet sees as present. A pod the
+    /// runtime does not know yet gets its id, name and namespace.
     #[must_use]
     pub(crate) fn from_request(request: &PlanRequest) -> Self {
         let mut status = request.runtime_status.clone().unwrap_or_default();
@@ -87,12 +86,6 @@ impl Runtime {
             ..Scenario::default()
         };
         let mut node = Node::new(DEFAULT_RUNTIME_NAME, scenario);
-        match &request.images {
-            Some(report) => report.present.keys().for_each(|i| node.load_image(i)),
-            None => crate::pod::images(&request.pod)
-                .iter()
-                .for_each(|i| node.load_image(i)),
-        }
         node.adopt(status);
         Self {
             node,
@@ -151,8 +144,9 @@ impl Runtime {
     /// The state as an [`Outcome`].
     #[must_use]
     pub(crate) fn into_outcome(self) -> Outcome {
-        let (images, pull_results) = self.images.into_parts(self.node.registry_faults());
-        let runtime_status = self.node.pod_status(&self.header.id).unwrap_or(self.header);
+        let mut node = self.node;
+        let (images, pull_results) = self.images.into_parts(node.registry_faults());
+        let runtime_status = node.take_pod_status(&self.header.id).unwrap_or(self.header);
         Outcome {
             runtime_status,
             actuated_resources: self.actuated,
@@ -526,6 +520,11 @@ impl Runtime {
             .into(),
             ..ContainerConfig::default()
         };
+        // The node has the images the kubelet sees as present (every image when the image
+        // manager is off: the kubelet never pulls then), loaded when first used.
+        if self.node.image_status(&image).is_none() && self.images.present(&image) {
+            self.node.load_image(&image);
+        }
         let sandbox = self.sandbox_ids().into_iter().next().unwrap_or_default();
         if self.node.create_container(&sandbox, &config, now).is_err() {
             return;

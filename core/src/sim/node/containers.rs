@@ -60,9 +60,14 @@ impl Node {
             .container_scripts
             .get(&meta.name)
             .or_else(|| {
-                self.scenario
-                    .containers
-                    .get(&format!("{}/{}/{}", pod.namespace, pod.name, meta.name))
+                // (No key to build when the scenario scripts no container.)
+                (!self.scenario.containers.is_empty())
+                    .then(|| {
+                        self.scenario
+                            .containers
+                            .get(&format!("{}/{}/{}", pod.namespace, pod.name, meta.name))
+                    })
+                    .flatten()
             })
             .or_else(|| self.scenario.containers.get(&meta.name))
             .cloned()

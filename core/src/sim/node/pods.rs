@@ -59,6 +59,14 @@ impl PodState {
         status
     }
 
+    /// [`PodState::status`], by value.
+    #[must_use]
+    pub(crate) fn into_status(self) -> RuntimeStatus {
+        let mut status = self.status;
+        status.container_statuses.reverse();
+        status
+    }
+
     /// The creation time of a container created at `now`: after every instance the
     /// runtime already has, so that a restart made at the same instant as the previous
     /// sync (no time passed) is still the newest by creation time, which is how the

@@ -262,13 +262,16 @@ impl Node {
             self.names
                 .entry(name.clone())
                 .or_insert_with(|| bare.to_string());
-            let script = self
-                .scenario
-                .containers
-                .get(&format!("{namespace}/{pod_name}/{}", c.name))
-                .or_else(|| self.scenario.containers.get(&c.name))
-                .cloned()
-                .unwrap_or_default();
+            let script = if self.scenario.containers.is_empty() {
+                super::script::ContainerScript::default()
+            } else {
+                self.scenario
+                    .containers
+                    .get(&format!("{namespace}/{pod_name}/{}", c.name))
+                    .or_else(|| self.scenario.containers.get(&c.name))
+                    .cloned()
+                    .unwrap_or_default()
+            };
             if script.exit.is_some() {
                 self.scripted_containers.insert(bare.to_string());
             }
@@ -306,10 +309,18 @@ impl Node {
     /// Puts an image in the store without a pull (`ctr images import`), as the scenario's
     /// preloaded images are.
     pub(crate) fn load_image(&mut self, reference: &str) {
-        if self.find_image(reference).is_none() && !reference.is_empty() {
-            let record = image_record(&normalize_image(reference));
-            self.images.insert(record.id.clone(), record);
+        if reference.is_empty() {
+            return;
         }
+        // An image's id is derived from its normalised name: the same name, the same id.
+        let record = image_record(&normalize_image(reference));
+        self.images.entry(record.id.clone()).or_insert(record);
+    }
+
+    /// The pod `uid` as a relist reports it, taken off the node (the per-pod view's
+    /// last look: no copy of its statuses).
+    pub(crate) fn take_pod_status(&mut self, uid: &str) -> Option<crate::runtime::RuntimeStatus> {
+        self.pods.remove(uid).map(PodState::into_status)
     }
 
     /// Counts `done` operations on the pod `uid` already: operations at one instant are
