@@ -378,4 +378,119 @@ mod tests {
         });
         c
     }
+
+    #[test]
+    fn stop_with_a_timeout_is_sigterm_then_sigkill() {
+        let scenario = Scenario {
+            containers: [(
+                "slow".to_string(),
+                ContainerScript {
+                    stop_seconds: Some(40),
+                    ..ContainerScript::default()
+                },
+            )]
+            .into(),
+            images: ImagesScript {
+                preloaded: vec!["nginx".into()],
+                ..ImagesScript::default()
+            },
+            ..Scenario::default()
+        };
+        let mut node = Node::new("sim", scenario);
+        let Ok(sb) = node.run_pod_sandbox(&sandbox_config("web", 0), "", t(0)) else {
+            panic!("run failed");
+        };
+        let quick = started(&mut node, &sb, "app", 0, t(0));
+        let slow = started(&mut node, &sb, "slow", 0, t(0));
+        // Exits on SIGTERM at once: 143, the call returns then.
+        assert_eq!(node.stop_container_within(&quick, 30, t(1)), Ok(t(1)));
+        // Still running when the 30 s are over: SIGKILL, 137.
+        assert_eq!(node.stop_container_within(&slow, 30, t(1)), Ok(t(31)));
+        let exit = |node: &Node, id: &str| {
+            node.container(id)
+                .map(|c| (c.status.exit_code, c.status.finished_at))
+        };
+        assert_eq!(exit(&node, &quick), Ok((143, Some(t(1)))));
+        assert_eq!(exit(&node, &slow), Ok((137, Some(t(31)))));
+        // A created container is left as it is.
+        let Ok(created) = node.create_container(&sb, &container_config("late", 0), t(2)) else {
+            panic!("create failed");
+        };
+        assert_eq!(node.stop_container_within(&created, 30, t(2)), Ok(t(2)));
+        assert_eq!(
+            node.container(&created).map(|c| c.status.state),
+            Ok(ContainerState::Created)
+        );
+    }
+
+    #[test]
+    fn registry_faults_count_down() {
+        use crate::plan::{PullFault, RegistryFault};
+        let mut node = Node::new(
+            "sim",
+            Scenario {
+                images: ImagesScript {
+                    registry: [(
+                        "nginx".to_string(),
+                        RegistryFault {
+                            fault: PullFault::RegistryDown,
+                            times: Some(2),
+                        },
+                    )]
+                    .into(),
+                    ..ImagesScript::default()
+                },
+                ..Scenario::default()
+            },
+        );
+        // Matched as containerd normalises the reference.
+        let first = node.pull_image("docker.io/library/nginx:latest", t(0));
+        assert!(first.is_err_and(|e| e.code == CriCode::Unknown
+            && e.message
+                .contains("lookup registry-1.docker.io: no such host")));
+        assert_eq!(
+            node.registry_faults().get("nginx").and_then(|f| f.times),
+            Some(1)
+        );
+        assert!(node.pull_image("nginx", t(1)).is_err());
+        assert!(node.registry_faults().is_empty());
+        assert!(node.pull_image("nginx", t(2)).is_ok());
+    }
+
+    #[test]
+    fn an_adopted_pod_is_driven_by_its_own_ids() {
+        let mut node = Node::default();
+        assert!(node.pull_image("nginx", t(0)).is_ok());
+        let Ok(sb) = node.run_pod_sandbox(&sandbox_config("web", 0), "", t(0)) else {
+            panic!("run failed");
+        };
+        let id = started(&mut node, &sb, "app", 0, t(0));
+        let Some(mut status) = node.pod_status("uid-web") else {
+            panic!("no pod");
+        };
+        // As another runtime named it.
+        if let Some(c) = status.container_statuses.first_mut() {
+            c.id = format!("containerd://{id}");
+        }
+        let mut other = Node::default();
+        other.adopt(status);
+        assert_eq!(other.stop_container_within(&id, 10, t(5)), Ok(t(5)));
+        let app = other.pod_status("uid-web").and_then(|s| {
+            s.container_statuses
+                .first()
+                .map(|c| (c.id.clone(), c.state, c.exit_code))
+        });
+        assert_eq!(
+            app,
+            Some((format!("containerd://{id}"), ContainerState::Exited, 143))
+        );
+        // Its names are reserved: the same attempt cannot be created twice.
+        assert!(other.pull_image("nginx", t(6)).is_ok());
+        let again = other.create_container(&sb, &container_config("app", 0), t(6));
+        assert!(again.is_err_and(|e| e.code == CriCode::Unknown));
+        assert_eq!(other.remove_container(&id, t(7)), Ok(()));
+        assert!(other
+            .pod_status("uid-web")
+            .is_some_and(|s| s.container_statuses.is_empty()));
+    }
 }
