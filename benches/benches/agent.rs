@@ -133,7 +133,7 @@ fn sim(clock: &Clock) -> SimRuntime {
     let scenario = Scenario {
         images: ImagesScript {
             preloaded: vec!["busybox:1.36".into(), "nginx:1.27".into()],
-            unpullable: vec![],
+            ..ImagesScript::default()
         },
         ..Scenario::default()
     };

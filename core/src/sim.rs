@@ -1,47 +1,49 @@
 //! A small, pure model of a container runtime, for demos and convergence tests.
 //!
-//! [`Runtime`] holds what the runtime reports about one pod plus the kubelet's
-//! actuated-resources checkpoint; `Runtime::apply_step` carries out one CRI operation
-//! (one [`Step`](crate::plan::Step)) on it. Carrying out all of a plan's
-//! [`steps`](crate::plan::Plan::steps) against the request's runtime status gives what the
-//! runtime (and the kubelet's checkpoints) would report next; [`next_request_with`] makes the
-//! next sync's request of it. Everything is deterministic: there is no randomness and no I/O.
-//! Every request always succeeds: the model does not simulate runtime errors.
+//! [`Runtime`] is the per-pod view of a [`node::Node`] — the CRI-level model the agent's
+//! simulated runtime serves — plus the kubelet's actuated-resources checkpoint;
+//! `Runtime::apply_step` turns one [`Step`](crate::plan::Step) into the CRI calls the
+//! kubelet issues for it on that node. Carrying out all of a plan's
+//! [`steps`](crate::plan::Plan::steps) against the request's runtime status (which the
+//! node adopts) gives what the runtime (and the kubelet's checkpoints) would report next;
+//! [`next_request_with`] makes the next sync's request of it. Everything is deterministic:
+//! there is no randomness and no I/O. A CRI call the node refuses changes nothing (the
+//! next sync sees the state as it is); the model injects no runtime errors of its own.
 //!
-//! The pod's sandboxes and containers are held as [`node::Node`], the CRI-level model
-//! the agent's simulated runtime serves, holds each pod (`node::pods::PodState`): the same
-//! creation-time ordering and the same ids, containerd's shape — 64 hexadecimal digits
-//! derived from the object's reserved name (`name_namespace_uid_attempt` for a sandbox,
-//! `name_podName_namespace_uid_attempt` for a container) and its creation time, container
-//! ids in the kubelet's form `sim://<id>`; images have the ids and digests `Node`'s image
-//! store gives them. The CRI operations themselves are still carried out here, on that
-//! state, with the exit codes, stop timing and image fields below; `Node`'s own RPCs
-//! differ where its module documentation says (a stopped container exits 137 there, the
-//! grace period passing at once).
+//! One id scheme, one image store, one clock: ids are containerd's shape — 64
+//! hexadecimal digits derived from the object's reserved name (`name_namespace_uid_attempt`
+//! for a sandbox, `name_podName_namespace_uid_attempt` for a container) and its creation
+//! time, container ids in the kubelet's form `sim://<id>`; images have the ids, digests
+//! and normalised names of the node's store.
 //!
-//! * `RunPodSandbox` adds a `SANDBOX_READY` sandbox with an IP (or in the node's network
-//!   namespace for `hostNetwork` pods) as the newest sandbox.
-//! * `KillPod` stops every running container and marks every sandbox
-//!   `SANDBOX_NOTREADY`; `KillContainer` stops one container. A container that exits on
-//!   the stop signal (SIGTERM) reports exit code 143 (`SIGTERM_EXIT_CODE`); one still
-//!   running when its stop grace period ends is killed (SIGKILL) and reports 137
-//!   (`KILLED_EXIT_CODE`); both with reason `Error`, as containerd reports them.
-//! * `RemoveContainer` drops a status (init-container purge/prune, RestartAllContainers).
+//! * `RunPodSandbox` adds a `SANDBOX_READY` sandbox with an IP (the sandbox of attempt
+//!   `n` gets `10.88.{n/250}.{n%250+2}`; none for `hostNetwork` pods) as the newest.
+//! * `KillPod` runs the preStop hooks, then `StopContainer` for every running container
+//!   with what is left of its grace period as timeout, then `StopPodSandbox` for every
+//!   sandbox; `KillContainer` does it for one container. As containerd's `StopContainer`
+//!   (SIGTERM, SIGKILL at the timeout): a container that exits within the timeout
+//!   reports exit code 143 (`SIGTERM_EXIT_CODE`), one still running at the timeout 137
+//!   (`KILLED_EXIT_CODE`), both with reason `Error`; how long a container takes to exit
+//!   is [`HookControls::exit_seconds`] (at once by default). A created container is left
+//!   as it is.
+//! * `RemoveContainer` / `RemovePodSandbox` remove what they name (a sandbox with its
+//!   containers, as containerd does).
 //! * `CreateContainer` + `StartContainer` add a running container with the kubelet's
-//!   hash, the restart count, `createdAt`/`startedAt` = `now`, newest first, the image as
-//!   written (`image`; containerd reports the normalised tag, `Node` does) and the node
-//!   store's record of it (`node::records`: its id as `imageId`, its repository digest as
-//!   `imageRef`, the API status's `imageID`), and record
-//!   the container's resources as actuated. Creation times within one instant are
-//!   ordered by operation, and always after every instance the runtime already has (a
-//!   restart with no time passed since the previous sync is still the newest), as real
-//!   clocks make them; the API status reports the newest instance by creation time.
+//!   hash, the restart count, `createdAt`/`startedAt` = `now`, newest first, the image's
+//!   normalised tag (containerd 1.6 ignores `userSpecifiedImage`), its id as `imageId` and
+//!   its repository digest as `imageRef`, and record the container's resources as
+//!   actuated. Creation times within one instant are ordered by operation, and always
+//!   after every instance the runtime already has (a restart with no time passed since
+//!   the previous sync is still the newest), as real clocks make them; the API status
+//!   reports the newest instance by creation time. A start in a sandbox that is not
+//!   ready is refused, as containerd refuses it.
 //! * `UpdateContainerResources` / `UpdatePodSandboxResources` update the actuated
 //!   resources checkpoint.
-//! * `PullImage` stores the image (or fails as the scripted registry says) and takes the
-//!   pull's time (`images::PULL_MILLIS`, or what [`HookControls::pull_seconds`] says;
-//!   `images::FAILED_PULL_MILLIS` for a failure): what follows it, and the next sync,
-//!   happen that much later ([`Outcome::blocked_millis`]).
+//! * `PullImage` is the node's `PullImage`: it stores the image (or fails as the scripted
+//!   registry says) and takes the pull's time (`images::PULL_MILLIS`, or what
+//!   [`HookControls::pull_seconds`] says; `images::FAILED_PULL_MILLIS` for a failure):
+//!   what follows it, and the next sync, happen that much later
+//!   ([`Outcome::blocked_millis`]).
 //!
 //! [`Simulation`] loops plan → apply → advance the clock, and the `script` helpers inject
 //! what happens between syncs (a container exits, the sandbox dies, a probe reports).

@@ -24,7 +24,13 @@ pub mod images {
 /// the text of a scripted pull failure.
 pub mod sim {
     pub use crate::sim::event::apply_event;
-    pub use crate::sim::images::fault_text;
+
+    /// The runtime's error text for a registry fault, as the kubelet sees containerd's
+    /// answer to the node's `PullImage` (`rpc error: code = … desc = …`).
+    #[must_use]
+    pub fn fault_text(fault: crate::plan::PullFault, image: &str) -> String {
+        crate::sim::images::rpc_error_text(&crate::sim::node::images::registry_error(fault, image))
+    }
 
     /// What happens between syncs, applied to a request.
     pub mod script {

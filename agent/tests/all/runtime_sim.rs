@@ -338,6 +338,7 @@ async fn scripted_exits_and_failing_rpcs() {
                     times: None,
                 }),
                 exec: None,
+                stop_seconds: None,
             },
         )]
         .into(),

@@ -8,8 +8,9 @@
 //!   the step's grace — and is reported.
 //! * preStop: before `StopContainer`, for at most its `timeoutSeconds`; a `sleep` handler
 //!   takes its seconds unless the control says otherwise, other handlers take no time.
-//!   `StopContainer` gets [`crate::hooks::kill_grace`]'s grace; the container stops
-//!   when the hook is done (the model's containers stop at once on SIGTERM). A preStop
+//!   `StopContainer` gets [`crate::hooks::kill_grace`]'s grace as its timeout; the
+//!   container exits on SIGTERM when the world says ([`HookControls::exit_seconds`], at
+//!   once by default), else it is killed at the timeout. A preStop
 //!   the control makes fail is reported as failed; the stop goes on.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,7 +36,7 @@ pub struct HookControls {
     pub pre_stop_seconds: BTreeMap<String, u64>,
     /// How long a container takes to exit once `StopContainer` sent its stop signal,
     /// seconds (cut at the stop's grace period, when the runtime sends SIGKILL). Absent:
-    /// at once. Only the kills of a `KillPod` read it.
+    /// at once. It is the node's `ContainerScript::stop_seconds` for the container.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub exit_seconds: BTreeMap<String, u64>,
     /// How long a successful pull of an image (as written in the container) takes,

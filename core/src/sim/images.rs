@@ -1,14 +1,19 @@
-//! The model runtime's image service: the node's image store and a scripted registry.
+//! The kubelet's side of the model runtime's image service: the node's images as the
+//! request reports them, the pulls' results, and the playground's registry controls.
 //!
-//! The store is the request's `images` (what `ImageStatus` reports); a `PullImage` step
-//! adds its image (imageRef: the image's id in the node's store, `node::records`, as
-//! `node::Node::pull_image` answers it and the model's containers report it as `imageId`) or fails as the registry's scripted fault says
-//! (`images.registry`: "registry down", "image not found", for the next N pulls or until
-//! cleared). Each pull's result is what the executor reports in the next request's
+//! The store is the request's `images` (what `ImageStatus` reports, the kubelet's view of
+//! the node's store); a `PullImage` step is the node's `PullImage`
+//! (`node::Node::pull_image`), which stores the image (imageRef: its id in the node's
+//! store, which the model's containers report as `imageId`) or fails as the registry's
+//! scripted fault says (`images.registry`, the node's `ImagesScript::registry`: "registry
+//! down", "image not found", for the next N pulls or until cleared). Each pull's result is what the executor reports in the next request's
 //! `pullResults`. Without `images` in the request the image manager is off: there is no
 //! store and the model never sees a `PullImage` step.
 
+use std::collections::BTreeMap;
+
 use super::node::records::{image_record, normalize_image};
+use super::node::CriError;
 use crate::images::reference;
 use crate::plan::{
     ImagesReport, PullFault, PullImageStep, PullResult, PullResultRecord, RegistryFault,
@@ -42,31 +47,9 @@ pub(crate) fn image_ref_of(image: &str) -> String {
     image_record(&normalize_image(image)).id
 }
 
-/// The model image's size in bytes (the `Pulled` event's text), as the node's store
-/// records it.
-#[must_use]
-pub(crate) fn image_size_of(image: &str) -> u64 {
-    image_record(&normalize_image(image)).size
-}
-
-/// The runtime's error text for a fault, as containerd words it.
-#[must_use]
-pub fn fault_text(fault: PullFault, image: &str) -> String {
-    let (repo, tag, _) = reference::parse_image_name(image)
-        .unwrap_or_else(|_| (image.to_string(), "latest".to_string(), String::new()));
-    let full = format!("{repo}:{tag}");
-    match fault {
-        PullFault::NotFound => format!(
-            "rpc error: code = NotFound desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": {full}: not found"
-        ),
-        PullFault::RegistryDown => {
-            let (host, path) = repo.split_once('/').unwrap_or(("docker.io", repo.as_str()));
-            let host = if host == "docker.io" { "registry-1.docker.io" } else { host };
-            format!(
-                "rpc error: code = Unknown desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": failed to do request: Head \"https://{host}/v2/{path}/manifests/{tag}\": dial tcp: lookup {host}: no such host"
-            )
-        }
-    }
+/// A CRI error as the kubelet's gRPC client words it.
+pub(crate) fn rpc_error_text(e: &CriError) -> String {
+    format!("rpc error: code = {:?} desc = {}", e.code, e.message)
 }
 
 impl ImageStore {
@@ -79,65 +62,67 @@ impl ImageStore {
         }
     }
 
-    /// Carries out a `PullImage` step at `now`: the registry's fault, if one is scripted
-    /// for the image (counting down its `times`), else the image is stored. A successful
-    /// pull takes `pull_millis` ([`PULL_MILLIS`] when `None`), a failed one
+    /// Whether the kubelet sees `image` (as written) as present on the node: in the
+    /// request's `images` (by its tag-defaulted name), or any image when the image
+    /// manager is off.
+    #[must_use]
+    pub(crate) fn present(&self, image: &str) -> bool {
+        self.report.as_ref().is_none_or(|r| {
+            r.present.contains_key(image)
+                || reference::apply_default_image_tag(image)
+                    .is_ok_and(|name| r.present.contains_key(&name))
+        })
+    }
+
+    /// The registry's scripted faults the request carries (the node's registry script).
+    #[must_use]
+    pub(crate) fn registry(&self) -> BTreeMap<String, RegistryFault> {
+        self.report
+            .as_ref()
+            .map(|r| r.registry.clone())
+            .unwrap_or_default()
+    }
+
+    /// Records a `PullImage` step carried out at `now` with the node's answer (the
+    /// image's id and size, or containerd's error): a successful pull is in the store
+    /// from then on and takes `pull_millis` ([`PULL_MILLIS`] when `None`), a failed one
     /// [`FAILED_PULL_MILLIS`]. Returns how long the pull took, milliseconds.
-    pub(crate) fn pull(
+    pub(crate) fn record_pull(
         &mut self,
         step: &PullImageStep,
         now: jiff::Timestamp,
+        answer: Result<(String, u64), CriError>,
         pull_millis: Option<u64>,
     ) -> u64 {
-        let took = pull_millis.unwrap_or(PULL_MILLIS);
         let image = step.image.clone().unwrap_or_default();
         let name = step
             .image_spec
             .as_ref()
             .map_or_else(|| image.clone(), |s| s.image.clone());
         let report = self.report.get_or_insert_with(ImagesReport::default);
-        let fault = report.registry.get(&image).copied();
-        let result = match fault {
-            Some(RegistryFault { fault, times }) if times != Some(0) => {
-                match times {
-                    Some(1) => {
-                        report.registry.remove(&image);
-                    }
-                    Some(n) => {
-                        report.registry.insert(
-                            image.clone(),
-                            RegistryFault {
-                                fault,
-                                times: Some(n - 1),
-                            },
-                        );
-                    }
-                    None => {}
-                }
-                PullResult {
-                    image_ref: None,
-                    error: Some(fault_text(fault, &name)),
-                    pull_millis: 0,
-                    total_millis: 0,
-                    image_size: 0,
-                }
-            }
-            _ => {
-                let image_ref = image_ref_of(&image);
+        let (result, took) = match answer {
+            Ok((image_ref, image_size)) => {
+                let took = pull_millis.unwrap_or(PULL_MILLIS);
                 report.present.insert(name, image_ref.clone());
-                PullResult {
+                let result = PullResult {
                     image_ref: Some(image_ref),
                     error: None,
                     pull_millis: took,
                     total_millis: took,
-                    image_size: image_size_of(&image),
-                }
+                    image_size,
+                };
+                (result, took)
             }
-        };
-        let took = if result.error.is_some() {
-            FAILED_PULL_MILLIS
-        } else {
-            took
+            Err(e) => {
+                let result = PullResult {
+                    image_ref: None,
+                    error: Some(rpc_error_text(&e)),
+                    pull_millis: 0,
+                    total_millis: 0,
+                    image_size: 0,
+                };
+                (result, FAILED_PULL_MILLIS)
+            }
         };
         self.results.push(PullResultRecord {
             image,
@@ -148,24 +133,39 @@ impl ImageStore {
         took
     }
 
-    /// The store and results as parts.
+    /// The store (with the registry faults still scripted, `registry`) and the pull
+    /// results, as parts.
     #[must_use]
-    pub(crate) fn into_parts(self) -> (Option<ImagesReport>, Vec<PullResultRecord>) {
+    pub(crate) fn into_parts(
+        mut self,
+        registry: &BTreeMap<String, RegistryFault>,
+    ) -> (Option<ImagesReport>, Vec<PullResultRecord>) {
+        if let Some(report) = self.report.as_mut() {
+            report.registry.clone_from(registry);
+        }
         (self.report, self.results)
     }
 }
 
-/// The images the pod's containers use, as written.
 /// Turns the image manager on for a request that has no `images`: the images of the
-/// containers the runtime already has count as present (they were pulled).
+/// containers the runtime already has count as present (they were pulled), by the name
+/// the pod writes them with (the runtime reports the normalised name).
 fn ensure_store(request: &mut PlanRequest) -> &mut ImagesReport {
+    let written = crate::pod::images(&request.pod);
     let existing: Vec<String> = request
         .runtime_status
         .as_ref()
         .map(|s| {
             s.container_statuses
                 .iter()
-                .map(|c| c.image.clone())
+                .map(|c| {
+                    let normalized = normalize_image(&c.image);
+                    written
+                        .iter()
+                        .find(|w| normalize_image(w) == normalized)
+                        .cloned()
+                        .unwrap_or_else(|| c.image.clone())
+                })
                 .collect()
         })
         .unwrap_or_default();

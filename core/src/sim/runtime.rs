@@ -1,7 +1,11 @@
-//! [`Runtime`]: the simulated runtime of one pod, carrying out a plan one CRI operation
-//! (one [`Step`](crate::plan::Step)) at a time, with the kubelet's actuated-resources
-//! checkpoint, the hooks' results and the time the sync spends blocked. The pod's
-//! sandboxes and containers are a `node::pods::PodState`, as `node::Node` holds them.
+//! [`Runtime`]: the simulated runtime of one pod — the per-pod view of a
+//! [`Node`](super::node::Node) — carrying out a plan one step at a time: each
+//! [`Step`](crate::plan::Step) becomes the CRI calls the kubelet would issue for it on the
+//! node (`RunPodSandbox` with the pod's `PodSandboxConfig`, `CreateContainer` with the
+//! container's `ContainerConfig`, preStop then `StopContainer` with the grace period as
+//! timeout, `StopPodSandbox`, ...). What is not the runtime's is kept here: the kubelet's
+//! actuated-resources checkpoint, the node files written, the hooks' results and the time
+//! the sync spends blocked.
 
 use std::collections::BTreeMap;
 
@@ -9,63 +13,90 @@ use k8s_openapi::api::core::v1::Pod;
 
 use super::hooks::HookControls;
 use super::images;
-use super::model::{plus_millis, pod_uid, Outcome, KILLED_EXIT_CODE, SIGTERM_EXIT_CODE};
-use super::node::pods::{derive_id, PodState};
-use super::node::records::{image_record, normalize_image};
-use super::node::DEFAULT_RUNTIME_NAME;
+use super::model::{plus_millis, pod_uid, Outcome};
+use super::node::{ImagesScript, Node, Scenario, DEFAULT_RUNTIME_NAME};
+use crate::config::labels::{CONTAINER_HASH, CONTAINER_RESTART_COUNT};
+use crate::cri::{
+    ContainerConfig, ContainerMetadata, ImageSpec, LinuxPodSandboxConfig,
+    LinuxSandboxSecurityContext, NamespaceMode, NamespaceOption, PodSandboxConfig,
+    PodSandboxMetadata,
+};
 use crate::hash::container_hash;
 use crate::plan::{ContainerKind, CreateContainerStep, KillPodStep, Step};
 use crate::pod::{init_or_regular_named, spec_container};
 use crate::request::{ActuatedResources, PlanRequest};
-use crate::runtime::{
-    ContainerState, ContainerStatus, LinuxSandboxStatus, NamespaceMode, SandboxMetadata,
-    SandboxNamespaceOptions, SandboxNamespaces, SandboxNetwork, SandboxState, SandboxStatus,
-};
+use crate::runtime::{ContainerState, RuntimeStatus};
 
-/// The simulated runtime of one pod: what the CRI runtime reports about it and the
-/// kubelet's actuated-resources checkpoint. `Runtime::apply_step` carries out one CRI
-/// operation of a plan; `apply_with` carries out a whole plan with it.
+/// The simulated runtime of one pod: the node's runtime holding the pod, and the
+/// kubelet's actuated-resources checkpoint. `Runtime::apply_step` carries out one step of
+/// a plan; `apply_with` carries out a whole plan with it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Runtime {
-    /// The pod's sandboxes and containers, as the runtime holds them (the per-pod part
-    /// of [`Node`](super::node::Node), with its creation-time ordering and ids).
-    pod: PodState,
+    /// The node's runtime, with the pod (and its image store).
+    node: Node,
+    /// The pod's UID, name and namespace: what the runtime reports when it holds nothing
+    /// of the pod.
+    header: RuntimeStatus,
+    /// Steps carried out so far: they order the creation times of one instant.
+    ops: u32,
     actuated: Option<ActuatedResources>,
     /// Node files written by `WriteNodeFiles` steps, by path (the newest write wins).
-    node_files: std::collections::BTreeMap<String, crate::plan::NodeFile>,
+    node_files: BTreeMap<String, crate::plan::NodeFile>,
     /// What the simulated hooks do.
     hooks: HookControls,
     /// What the hooks run so far reported.
     hook_results: Vec<crate::plan::HookResult>,
-    /// Time spent waiting for hooks so far: later operations happen that much later.
+    /// Time spent waiting (hooks, stops, pulls) so far: later operations happen that
+    /// much later.
     blocked_millis: u64,
-    /// The node's image store and the pulls carried out (`PullImage`).
+    /// The kubelet's view of the node's images (the request's `images`), the registry's
+    /// scripted faults and the pulls carried out (`PullImage`).
     images: images::ImageStore,
+}
+
+/// A container id without its `type://` prefix, as CRI calls take it.
+fn bare(id: &str) -> &str {
+    id.split_once("://").map_or(id, |(_, b)| b)
 }
 
 impl Runtime {
     /// The runtime the request describes (its runtime status and actuated-resources
-    /// checkpoint). A pod the runtime does not know yet gets its id, name and namespace.
+    /// checkpoint), on a node that has the images the kubelet sees as present. A pod the
+    /// runtime does not know yet gets its id, name and namespace.
     #[must_use]
     pub(crate) fn from_request(request: &PlanRequest) -> Self {
-        let mut pod = request
-            .runtime_status
-            .clone()
-            .map(PodState::from_status)
-            .unwrap_or_default();
-        if pod.status.id.is_empty() {
-            pod.status.id = pod_uid(&request.pod).to_string();
-            pod.status.name = request.pod.metadata.name.clone().unwrap_or_default();
-            pod.status.namespace = request.pod.metadata.namespace.clone().unwrap_or_default();
+        let mut status = request.runtime_status.clone().unwrap_or_default();
+        if status.id.is_empty() {
+            status.id = pod_uid(&request.pod).to_string();
+            status.name = request.pod.metadata.name.clone().unwrap_or_default();
+            status.namespace = request.pod.metadata.namespace.clone().unwrap_or_default();
         }
+        let header = RuntimeStatus {
+            id: status.id.clone(),
+            name: status.name.clone(),
+            namespace: status.namespace.clone(),
+            ..RuntimeStatus::default()
+        };
+        let images = images::ImageStore::from_request(request);
+        let scenario = Scenario {
+            images: ImagesScript {
+                registry: images.registry(),
+                ..ImagesScript::default()
+            },
+            ..Scenario::default()
+        };
+        let mut node = Node::new(DEFAULT_RUNTIME_NAME, scenario);
+        node.adopt(status);
         Self {
-            pod,
+            node,
+            header,
+            ops: 0,
             actuated: request.actuated_resources.clone(),
-            node_files: std::collections::BTreeMap::new(),
+            node_files: BTreeMap::new(),
             hooks: HookControls::default(),
             hook_results: Vec::new(),
             blocked_millis: 0,
-            images: images::ImageStore::from_request(request),
+            images,
         }
     }
 
@@ -75,7 +106,7 @@ impl Runtime {
     /// and gives what `apply_with` gives.
     #[must_use]
     pub(crate) fn with_operations_done(mut self, done: u32) -> Self {
-        self.pod.seq = done;
+        self.ops = done;
         self
     }
 
@@ -88,9 +119,14 @@ impl Runtime {
         self
     }
 
-    /// The same runtime with the simulated world's hook behaviour.
+    /// The same runtime with the simulated world's hook behaviour; how long containers
+    /// take to exit on the stop signal (`HookControls::exit_seconds`) is the node's
+    /// script.
     #[must_use]
     pub(crate) fn with_hooks(mut self, hooks: HookControls) -> Self {
+        for (name, seconds) in &hooks.exit_seconds {
+            self.node.script_stop_seconds(name, *seconds);
+        }
         self.hooks = hooks;
         self
     }
@@ -99,15 +135,18 @@ impl Runtime {
     /// them); the unit tests read it between steps.
     #[cfg(test)]
     #[must_use]
-    pub(crate) fn status(&self) -> crate::runtime::RuntimeStatus {
-        self.pod.status()
+    pub(crate) fn status(&self) -> RuntimeStatus {
+        self.node
+            .pod_status(&self.header.id)
+            .unwrap_or_else(|| self.header.clone())
     }
 
     /// The state as an [`Outcome`].
     #[must_use]
     pub(crate) fn into_outcome(self) -> Outcome {
-        let (images, pull_results) = self.images.into_parts();
-        let runtime_status = self.pod.into_status();
+        let mut node = self.node;
+        let (images, pull_results) = self.images.into_parts(node.registry_faults());
+        let runtime_status = node.take_pod_status(&self.header.id).unwrap_or(self.header);
         Outcome {
             runtime_status,
             actuated_resources: self.actuated,
@@ -118,18 +157,48 @@ impl Runtime {
         }
     }
 
-    /// Carries out one CRI operation of a plan for `pod` at time `now` (see the module
-    /// documentation for what each operation does). Every operation succeeds; an
-    /// operation naming a container or id the runtime does not have changes nothing.
+    /// The pod's container statuses, oldest first.
+    fn containers(&self) -> &[crate::runtime::ContainerStatus] {
+        self.node
+            .pod_state(&self.header.id)
+            .map_or(&[], |p| p.status.container_statuses.as_slice())
+    }
+
+    /// The pod's sandbox ids, newest first.
+    fn sandbox_ids(&self) -> Vec<String> {
+        self.node
+            .pod_state(&self.header.id)
+            .map(|p| {
+                p.status
+                    .sandbox_statuses
+                    .iter()
+                    .map(|s| s.id.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Carries out one step of a plan for `pod` at time `now`: the CRI calls the kubelet
+    /// issues for it, on the node. A call the runtime refuses (an id it does not have, a
+    /// start in a sandbox that is not ready) changes nothing, as a failed CRI call does;
+    /// the next sync sees the state as it is.
     pub(crate) fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
-        self.pod.seq += 1;
+        self.ops += 1;
+        if !self.node.has_pod(&self.header.id) {
+            self.node.adopt(self.header.clone());
+        }
+        // Each RPC that creates something counts itself: the step's count is then its own.
+        self.node
+            .set_operations_done(&self.header.id, self.ops.saturating_sub(1));
         // Time spent in hooks earlier in the plan delays what follows.
         let now = plus_millis(now, self.blocked_millis);
         match step {
             Step::KillPod(kill) if !kill.kills.is_empty() => self.kill_pod(kill, now),
+            Step::KillPod(kill) => self.kill_all(kill, now),
             Step::RemovePodSandbox(remove) => {
                 let id = remove.sandbox_id.as_deref().unwrap_or("");
-                self.pod.status.sandbox_statuses.retain(|s| s.id != id);
+                // Removing a sandbox the runtime does not have succeeds.
+                let _ = self.node.remove_pod_sandbox(id, now);
             }
             Step::CleanupPod(cleanup) => {
                 for p in &cleanup.paths {
@@ -138,73 +207,18 @@ impl Runtime {
                         .retain(|path, _| path != &p.path && !path.starts_with(&dir));
                 }
             }
-            Step::KillPod(kill) => {
-                // The containers are killed in parallel: each after its own preStop; the
-                // pod kill takes as long as the longest.
-                let mut longest = 0;
-                for s in self.pod.status.container_statuses.iter_mut().rev() {
-                    if s.state == ContainerState::Running {
-                        let waited = match kill
-                            .pre_stops
-                            .iter()
-                            .find(|h| h.container_id.as_deref() == Some(s.id.as_str()))
-                        {
-                            Some(h) => {
-                                let r = self.hooks.pre_stop(h, &s.id);
-                                let waited = r.elapsed_millis.unwrap_or(0);
-                                self.hook_results.push(r);
-                                waited
-                            }
-                            None => 0,
-                        };
-                        longest = longest.max(waited);
-                        stop(s, plus_millis(now, waited), SIGTERM_EXIT_CODE);
-                    }
-                }
-                self.blocked_millis += longest;
-                for sb in &mut self.pod.status.sandbox_statuses {
-                    sb.state = SandboxState::NotReady;
-                }
-                self.pod.status.ips.clear();
-            }
             Step::KillContainer(kill) => {
                 let id = kill.container_id.as_deref().unwrap_or("");
-                self.kill(id, kill.pre_stop.as_ref(), now);
+                let grace = kill.grace_period_seconds.unwrap_or(0);
+                self.kill(id, kill.pre_stop.as_ref(), grace, now);
             }
             Step::RemoveContainer(remove) => {
                 let id = remove.container_id.as_deref().unwrap_or("");
-                self.pod.remove_container(id);
+                let _ = self.node.remove_container(bare(id), now);
             }
             Step::RunPodSandbox(run) => {
                 self.run_sandbox(pod, run.attempt.unwrap_or(0), now);
-                // `InitializeActuatedPod` (1.37): a pod the checkpoint has no record of gets
-                // every init and regular container's resources recorded as actuated before
-                // its first sync, so a container that is never created (a config error)
-                // is not "resized" on every sync.
-                if self.actuated.is_none() {
-                    let mut initial = ActuatedResources::default();
-                    if let Some(spec) = pod.spec.as_ref() {
-                        for c in spec
-                            .init_containers
-                            .iter()
-                            .flatten()
-                            .chain(spec.containers.iter())
-                        {
-                            if let Some(r) = c.resources.clone() {
-                                initial.containers.insert(c.name.clone(), r);
-                            }
-                        }
-                    }
-                    self.actuated = Some(initial);
-                }
-                // The kubelet records the admitted pod-level resources as actuated
-                // (`InitializeActuatedPod`) before the first sync.
-                let recorded = self.actuated.as_ref().is_some_and(|a| a.pod.is_some());
-                if !recorded {
-                    if let Some(r) = pod.spec.as_ref().and_then(|s| s.resources.clone()) {
-                        self.actuated.get_or_insert_with(Default::default).pod = Some(r);
-                    }
-                }
+                self.initialize_actuated(pod);
             }
             Step::UpdateContainerResources(update) => {
                 let name = update.container.clone().unwrap_or_default();
@@ -238,63 +252,138 @@ impl Runtime {
                     .pull_seconds
                     .get(image)
                     .map(|s| s.saturating_mul(1000));
-                let took = self.images.pull(pull, now, set);
+                let reference = pull.image_spec.as_ref().map_or(image, |s| s.image.as_str());
+                let answer = self.node.pull_image(reference, now).map(|id| {
+                    let size = self.node.image_status(&id).map_or(0, |i| i.size);
+                    (id, size)
+                });
+                let took = self.images.record_pull(pull, now, answer, set);
                 self.blocked_millis = self.blocked_millis.saturating_add(took);
             }
             Step::CreateContainer(create) => self.create(pod, create, now),
             Step::StartContainer(start) => {
                 let name = start.container.as_deref().unwrap_or("");
-                if let Some(s) = self
-                    .pod
-                    .status
-                    .container_statuses
-                    .iter_mut()
+                let Some(id) = self
+                    .containers()
+                    .iter()
                     .rev()
                     .find(|s| s.name == name && s.state == ContainerState::Created)
+                    .map(|s| s.id.clone())
+                else {
+                    return;
+                };
+                if self.node.start_container(bare(&id), now).is_err() {
+                    return;
+                }
+                // startContainer step 4: a failing postStart kills the container.
+                if let Some(failed) = start
+                    .post_start
+                    .as_ref()
+                    .and_then(|h| self.hooks.post_start(h, &id))
                 {
-                    s.state = ContainerState::Running;
-                    s.started_at = Some(now);
-                    let id = s.id.clone();
-                    // startContainer step 4: a failing postStart kills the container.
-                    if let Some(failed) = start
-                        .post_start
-                        .as_ref()
-                        .and_then(|h| self.hooks.post_start(h, &id))
-                    {
-                        self.hook_results.push(failed);
-                        self.kill(&id, start.pre_stop.as_ref(), now);
-                    }
+                    self.hook_results.push(failed);
+                    let grace = start.grace_period_seconds.unwrap_or(0);
+                    self.kill(&id, start.pre_stop.as_ref(), grace, now);
                 }
             }
         }
     }
 
+    /// `InitializeActuatedPod` (1.37): a pod the checkpoint has no record of gets every
+    /// init and regular container's resources recorded as actuated before its first
+    /// sync, so a container that is never created (a config error) is not "resized" on
+    /// every sync; and the admitted pod-level resources.
+    fn initialize_actuated(&mut self, pod: &Pod) {
+        if self.actuated.is_none() {
+            let mut initial = ActuatedResources::default();
+            if let Some(spec) = pod.spec.as_ref() {
+                for c in spec
+                    .init_containers
+                    .iter()
+                    .flatten()
+                    .chain(spec.containers.iter())
+                {
+                    if let Some(r) = c.resources.clone() {
+                        initial.containers.insert(c.name.clone(), r);
+                    }
+                }
+            }
+            self.actuated = Some(initial);
+        }
+        let recorded = self.actuated.as_ref().is_some_and(|a| a.pod.is_some());
+        if !recorded {
+            if let Some(r) = pod.spec.as_ref().and_then(|s| s.resources.clone()) {
+                self.actuated.get_or_insert_with(Default::default).pod = Some(r);
+            }
+        }
+    }
+
+    /// `StopPodSandbox` of every sandbox of the pod at `now`: what is still running is
+    /// killed without a grace period.
+    fn stop_sandboxes(&mut self, now: jiff::Timestamp) {
+        for id in self.sandbox_ids() {
+            let _ = self.node.stop_pod_sandbox(&id, now);
+        }
+    }
+
+    /// A `KillPod` without per-container kills: each running container's preStop (if the
+    /// step has one for it), then its `StopContainer` with the pod's grace period; the
+    /// sync is blocked until the last one has exited; then every sandbox is stopped.
+    fn kill_all(&mut self, kill: &KillPodStep, now: jiff::Timestamp) {
+        let running: Vec<String> = self
+            .containers()
+            .iter()
+            .rev()
+            .filter(|s| s.state == ContainerState::Running)
+            .map(|s| s.id.clone())
+            .collect();
+        let mut longest = 0;
+        for id in running {
+            let (waited, grace) = match kill
+                .pre_stops
+                .iter()
+                .find(|h| h.container_id.as_deref() == Some(id.as_str()))
+            {
+                Some(h) => {
+                    let r = self.hooks.pre_stop(h, &id);
+                    let waited = r.elapsed_millis.unwrap_or(0);
+                    let grace = r.stop_grace_period_seconds.unwrap_or(0);
+                    self.hook_results.push(r);
+                    (waited, grace)
+                }
+                None => (0, kill.grace_period_seconds.unwrap_or(0)),
+            };
+            let stop_at = plus_millis(now, waited);
+            let exited = self
+                .node
+                .stop_container_within(bare(&id), grace, stop_at)
+                .unwrap_or(stop_at);
+            longest = longest.max(millis_between(now, exited));
+        }
+        self.blocked_millis += longest;
+        self.stop_sandboxes(plus_millis(now, longest));
+    }
+
     /// A `KillPod` with its kills, as the kubelet carries it out
     /// ([`crate::terminate::kill_timeline`]): every kill at once, each its preStop hook,
-    /// then its wait for the containers it stops after, then `StopContainer`; a container
-    /// exits when the world says (`HookControls::exit_seconds`, at once by default), at
-    /// the latest when its stop grace period ends (SIGKILL). The sync is blocked until
-    /// the last one has exited; then every sandbox is stopped.
+    /// then its wait for the containers it stops after, then `StopContainer` with what is
+    /// left of its grace period; the node says when each container exits
+    /// (`HookControls::exit_seconds` is its script). The sync is blocked until the last
+    /// one has exited; then every sandbox is stopped (`StopPodSandbox` kills what the
+    /// kills did not name).
     fn kill_pod(&mut self, step: &KillPodStep, now: jiff::Timestamp) {
-        // Where each running container is, by id: one lookup per kill, not a scan.
-        let position: BTreeMap<&str, usize> = self
-            .pod
-            .status
-            .container_statuses
+        let running: std::collections::BTreeSet<&str> = self
+            .containers()
             .iter()
-            .enumerate()
-            .filter(|(_, s)| s.state == ContainerState::Running)
-            .map(|(i, s)| (s.id.as_str(), i))
+            .filter(|s| s.state == ContainerState::Running)
+            .map(|s| s.id.as_str())
             .collect();
-        let (kills, at): (Vec<crate::plan::ContainerKill>, Vec<usize>) = step
+        let kills: Vec<crate::plan::ContainerKill> = step
             .kills
             .iter()
-            .filter_map(|k| {
-                position
-                    .get(k.container_id.as_str())
-                    .map(|&i| (k.clone(), i))
-            })
-            .unzip();
+            .filter(|k| running.contains(k.container_id.as_str()))
+            .cloned()
+            .collect();
         let mut hook_millis = BTreeMap::new();
         let mut results = Vec::new();
         // The index in `results` of each kill's preStop report.
@@ -318,133 +407,90 @@ impl Runtime {
             .collect();
         let timeline = crate::terminate::kill_timeline(&kills, &hook_millis, &exit_millis);
         let mut last = 0;
-        for (((t, &i), r), k) in timeline.iter().zip(&at).zip(&result_of).zip(&kills) {
+        for ((t, r), k) in timeline.iter().zip(&result_of).zip(&kills) {
             if let Some(r) = r.and_then(|r| results.get_mut(r)) {
                 r.stop_grace_period_seconds = Some(t.stop_grace_period_seconds);
             }
             last = last.max(t.exited_at_millis);
-            // Still running when the stop's grace period ends, the container is killed
-            // (containerd's `StopContainer`: SIGTERM, then SIGKILL after the timeout).
-            let grace_millis = u64::try_from(t.stop_grace_period_seconds.max(0))
-                .unwrap_or(0)
-                .saturating_mul(1000);
-            let takes = exit_millis.get(&k.container).copied().unwrap_or(0);
-            let code = if takes > grace_millis {
-                KILLED_EXIT_CODE
-            } else {
-                SIGTERM_EXIT_CODE
-            };
-            if let Some(s) = self.pod.status.container_statuses.get_mut(i) {
-                stop(s, plus_millis(now, t.exited_at_millis), code);
-            }
+            let _ = self.node.stop_container_within(
+                bare(&k.container_id),
+                t.stop_grace_period_seconds,
+                plus_millis(now, t.stop_at_millis),
+            );
         }
         self.hook_results.extend(results);
-        // Containers the kills do not name (no spec) are stopped with the sandbox
-        // (containerd's `StopPodSandbox` kills them without a grace period).
-        for s in &mut self.pod.status.container_statuses {
-            if s.state == ContainerState::Running {
-                stop(s, plus_millis(now, last), KILLED_EXIT_CODE);
-            }
-        }
         self.blocked_millis += last;
-        for sb in &mut self.pod.status.sandbox_statuses {
-            sb.state = SandboxState::NotReady;
-        }
-        self.pod.status.ips.clear();
+        self.stop_sandboxes(plus_millis(now, last));
     }
 
-    /// `killContainer` of one container: its preStop hook (if the kill has one), then the
-    /// stop when the hook is done.
-    fn kill(&mut self, id: &str, pre_stop: Option<&crate::plan::HookStep>, now: jiff::Timestamp) {
+    /// `killContainer` of one container: its preStop hook (if the kill has one), then
+    /// `StopContainer` with the grace period left (`grace` without a hook); the sync waits
+    /// until the container has exited.
+    fn kill(
+        &mut self,
+        id: &str,
+        pre_stop: Option<&crate::plan::HookStep>,
+        grace: i64,
+        now: jiff::Timestamp,
+    ) {
         let running = self
-            .pod
-            .status
-            .container_statuses
+            .containers()
             .iter()
             .any(|s| s.id == id && s.state == ContainerState::Running);
-        let waited = match pre_stop {
+        let (waited, grace) = match pre_stop {
             Some(h) if running => {
                 let r = self.hooks.pre_stop(h, id);
                 let waited = r.elapsed_millis.unwrap_or(0);
+                let grace = r.stop_grace_period_seconds.unwrap_or(grace);
                 self.hook_results.push(r);
-                waited
+                (waited, grace)
             }
-            _ => 0,
+            _ => (0, grace),
         };
-        if let Some(s) = self
-            .pod
-            .status
-            .container_statuses
-            .iter_mut()
-            .find(|s| s.id == id)
-        {
-            stop(s, plus_millis(now, waited), SIGTERM_EXIT_CODE);
-        }
-        self.blocked_millis += waited;
+        let stop_at = plus_millis(now, waited);
+        let exited = self
+            .node
+            .stop_container_within(bare(id), grace, stop_at)
+            .unwrap_or(stop_at);
+        self.blocked_millis += millis_between(now, exited);
     }
 
-    /// The sandbox new containers go into: the newest one.
-    fn sandbox_id(&self) -> String {
-        self.pod
-            .status
-            .sandbox_statuses
-            .first()
-            .map(|s| s.id.clone())
-            .unwrap_or_default()
-    }
-
+    /// `RunPodSandbox` with the pod's sandbox config (its metadata and network namespace:
+    /// what the runtime's answer depends on). The pod network hands the sandbox of
+    /// attempt `n` the `n`-th address, as a node whose IPAM handed out one address per
+    /// earlier sandbox.
     fn run_sandbox(&mut self, pod: &Pod, attempt: u32, now: jiff::Timestamp) {
-        let uid = pod_uid(pod).to_string();
         let host = pod
             .spec
             .as_ref()
             .and_then(|s| s.host_network)
             .unwrap_or(false);
-        let ip = if host {
-            String::new()
-        } else {
-            format!("10.88.{}.{}", (attempt / 250) % 250, attempt % 250 + 2)
-        };
-        let name = pod.metadata.name.clone().unwrap_or_default();
-        let namespace = pod.metadata.namespace.clone().unwrap_or_default();
-        let created_at = self.pod.next_sandbox_created_at(now);
-        // containerd's id for the sandbox's reserved name, `name_namespace_uid_attempt`.
-        let reserved = format!("{name}_{namespace}_{uid}_{attempt}");
-        let sandboxes = &self.pod.status.sandbox_statuses;
-        let id = derive_id("sandbox", &reserved, i128::from(created_at), |id| {
-            sandboxes.iter().any(|s| s.id == id)
-        });
-        let sandbox = SandboxStatus {
-            id,
-            metadata: Some(SandboxMetadata {
-                name,
-                uid,
-                namespace,
+        let config = PodSandboxConfig {
+            metadata: Some(PodSandboxMetadata {
+                name: pod.metadata.name.clone().unwrap_or_default(),
+                uid: pod_uid(pod).to_string(),
+                namespace: pod.metadata.namespace.clone().unwrap_or_default(),
                 attempt,
             }),
-            state: SandboxState::Ready,
-            created_at,
-            network: (!host).then(|| SandboxNetwork {
-                ip,
-                additional_ips: vec![],
-            }),
-            linux: Some(LinuxSandboxStatus {
-                namespaces: Some(SandboxNamespaces {
-                    options: Some(SandboxNamespaceOptions {
-                        network: if host {
-                            NamespaceMode::Node
-                        } else {
-                            NamespaceMode::Pod
-                        },
-                        ..SandboxNamespaceOptions::default()
+            linux: host.then(|| LinuxPodSandboxConfig {
+                security_context: Some(LinuxSandboxSecurityContext {
+                    namespace_options: Some(NamespaceOption {
+                        network: NamespaceMode::Node,
+                        ..NamespaceOption::default()
                     }),
+                    ..LinuxSandboxSecurityContext::default()
                 }),
+                ..LinuxPodSandboxConfig::default()
             }),
-            ..SandboxStatus::default()
+            ..PodSandboxConfig::default()
         };
-        self.pod.add_sandbox(sandbox);
+        self.node.skip_ips(attempt);
+        let _ = self.node.run_pod_sandbox(&config, "", now);
     }
 
+    /// `CreateContainer` in the newest sandbox with the container's config (its metadata,
+    /// image and the kubelet's hash and restart-count annotations); the container's
+    /// resources are recorded as actuated.
     fn create(&mut self, pod: &Pod, step: &CreateContainerStep, now: jiff::Timestamp) {
         let (Some(kind), Some(idx)) = (step.kind, step.index) else {
             return;
@@ -453,42 +499,36 @@ impl Runtime {
             return;
         };
         let (name, image) = (spec.name.to_string(), spec.image.to_string());
-        let uid = pod_uid(pod);
-        let created = self.pod.next_container_created_at(now);
-        // containerd's id for the container's reserved name,
-        // `name_podName_namespace_uid_attempt`, in the kubelet's form.
         let attempt = step.attempt.unwrap_or(0);
-        let reserved = format!(
-            "{name}_{}_{}_{uid}_{attempt}",
-            pod.metadata.name.as_deref().unwrap_or(""),
-            pod.metadata.namespace.as_deref().unwrap_or("")
-        );
-        let state = &self.pod;
-        let bare = derive_id("container", &reserved, created.as_nanosecond(), |id| {
-            state.has_container(&format!("{DEFAULT_RUNTIME_NAME}://{id}"))
-        });
-        let id = format!("{DEFAULT_RUNTIME_NAME}://{bare}");
-        let record = image_record(&normalize_image(&image));
-        let status = ContainerStatus {
-            id,
-            name: name.clone(),
-            pod_sandbox_id: Some(self.sandbox_id()),
-            state: ContainerState::Created,
-            created_at: Some(created),
-            image: image.clone(),
-            // As containerd reports an image (the node's store: `node::records`): its id,
-            // and its repository digest as `imageRef` (the API status's `imageID`).
-            image_id: record.id,
-            image_ref: record
-                .repo_digests
-                .first()
-                .cloned()
-                .unwrap_or_else(|| image.clone()),
-            hash: container_hash(&name, &image),
-            restart_count: i32::try_from(attempt).unwrap_or(0),
-            ..ContainerStatus::default()
+        let config = ContainerConfig {
+            metadata: Some(ContainerMetadata {
+                name: name.clone(),
+                attempt,
+            }),
+            image: Some(ImageSpec {
+                image: image.clone(),
+                user_specified_image: image.clone(),
+                ..ImageSpec::default()
+            }),
+            annotations: [
+                (
+                    CONTAINER_HASH.to_string(),
+                    format!("{:x}", container_hash(&name, &image)),
+                ),
+                (CONTAINER_RESTART_COUNT.to_string(), attempt.to_string()),
+            ]
+            .into(),
+            ..ContainerConfig::default()
         };
-        self.pod.add_container(status);
+        // The node has the images the kubelet sees as present (every image when the image
+        // manager is off: the kubelet never pulls then), loaded when first used.
+        if self.node.image_status(&image).is_none() && self.images.present(&image) {
+            self.node.load_image(&image);
+        }
+        let sandbox = self.sandbox_ids().into_iter().next().unwrap_or_default();
+        if self.node.create_container(&sandbox, &config, now).is_err() {
+            return;
+        }
         if kind != ContainerKind::Ephemeral {
             self.actuated
                 .get_or_insert_with(Default::default)
@@ -498,18 +538,9 @@ impl Runtime {
     }
 }
 
-/// The container stops at `now` with exit `code` ([`SIGTERM_EXIT_CODE`] or
-/// [`KILLED_EXIT_CODE`]), reason `Error`.
-fn stop(s: &mut ContainerStatus, now: jiff::Timestamp, code: i32) {
-    if matches!(
-        s.state,
-        ContainerState::Running | ContainerState::Created | ContainerState::Unknown
-    ) {
-        s.state = ContainerState::Exited;
-        s.exit_code = code;
-        s.reason = "Error".into();
-        s.finished_at = Some(now);
-    }
+/// Milliseconds from `from` to `to` (0 when `to` is earlier).
+fn millis_between(from: jiff::Timestamp, to: jiff::Timestamp) -> u64 {
+    u64::try_from((to.as_nanosecond() - from.as_nanosecond()) / 1_000_000).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -342,7 +342,8 @@ fn image_change_restarts_the_container() {
         .as_ref()
         .and_then(|s| s.container_statuses.first())
         .map(|s| s.image.clone());
-    assert_eq!(image.as_deref(), Some("nginx:2"));
+    // As containerd reports it: the image's normalised tag.
+    assert_eq!(image.as_deref(), Some("docker.io/library/nginx:2"));
 }
 
 #[test]

@@ -697,7 +697,7 @@ fn sim_runtime(
     let scenario = Scenario {
         images: ImagesScript {
             preloaded: images,
-            unpullable: Vec::new(),
+            ..ImagesScript::default()
         },
         ..Scenario::default()
     };

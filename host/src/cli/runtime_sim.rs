@@ -31,6 +31,8 @@ What happens on its own is scripted, by a scenario file (--scenario, JSON or YAM
   images:
     preloaded: [busybox]
     unpullable: [registry.invalid/app]             # PullImage fails with NOT_FOUND
+    registry:                                      # the next 2 pulls of nginx fail as
+      nginx: {fault: registryDown, times: 2}       # containerd reports an unreachable registry
 
 or by pod annotations, which the kubelet copies to the sandbox:
   runtime-sim.podplan.io/container.<name>: '{\"exit\": {\"code\": 1, \"afterSeconds\": 5}}'

@@ -173,6 +173,7 @@ fn e2e_a_failed_pull_shows_err_image_pull_then_image_pull_back_off() {
     let images = ImagesScript {
         preloaded: vec![],
         unpullable: vec!["alpine:3.20".into()],
+        ..ImagesScript::default()
     };
     let mut h = harness_with(Planner::Native, &[("p.yaml", PULLED)], images);
     let mut statuses: Vec<String> = Vec::new();

@@ -229,7 +229,7 @@ fn harness(planner: Planner, files: &[(&str, &str)]) -> Harness {
     let scenario = Scenario {
         images: ImagesScript {
             preloaded: vec!["busybox:1.36".into(), "nginx:1.27".into()],
-            unpullable: vec![],
+            ..ImagesScript::default()
         },
         ..Scenario::default()
     };

@@ -9,7 +9,7 @@ use super::store::{full_id, seconds_after, Node};
 use crate::config::labels::{CONTAINER_HASH, CONTAINER_RESTART_COUNT};
 use crate::cri::{ContainerConfig, LinuxContainerResources};
 use crate::runtime::{ContainerState, ContainerStatus, SandboxState};
-use crate::sim::model::KILLED_EXIT_CODE;
+use crate::sim::model::{plus_millis, KILLED_EXIT_CODE, SIGTERM_EXIT_CODE};
 
 impl Node {
     /// A running (or unknown) container exits with `code` at `at`. Returns whether it
@@ -60,9 +60,14 @@ impl Node {
             .container_scripts
             .get(&meta.name)
             .or_else(|| {
-                self.scenario
-                    .containers
-                    .get(&format!("{}/{}/{}", pod.namespace, pod.name, meta.name))
+                // (No key to build when the scenario scripts no container.)
+                (!self.scenario.containers.is_empty())
+                    .then(|| {
+                        self.scenario
+                            .containers
+                            .get(&format!("{}/{}/{}", pod.namespace, pod.name, meta.name))
+                    })
+                    .flatten()
             })
             .or_else(|| self.scenario.containers.get(&meta.name))
             .cloned()
@@ -93,12 +98,15 @@ impl Node {
             .get(CONTAINER_RESTART_COUNT)
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
+        let status_id = full_id(&self.runtime_name, &id);
         let status = ContainerStatus {
-            id: full_id(&self.runtime_name, &id),
+            id: status_id.clone(),
             name: meta.name.clone(),
             pod_sandbox_id: Some(sandbox_id.to_string()),
             state: ContainerState::Created,
             created_at: Some(created),
+            // The image's first tag in the store: containerd 1.6 ignores the kubelet's
+            // `ImageSpec.userSpecifiedImage` (the image as written).
             image: image
                 .repo_tags
                 .first()
@@ -126,6 +134,7 @@ impl Node {
                 config: config.clone(),
                 resources: config.linux.as_ref().and_then(|l| l.resources.clone()),
                 image_id: image.id,
+                status_id,
                 script,
             },
         );
@@ -164,8 +173,8 @@ impl Node {
         Ok(())
     }
 
-    /// `StopContainer`: a running container is killed (exit code 137) at `now`; a created
-    /// or exited one is left as it is. The grace period passes at once.
+    /// `StopContainer` with no time to exit (timeout 0): a running container is killed
+    /// (exit code 137) at `now`; a created or exited one is left as it is.
     pub fn stop_container(&mut self, id: &str, now: jiff::Timestamp) -> Result<(), CriError> {
         self.advance(now);
         if !self.containers.contains_key(id) {
@@ -173,6 +182,39 @@ impl Node {
         }
         self.exit_container(id, KILLED_EXIT_CODE, now);
         Ok(())
+    }
+
+    /// `StopContainer` with a `timeout` (seconds), as containerd carries it out: the stop
+    /// signal (SIGTERM) at `now`; a container that exits within the timeout (its script's
+    /// `stopSeconds`, at once by default) exits 143, one still running when the timeout
+    /// ends is killed (SIGKILL) then and exits 137. A created or exited container is left
+    /// as it is (containerd returns at once for a container that is not running). Answers
+    /// when the call returns: when the container has exited.
+    pub fn stop_container_within(
+        &mut self,
+        id: &str,
+        timeout: i64,
+        now: jiff::Timestamp,
+    ) -> Result<jiff::Timestamp, CriError> {
+        self.advance(now);
+        let Some(record) = self.containers.get(id) else {
+            return Err(CriError::container_not_found(id));
+        };
+        let grace_millis = u64::try_from(timeout.max(0))
+            .unwrap_or(0)
+            .saturating_mul(1000);
+        let takes = record.script.stop_seconds.unwrap_or(0).saturating_mul(1000);
+        let (code, after) = if takes > grace_millis {
+            (KILLED_EXIT_CODE, grace_millis)
+        } else {
+            (SIGTERM_EXIT_CODE, takes)
+        };
+        let at = plus_millis(now, after);
+        if self.exit_container(id, code, at) {
+            Ok(at)
+        } else {
+            Ok(now)
+        }
     }
 
     /// `RemoveContainer`: the container is gone (killed first if running) and its name
@@ -188,10 +230,9 @@ impl Node {
         };
         self.names.remove(&record.name);
         self.scripted_containers.remove(id);
-        let full = full_id(&self.runtime_name, id);
         if let Some(runtime) = self.pods.get_mut(&record.uid) {
             runtime.seq += 1;
-            runtime.remove_container(&full);
+            runtime.remove_container(&record.status_id);
         }
         Ok(())
     }

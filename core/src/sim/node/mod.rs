@@ -4,9 +4,9 @@
 //!
 //! [`Node`] keeps one `PodState` per pod UID — the pod's sandboxes and containers as the
 //! kubelet's relist sees them ([`Node::pod_status`]), with the creation-time ordering and
-//! the id derivation that the per-pod model ([`Runtime`](super::Runtime)) shares — plus
-//! what only the CRI sees (configs, labels, annotations, reserved names, images). It is
-//! what `podplan runtime-sim` serves over gRPC.
+//! the id derivation — plus what only the CRI sees (configs, labels, annotations,
+//! reserved names, images). It is what `podplan runtime-sim` serves over gRPC, and what
+//! the per-pod model ([`Runtime`](super::Runtime)) carries plan steps out on.
 //!
 //! As containerd:
 //! * ids are 64 hexadecimal digits, derived from the object's kind, reserved name and
@@ -16,13 +16,16 @@
 //!   `name_podName_namespace_uid_attempt` until removed; a second create with a taken name
 //!   fails (`UNKNOWN`: `failed to reserve container name "…": name "…" is reserved for "…"`);
 //! * `CreateContainer` needs the image (pulled or preloaded), `StartContainer` a created
-//!   container in a ready sandbox; `StopContainer` of a running container exits it with
-//!   137 (it is killed), of a created or exited one changes nothing; `RemoveContainer`,
+//!   container in a ready sandbox; `StopContainer` sends SIGTERM and SIGKILLs at the
+//!   timeout: a running container that exits in time (its script's `stopSeconds`) exits
+//!   143, else 137 ([`Node::stop_container`] is the timeout-0 stop: 137); of a created or
+//!   exited one it changes nothing; `RemoveContainer`,
 //!   `RemovePodSandbox` and `StopPodSandbox` of something already gone succeed where
 //!   containerd's do;
 //! * images are named as containerd normalises them (`nginx` → `docker.io/library/nginx:latest`);
 //!   a container reports the image's first tag, its digest as `imageRef` and its id as
-//!   `imageId`; `PullImage` answers the image id.
+//!   `imageId`; `PullImage` answers the image id, or the registry's scripted fault
+//!   (`ImagesScript::registry`) with containerd's error.
 //!
 //! What happens on its own — a container exiting after N seconds, exec probes failing, a
 //! sandbox lost, the next K calls of an RPC failing — is scripted by a [`Scenario`] or by
@@ -32,7 +35,7 @@
 
 mod containers;
 mod error;
-mod images;
+pub(crate) mod images;
 pub(crate) mod pods;
 pub(crate) mod records;
 mod sandboxes;
@@ -229,6 +232,7 @@ mod tests {
                         times: Some(1),
                     }),
                     exec: None,
+                    stop_seconds: None,
                 },
             )]
             .into(),
@@ -373,5 +377,120 @@ mod tests {
             attempt: 0,
         });
         c
+    }
+
+    #[test]
+    fn stop_with_a_timeout_is_sigterm_then_sigkill() {
+        let scenario = Scenario {
+            containers: [(
+                "slow".to_string(),
+                ContainerScript {
+                    stop_seconds: Some(40),
+                    ..ContainerScript::default()
+                },
+            )]
+            .into(),
+            images: ImagesScript {
+                preloaded: vec!["nginx".into()],
+                ..ImagesScript::default()
+            },
+            ..Scenario::default()
+        };
+        let mut node = Node::new("sim", scenario);
+        let Ok(sb) = node.run_pod_sandbox(&sandbox_config("web", 0), "", t(0)) else {
+            panic!("run failed");
+        };
+        let quick = started(&mut node, &sb, "app", 0, t(0));
+        let slow = started(&mut node, &sb, "slow", 0, t(0));
+        // Exits on SIGTERM at once: 143, the call returns then.
+        assert_eq!(node.stop_container_within(&quick, 30, t(1)), Ok(t(1)));
+        // Still running when the 30 s are over: SIGKILL, 137.
+        assert_eq!(node.stop_container_within(&slow, 30, t(1)), Ok(t(31)));
+        let exit = |node: &Node, id: &str| {
+            node.container(id)
+                .map(|c| (c.status.exit_code, c.status.finished_at))
+        };
+        assert_eq!(exit(&node, &quick), Ok((143, Some(t(1)))));
+        assert_eq!(exit(&node, &slow), Ok((137, Some(t(31)))));
+        // A created container is left as it is.
+        let Ok(created) = node.create_container(&sb, &container_config("late", 0), t(2)) else {
+            panic!("create failed");
+        };
+        assert_eq!(node.stop_container_within(&created, 30, t(2)), Ok(t(2)));
+        assert_eq!(
+            node.container(&created).map(|c| c.status.state),
+            Ok(ContainerState::Created)
+        );
+    }
+
+    #[test]
+    fn registry_faults_count_down() {
+        use crate::plan::{PullFault, RegistryFault};
+        let mut node = Node::new(
+            "sim",
+            Scenario {
+                images: ImagesScript {
+                    registry: [(
+                        "nginx".to_string(),
+                        RegistryFault {
+                            fault: PullFault::RegistryDown,
+                            times: Some(2),
+                        },
+                    )]
+                    .into(),
+                    ..ImagesScript::default()
+                },
+                ..Scenario::default()
+            },
+        );
+        // Matched as containerd normalises the reference.
+        let first = node.pull_image("docker.io/library/nginx:latest", t(0));
+        assert!(first.is_err_and(|e| e.code == CriCode::Unknown
+            && e.message
+                .contains("lookup registry-1.docker.io: no such host")));
+        assert_eq!(
+            node.registry_faults().get("nginx").and_then(|f| f.times),
+            Some(1)
+        );
+        assert!(node.pull_image("nginx", t(1)).is_err());
+        assert!(node.registry_faults().is_empty());
+        assert!(node.pull_image("nginx", t(2)).is_ok());
+    }
+
+    #[test]
+    fn an_adopted_pod_is_driven_by_its_own_ids() {
+        let mut node = Node::default();
+        assert!(node.pull_image("nginx", t(0)).is_ok());
+        let Ok(sb) = node.run_pod_sandbox(&sandbox_config("web", 0), "", t(0)) else {
+            panic!("run failed");
+        };
+        let id = started(&mut node, &sb, "app", 0, t(0));
+        let Some(mut status) = node.pod_status("uid-web") else {
+            panic!("no pod");
+        };
+        // As another runtime named it.
+        if let Some(c) = status.container_statuses.first_mut() {
+            c.id = format!("containerd://{id}");
+        }
+        let mut other = Node::default();
+        other.adopt(status);
+        assert_eq!(other.stop_container_within(&id, 10, t(5)), Ok(t(5)));
+        let app = other.pod_status("uid-web").and_then(|s| {
+            s.container_statuses
+                .first()
+                .map(|c| (c.id.clone(), c.state, c.exit_code))
+        });
+        assert_eq!(
+            app,
+            Some((format!("containerd://{id}"), ContainerState::Exited, 143))
+        );
+        // Its names are reserved: the same attempt cannot be created twice.
+        assert!(other.pull_image("nginx", t(6)).is_ok());
+        let again = other.create_container(&sb, &container_config("app", 0), t(6));
+        assert!(again.is_err_and(|e| e.code == CriCode::Unknown));
+        assert_eq!(other.remove_container(&id, t(7)), Ok(()));
+        assert!(other
+            .pod_status("uid-web")
+            .is_some_and(|s| s.container_statuses.is_empty()));
     }
 }

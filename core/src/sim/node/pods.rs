@@ -3,9 +3,8 @@
 //! are ordered and how ids are derived.
 //!
 //! [`Node`](super::Node) keeps one [`PodState`] per pod UID;
-//! [`Runtime`](crate::sim::Runtime) (one pod, driven by plan steps) keeps one.
-
-use std::collections::BTreeSet;
+//! [`Runtime`](crate::sim::Runtime) (one pod, driven by plan steps) is a view of a node
+//! holding one pod.
 
 use super::records::hex64;
 use crate::runtime::{ContainerState, ContainerStatus, RuntimeStatus, SandboxState, SandboxStatus};
@@ -19,8 +18,6 @@ pub(crate) struct PodState {
     /// moving every earlier status, so carrying out a plan stays linear in the pod's
     /// containers. [`PodState::status`] gives the runtime's order.
     pub(crate) status: RuntimeStatus,
-    /// The ids of the container statuses (a new container's id must be new).
-    ids: BTreeSet<String>,
     /// The newest creation time of the container statuses (a new container is newer).
     latest_created: Option<jiff::Timestamp>,
     /// Operations carried out so far: they order the creation times of one instant.
@@ -42,11 +39,6 @@ impl PodState {
     #[must_use]
     pub(crate) fn from_status(mut status: RuntimeStatus) -> Self {
         status.container_statuses.reverse();
-        let ids = status
-            .container_statuses
-            .iter()
-            .map(|s| s.id.clone())
-            .collect();
         let latest_created = status
             .container_statuses
             .iter()
@@ -54,7 +46,6 @@ impl PodState {
             .max();
         Self {
             status,
-            ids,
             latest_created,
             seq: 0,
         }
@@ -74,12 +65,6 @@ impl PodState {
         let mut status = self.status;
         status.container_statuses.reverse();
         status
-    }
-
-    /// Whether a container status has `id`.
-    #[must_use]
-    pub(crate) fn has_container(&self, id: &str) -> bool {
-        self.ids.contains(id)
     }
 
     /// The creation time of a container created at `now`: after every instance the
@@ -108,21 +93,17 @@ impl PodState {
         )
     }
 
-    /// Adds a container status (the newest), keeping the id set and the newest creation
-    /// time.
+    /// Adds a container status (the newest), keeping the newest creation time.
     pub(crate) fn add_container(&mut self, status: ContainerStatus) {
-        self.ids.insert(status.id.clone());
         self.latest_created = self.latest_created.max(status.created_at);
         self.status.container_statuses.push(status);
     }
 
-    /// Removes the container status(es) with `id`, keeping the id set and the newest
-    /// creation time.
+    /// Removes the container status(es) with `id`, keeping the newest creation time.
     pub(crate) fn remove_container(&mut self, id: &str) {
         let before = self.status.container_statuses.len();
         self.status.container_statuses.retain(|s| s.id != id);
         if self.status.container_statuses.len() != before {
-            self.ids.remove(id);
             self.latest_created = self
                 .status
                 .container_statuses

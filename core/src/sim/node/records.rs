@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::script::{ContainerScript, SandboxScript};
 use crate::cri::{ContainerConfig, LinuxContainerResources, PodSandboxConfig};
+use crate::hash::fnv64a_extend;
 use crate::runtime::{ContainerStatus, SandboxStatus};
 use crate::sim::model::fnv64;
 
@@ -44,6 +45,9 @@ pub struct ContainerRecord {
     pub resources: Option<LinuxContainerResources>,
     /// The image's id (`sha256:…`).
     pub image_id: String,
+    /// Its id in its status, the kubelet's form: `<runtimeName>://<id>` for a container
+    /// the node created, the relist's own for an adopted one (`Node::adopt`).
+    pub(super) status_id: String,
     pub(super) script: ContainerScript,
 }
 
@@ -104,14 +108,15 @@ pub(super) fn repository(normalized: &str) -> &str {
 
 /// 64 hexadecimal digits from some parts (four FNV-64 rounds).
 pub(super) fn hex64(parts: &[&[u8]]) -> String {
-    (0u8..4)
-        .map(|round| {
-            let mut all: Vec<&[u8]> = parts.to_vec();
-            let salt = [round];
-            all.push(&salt);
-            format!("{:016x}", fnv64(&all))
-        })
-        .collect()
+    use std::fmt::Write as _;
+    // The parts' hash is each round's prefix: hashed once, then salted per round.
+    let prefix = fnv64(parts);
+    let mut out = String::with_capacity(64);
+    for round in 0u8..4 {
+        let h = fnv64a_extend(fnv64a_extend(prefix, &[round]), &[0xff]);
+        let _ = write!(out, "{h:016x}");
+    }
+    out
 }
 
 pub(crate) fn image_record(normalized: &str) -> ImageRecord {

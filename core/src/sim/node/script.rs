@@ -55,6 +55,11 @@ pub struct ContainerScript {
     /// `ExecSync` answers (absent: exit 0, no output).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exec: Option<ExecScript>,
+    /// How long it takes to exit on `StopContainer`'s stop signal (SIGTERM), seconds:
+    /// within the stop's timeout it exits 143, else it is killed (SIGKILL) when the
+    /// timeout ends and exits 137, as containerd's `StopContainer` does. Absent: at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_seconds: Option<u64>,
 }
 
 /// What a pod's sandboxes do on their own.
@@ -99,6 +104,11 @@ pub struct ImagesScript {
     /// `PullImage` fails with `NOT_FOUND` for these.
     #[serde(default)]
     pub unpullable: Vec<String>,
+    /// What the registry answers for some images (by reference, matched as containerd
+    /// normalises it): the next `times` pulls (every pull, when absent) fail with the
+    /// fault, each counting down.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub registry: BTreeMap<String, crate::plan::RegistryFault>,
 }
 
 /// A script for the whole node (`podplan runtime-sim --scenario`).

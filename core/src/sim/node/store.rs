@@ -16,7 +16,7 @@ pub const DEFAULT_RUNTIME_NAME: &str = "sim";
 pub const RUNTIME_VERSION: &str = "0.1.0";
 
 /// A node's simulated CRI runtime (see the module documentation).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub(super) runtime_name: String,
     pub(super) scenario: Scenario,
@@ -180,25 +180,193 @@ impl Node {
 
     pub(super) fn container_status(&self, id: &str) -> Option<&ContainerStatus> {
         let record = self.containers.get(id)?;
-        let full = full_id(&self.runtime_name, id);
         self.pods
             .get(&record.uid)?
             .status
             .container_statuses
             .iter()
-            .find(|s| s.id == full)
+            .find(|s| s.id == record.status_id)
     }
 
     pub(super) fn container_status_mut(&mut self, id: &str) -> Option<&mut ContainerStatus> {
         let record = self.containers.get(id)?;
-        let full = full_id(&self.runtime_name, id);
         let runtime = self.pods.get_mut(&record.uid)?;
         runtime.seq += 1;
         runtime
             .status
             .container_statuses
             .iter_mut()
-            .find(|s| s.id == full)
+            .find(|s| s.id == record.status_id)
+    }
+
+    /// Takes over a pod as a relist reported it (`status`, containers newest first), as
+    /// a runtime restarted on a node that has the pod: its sandboxes and containers get
+    /// records (reserved names, a config with their metadata and image), container ids
+    /// keep their own `type://` prefix, and the container scripts of the scenario apply
+    /// by name. A pod the node has already is replaced.
+    pub(crate) fn adopt(&mut self, status: crate::runtime::RuntimeStatus) {
+        use crate::cri::{ContainerConfig, ContainerMetadata, ImageSpec, PodSandboxConfig};
+        use crate::runtime::SandboxMetadata;
+        let uid = status.id.clone();
+        let (pod_name, namespace) = (status.name.clone(), status.namespace.clone());
+        let newest = status.sandbox_statuses.first().map(|s| s.id.clone());
+        for sandbox in &status.sandbox_statuses {
+            let meta = sandbox.metadata.clone().unwrap_or_else(|| SandboxMetadata {
+                name: pod_name.clone(),
+                uid: uid.clone(),
+                namespace: namespace.clone(),
+                attempt: 0,
+            });
+            let name = [
+                meta.name.as_str(),
+                meta.namespace.as_str(),
+                meta.uid.as_str(),
+                &meta.attempt.to_string(),
+            ]
+            .join("_");
+            self.names
+                .entry(name.clone())
+                .or_insert_with(|| sandbox.id.clone());
+            self.sandboxes.insert(
+                sandbox.id.clone(),
+                SandboxRecord {
+                    uid: uid.clone(),
+                    name,
+                    config: PodSandboxConfig {
+                        metadata: Some(crate::cri::PodSandboxMetadata {
+                            name: meta.name,
+                            uid: meta.uid,
+                            namespace: meta.namespace,
+                            attempt: meta.attempt,
+                        }),
+                        ..PodSandboxConfig::default()
+                    },
+                    runtime_handler: sandbox.runtime_handler.clone(),
+                    resources: None,
+                    script: None,
+                    container_scripts: BTreeMap::new(),
+                },
+            );
+        }
+        for c in &status.container_statuses {
+            let bare = c.id.split_once("://").map_or(c.id.as_str(), |(_, id)| id);
+            let attempt = u32::try_from(c.restart_count).unwrap_or(0);
+            let name = [
+                c.name.as_str(),
+                pod_name.as_str(),
+                namespace.as_str(),
+                uid.as_str(),
+                &attempt.to_string(),
+            ]
+            .join("_");
+            self.names
+                .entry(name.clone())
+                .or_insert_with(|| bare.to_string());
+            let script = if self.scenario.containers.is_empty() {
+                super::script::ContainerScript::default()
+            } else {
+                self.scenario
+                    .containers
+                    .get(&format!("{namespace}/{pod_name}/{}", c.name))
+                    .or_else(|| self.scenario.containers.get(&c.name))
+                    .cloned()
+                    .unwrap_or_default()
+            };
+            if script.exit.is_some() {
+                self.scripted_containers.insert(bare.to_string());
+            }
+            self.containers.insert(
+                bare.to_string(),
+                ContainerRecord {
+                    uid: uid.clone(),
+                    sandbox_id: c
+                        .pod_sandbox_id
+                        .clone()
+                        .or_else(|| newest.clone())
+                        .unwrap_or_default(),
+                    name,
+                    config: ContainerConfig {
+                        metadata: Some(ContainerMetadata {
+                            name: c.name.clone(),
+                            attempt,
+                        }),
+                        image: Some(ImageSpec {
+                            image: c.image.clone(),
+                            ..ImageSpec::default()
+                        }),
+                        ..ContainerConfig::default()
+                    },
+                    resources: None,
+                    image_id: c.image_id.clone(),
+                    status_id: c.id.clone(),
+                    script,
+                },
+            );
+        }
+        self.pods.insert(uid, PodState::from_status(status));
+    }
+
+    /// Puts an image in the store without a pull (`ctr images import`), as the scenario's
+    /// preloaded images are.
+    pub(crate) fn load_image(&mut self, reference: &str) {
+        if reference.is_empty() {
+            return;
+        }
+        // An image's id is derived from its normalised name: the same name, the same id.
+        let record = image_record(&normalize_image(reference));
+        self.images.entry(record.id.clone()).or_insert(record);
+    }
+
+    /// The pod `uid` as a relist reports it, taken off the node (the per-pod view's
+    /// last look: no copy of its statuses).
+    pub(crate) fn take_pod_status(&mut self, uid: &str) -> Option<crate::runtime::RuntimeStatus> {
+        self.pods.remove(uid).map(PodState::into_status)
+    }
+
+    /// Counts `done` operations on the pod `uid` already: operations at one instant are
+    /// ordered by their count (creation times), so a caller that carries out one step of
+    /// a plan at a time sets where it is.
+    pub(crate) fn set_operations_done(&mut self, uid: &str, done: u32) {
+        if let Some(pod) = self.pods.get_mut(uid) {
+            pod.seq = done;
+        }
+    }
+
+    /// The pod `uid` as the node holds it.
+    pub(crate) fn pod_state(&self, uid: &str) -> Option<&PodState> {
+        self.pods.get(uid)
+    }
+
+    /// Every container named `container` (in any pod) takes `seconds` to exit on
+    /// `StopContainer`'s stop signal (`ContainerScript::stop_seconds`), from now on and
+    /// for the containers the node has already.
+    pub(crate) fn script_stop_seconds(&mut self, container: &str, seconds: u64) {
+        self.scenario
+            .containers
+            .entry(container.to_string())
+            .or_default()
+            .stop_seconds = Some(seconds);
+        for record in self.containers.values_mut() {
+            if record
+                .config
+                .metadata
+                .as_ref()
+                .is_some_and(|m| m.name == container)
+            {
+                record.script.stop_seconds = Some(seconds);
+            }
+        }
+    }
+
+    /// Whether the node has the pod `uid`.
+    pub(crate) fn has_pod(&self, uid: &str) -> bool {
+        self.pods.contains_key(uid)
+    }
+
+    /// The pod network's address allocator has handed out at least `count` addresses
+    /// (host-local IPAM hands out the next address after the last one).
+    pub(crate) fn skip_ips(&mut self, count: u32) {
+        self.ips = self.ips.max(count);
     }
 }
 
