@@ -136,7 +136,7 @@ fn conversion(c: &mut Criterion) {
                 .create_container(&id, black_box(&config), start)
                 .expect("a container");
             let _ = node.start_container(&c, start);
-            let _ = node.stop_container(&c, start);
+            let _ = node.stop_container(&c, 30, start);
             let _ = node.remove_container(&c, start);
         });
     });

@@ -391,7 +391,7 @@ export interface HookControls {
   /**
    * How long a container takes to exit once `StopContainer` sent its stop signal,
    * seconds (cut at the stop's grace period, when the runtime sends SIGKILL). Absent:
-   * at once. Only the kills of a `KillPod` read it.
+   * at once. It is the node's `ContainerScript::stop_seconds` for the container.
    */
   exitSeconds?: { [key: string]: number };
   /**

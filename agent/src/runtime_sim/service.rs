@@ -165,11 +165,17 @@ impl RuntimeService for SimRuntime {
     ) -> Result<Response<pb::StopContainerResponse>, Status> {
         let request = request.into_inner();
         let id = request.container_id;
-        // A container that ignores SIGTERM is killed when the grace period is over.
+        // A container that ignores SIGTERM is killed (137) when the grace period is over:
+        // the call returns then. Any other exits on SIGTERM (143), when the node's script
+        // says (`stopSeconds`) or at once.
         if self.slow_script(&id).ignore_sigterm {
             self.take(u64::try_from(request.timeout).unwrap_or(0)).await;
+            self.call("StopContainer", |node, now| node.kill_container(&id, now))?;
+        } else {
+            self.call("StopContainer", |node, now| {
+                node.stop_container(&id, request.timeout, now).map(drop)
+            })?;
         }
-        self.call("StopContainer", |node, now| node.stop_container(&id, now))?;
         Ok(Response::new(pb::StopContainerResponse {}))
     }
 

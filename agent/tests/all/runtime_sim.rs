@@ -248,7 +248,8 @@ async fn sandbox_and_container_lifecycle_over_a_unix_socket() {
     assert_eq!(relisted.container_statuses[0].id, format!("sim://{id}"));
     assert_eq!(relisted.ips, ["10.88.0.2"]);
 
-    // Stop: killed, 137. Remove: gone.
+    // Stop: SIGTERM, and it exits at once: 143 (one that ignores SIGTERM is killed at the
+    // timeout: 137). Remove: gone.
     s.sim.clock().advance(Duration::from_secs(3));
     s.runtime
         .stop_container(requests::stop_container(&id, 30))
@@ -258,7 +259,7 @@ async fn sandbox_and_container_lifecycle_over_a_unix_socket() {
     let app_status = &relisted.container_statuses[0];
     assert_eq!(
         (app_status.state, app_status.exit_code),
-        (ContainerState::Exited, 137)
+        (ContainerState::Exited, 143)
     );
     assert_eq!(
         app_status.finished_at,

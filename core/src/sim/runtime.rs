@@ -356,7 +356,7 @@ impl Runtime {
             let stop_at = plus_millis(now, waited);
             let exited = self
                 .node
-                .stop_container_within(bare(&id), grace, stop_at)
+                .stop_container(bare(&id), grace, stop_at)
                 .unwrap_or(stop_at);
             longest = longest.max(millis_between(now, exited));
         }
@@ -412,7 +412,7 @@ impl Runtime {
                 r.stop_grace_period_seconds = Some(t.stop_grace_period_seconds);
             }
             last = last.max(t.exited_at_millis);
-            let _ = self.node.stop_container_within(
+            let _ = self.node.stop_container(
                 bare(&k.container_id),
                 t.stop_grace_period_seconds,
                 plus_millis(now, t.stop_at_millis),
@@ -450,7 +450,7 @@ impl Runtime {
         let stop_at = plus_millis(now, waited);
         let exited = self
             .node
-            .stop_container_within(bare(id), grace, stop_at)
+            .stop_container(bare(id), grace, stop_at)
             .unwrap_or(stop_at);
         self.blocked_millis += millis_between(now, exited);
     }

@@ -173,9 +173,11 @@ impl Node {
         Ok(())
     }
 
-    /// `StopContainer` with no time to exit (timeout 0): a running container is killed
-    /// (exit code 137) at `now`; a created or exited one is left as it is.
-    pub fn stop_container(&mut self, id: &str, now: jiff::Timestamp) -> Result<(), CriError> {
+    /// The SIGKILL that ends `StopContainer` for a container still running when its
+    /// timeout is over (one that ignores SIGTERM): it exits 137 at `now`; a created or
+    /// exited one is left as it is. The simulated CRI runtime calls it once it has waited
+    /// out the timeout of such a container; [`Node::stop_container`] is the whole call.
+    pub fn kill_container(&mut self, id: &str, now: jiff::Timestamp) -> Result<(), CriError> {
         self.advance(now);
         if !self.containers.contains_key(id) {
             return Err(CriError::container_not_found(id));
@@ -190,7 +192,7 @@ impl Node {
     /// ends is killed (SIGKILL) then and exits 137. A created or exited container is left
     /// as it is (containerd returns at once for a container that is not running). Answers
     /// when the call returns: when the container has exited.
-    pub fn stop_container_within(
+    pub fn stop_container(
         &mut self,
         id: &str,
         timeout: i64,

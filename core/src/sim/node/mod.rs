@@ -18,7 +18,7 @@
 //! * `CreateContainer` needs the image (pulled or preloaded), `StartContainer` a created
 //!   container in a ready sandbox; `StopContainer` sends SIGTERM and SIGKILLs at the
 //!   timeout: a running container that exits in time (its script's `stopSeconds`) exits
-//!   143, else 137 ([`Node::stop_container`] is the timeout-0 stop: 137); of a created or
+//!   143, else 137 ([`Node::kill_container`]: the SIGKILL alone, 137); of a created or
 //!   exited one it changes nothing; `RemoveContainer`,
 //!   `RemovePodSandbox` and `StopPodSandbox` of something already gone succeed where
 //!   containerd's do;
@@ -158,11 +158,12 @@ mod tests {
             )
         );
         assert_eq!(app.started_at, Some(t(2)));
-        assert_eq!(node.stop_container(&id, t(3)), Ok(()));
+        // SIGTERM, and it exits at once: 143 (SIGKILL at the timeout would be 137).
+        assert_eq!(node.stop_container(&id, 30, t(3)), Ok(t(3)));
         let app = node
             .container(&id)
             .map(|c| (c.status.state, c.status.exit_code));
-        assert_eq!(app, Ok((ContainerState::Exited, 137)));
+        assert_eq!(app, Ok((ContainerState::Exited, 143)));
         assert_eq!(node.remove_container(&id, t(4)), Ok(()));
         assert!(node.container(&id).is_err());
         assert_eq!(node.stop_pod_sandbox(&sb, t(5)), Ok(()));
@@ -175,7 +176,7 @@ mod tests {
         // Idempotent removal; a stop of a missing container is NOT_FOUND.
         assert_eq!(node.remove_pod_sandbox(&sb, t(7)), Ok(()));
         assert_eq!(
-            node.stop_container(&id, t(7)).map_err(|e| e.code),
+            node.stop_container(&id, 30, t(7)).map_err(|e| e.code),
             Err(CriCode::NotFound)
         );
     }
@@ -403,9 +404,9 @@ mod tests {
         let quick = started(&mut node, &sb, "app", 0, t(0));
         let slow = started(&mut node, &sb, "slow", 0, t(0));
         // Exits on SIGTERM at once: 143, the call returns then.
-        assert_eq!(node.stop_container_within(&quick, 30, t(1)), Ok(t(1)));
+        assert_eq!(node.stop_container(&quick, 30, t(1)), Ok(t(1)));
         // Still running when the 30 s are over: SIGKILL, 137.
-        assert_eq!(node.stop_container_within(&slow, 30, t(1)), Ok(t(31)));
+        assert_eq!(node.stop_container(&slow, 30, t(1)), Ok(t(31)));
         let exit = |node: &Node, id: &str| {
             node.container(id)
                 .map(|c| (c.status.exit_code, c.status.finished_at))
@@ -416,7 +417,7 @@ mod tests {
         let Ok(created) = node.create_container(&sb, &container_config("late", 0), t(2)) else {
             panic!("create failed");
         };
-        assert_eq!(node.stop_container_within(&created, 30, t(2)), Ok(t(2)));
+        assert_eq!(node.stop_container(&created, 30, t(2)), Ok(t(2)));
         assert_eq!(
             node.container(&created).map(|c| c.status.state),
             Ok(ContainerState::Created)
@@ -474,7 +475,7 @@ mod tests {
         }
         let mut other = Node::default();
         other.adopt(status);
-        assert_eq!(other.stop_container_within(&id, 10, t(5)), Ok(t(5)));
+        assert_eq!(other.stop_container(&id, 10, t(5)), Ok(t(5)));
         let app = other.pod_status("uid-web").and_then(|s| {
             s.container_statuses
                 .first()
