@@ -1,7 +1,7 @@
 //! A small, pure model of a container runtime, for demos and convergence tests.
 //!
-//! [`Runtime`] is the per-pod view of a [`node::Node`] — the CRI-level model the agent's
-//! simulated runtime serves — plus the kubelet's actuated-resources checkpoint;
+//! `Runtime` (`sim/runtime.rs`) is the per-pod view of a [`node::Node`] — the CRI-level
+//! model the agent's simulated runtime serves — plus the kubelet's actuated-resources checkpoint;
 //! `Runtime::apply_step` turns one [`Step`](crate::plan::Step) into the CRI calls the
 //! kubelet issues for it on that node. Carrying out all of a plan's
 //! [`steps`](crate::plan::Plan::steps) against the request's runtime status (which the
@@ -43,7 +43,7 @@
 //!   registry says) and takes the pull's time (`images::PULL_MILLIS`, or what
 //!   [`HookControls::pull_seconds`] says; `images::FAILED_PULL_MILLIS` for a failure):
 //!   what follows it, and the next sync, happen that much later
-//!   ([`Outcome::blocked_millis`]).
+//!   (the outcome's `blocked_millis`).
 //!
 //! [`Simulation`] loops plan → apply → advance the clock, and the `script` helpers inject
 //! what happens between syncs (a container exits, the sandbox dies, a probe reports).
@@ -71,9 +71,8 @@ mod simulation;
 mod sync;
 pub use event::{apply_event_with, Event};
 pub use hooks::HookControls;
-pub use model::Outcome;
 pub use probes::ProbeKind;
-pub use runtime::Runtime;
+pub(crate) use runtime::Runtime;
 pub use simulation::{Behaviour, Simulation};
 pub use sync::next_request_with;
 pub(crate) use sync::{next_request_timed, relist_changed};

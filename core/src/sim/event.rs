@@ -168,7 +168,7 @@ fn yes() -> bool {
     true
 }
 
-/// [`apply_event`] with the simulation's hook behaviour: the hook events
+/// `apply_event` (below) with the simulation's hook behaviour: the hook events
 /// ([`Event::PostStartFails`], [`Event::PreStopTakes`]) change `hooks`, every other event
 /// the request.
 pub fn apply_event_with(

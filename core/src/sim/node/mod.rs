@@ -6,7 +6,7 @@
 //! kubelet's relist sees them ([`Node::pod_status`]), with the creation-time ordering and
 //! the id derivation — plus what only the CRI sees (configs, labels, annotations,
 //! reserved names, images). It is what `podplan runtime-sim` serves over gRPC, and what
-//! the per-pod model ([`Runtime`](super::Runtime)) carries plan steps out on.
+//! the per-pod model (`Runtime`, `sim/runtime.rs`) carries plan steps out on.
 //!
 //! As containerd:
 //! * ids are 64 hexadecimal digits, derived from the object's kind, reserved name and

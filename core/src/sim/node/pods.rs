@@ -3,7 +3,7 @@
 //! are ordered and how ids are derived.
 //!
 //! [`Node`](super::Node) keeps one [`PodState`] per pod UID;
-//! [`Runtime`](crate::sim::Runtime) (one pod, driven by plan steps) is a view of a node
+//! `Runtime` (`sim/runtime.rs`) (one pod, driven by plan steps) is a view of a node
 //! holding one pod.
 
 use super::records::hex64;

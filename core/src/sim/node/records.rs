@@ -78,7 +78,7 @@ pub struct SandboxView<'a> {
 pub struct ContainerView<'a> {
     /// The runtime's id (no `type://` prefix).
     pub id: &'a str,
-    /// Its status (in the model's [`Runtime`](crate::sim::Runtime); `id` in the kubelet's form).
+    /// Its status (in the model's `Runtime`; `id` in the kubelet's form).
     pub status: &'a ContainerStatus,
     /// The rest.
     pub record: &'a ContainerRecord,
