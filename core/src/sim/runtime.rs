@@ -32,8 +32,11 @@ use crate::runtime::{ContainerState, RuntimeStatus};
 /// a plan; `apply_with` carries out a whole plan with it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Runtime {
-    /// The node's runtime, with the pod (and its image store).
+    /// The node's runtime, with the pod (and its image store), once a step needs it.
     node: Node,
+    /// The request's runtime status, until the first step: the node adopts it then, so a
+    /// sync without steps (a steady pod) costs no node.
+    pending: Option<RuntimeStatus>,
     /// The pod's UID, name and namespace: what the runtime reports when it holds nothing
     /// of the pod.
     header: RuntimeStatus,
@@ -77,18 +80,9 @@ impl Runtime {
             namespace: status.namespace.clone(),
             ..RuntimeStatus::default()
         };
-        let images = images::ImageStore::from_request(request);
-        let scenario = Scenario {
-            images: ImagesScript {
-                registry: images.registry(),
-                ..ImagesScript::default()
-            },
-            ..Scenario::default()
-        };
-        let mut node = Node::new(DEFAULT_RUNTIME_NAME, scenario);
-        node.adopt(status);
         Self {
-            node,
+            node: Node::default(),
+            pending: Some(status),
             header,
             ops: 0,
             actuated: request.actuated_resources.clone(),
@@ -96,7 +90,28 @@ impl Runtime {
             hooks: HookControls::default(),
             hook_results: Vec::new(),
             blocked_millis: 0,
-            images,
+            images: images::ImageStore::from_request(request),
+        }
+    }
+
+    /// The node with the request's pod on it, built on the first step: the registry as
+    /// the request's images report scripts it, the containers' stop times as the hooks
+    /// say.
+    fn adopt_pending(&mut self) {
+        let Some(status) = self.pending.take() else {
+            return;
+        };
+        let scenario = Scenario {
+            images: ImagesScript {
+                registry: self.images.registry(),
+                ..ImagesScript::default()
+            },
+            ..Scenario::default()
+        };
+        self.node = Node::new(DEFAULT_RUNTIME_NAME, scenario);
+        self.node.adopt(status);
+        for (name, seconds) in &self.hooks.exit_seconds {
+            self.node.script_stop_seconds(name, *seconds);
         }
     }
 
@@ -124,8 +139,10 @@ impl Runtime {
     /// script.
     #[must_use]
     pub(crate) fn with_hooks(mut self, hooks: HookControls) -> Self {
-        for (name, seconds) in &hooks.exit_seconds {
-            self.node.script_stop_seconds(name, *seconds);
+        if self.pending.is_none() {
+            for (name, seconds) in &hooks.exit_seconds {
+                self.node.script_stop_seconds(name, *seconds);
+            }
         }
         self.hooks = hooks;
         self
@@ -136,17 +153,30 @@ impl Runtime {
     #[cfg(test)]
     #[must_use]
     pub(crate) fn status(&self) -> RuntimeStatus {
-        self.node
-            .pod_status(&self.header.id)
-            .unwrap_or_else(|| self.header.clone())
+        match &self.pending {
+            Some(status) => status.clone(),
+            None => self
+                .node
+                .pod_status(&self.header.id)
+                .unwrap_or_else(|| self.header.clone()),
+        }
     }
 
     /// The state as an [`Outcome`].
     #[must_use]
     pub(crate) fn into_outcome(self) -> Outcome {
         let mut node = self.node;
-        let (images, pull_results) = self.images.into_parts(node.registry_faults());
-        let runtime_status = node.take_pod_status(&self.header.id).unwrap_or(self.header);
+        let ((images, pull_results), runtime_status) = match self.pending {
+            // No step ran: the status and the registry are the request's.
+            Some(status) => {
+                let registry = self.images.registry();
+                (self.images.into_parts(&registry), status)
+            }
+            None => (
+                self.images.into_parts(node.registry_faults()),
+                node.take_pod_status(&self.header.id).unwrap_or(self.header),
+            ),
+        };
         Outcome {
             runtime_status,
             actuated_resources: self.actuated,
@@ -184,6 +214,7 @@ impl Runtime {
     /// the next sync sees the state as it is.
     pub(crate) fn apply_step(&mut self, pod: &Pod, step: &Step, now: jiff::Timestamp) {
         self.ops += 1;
+        self.adopt_pending();
         if !self.node.has_pod(&self.header.id) {
             self.node.adopt(self.header.clone());
         }
@@ -521,8 +552,9 @@ impl Runtime {
             ..ContainerConfig::default()
         };
         // The node has the images the kubelet sees as present (every image when the image
-        // manager is off: the kubelet never pulls then), loaded when first used.
-        if self.node.image_status(&image).is_none() && self.images.present(&image) {
+        // manager is off: the kubelet never pulls then), loaded when first used (a load
+        // keeps an image the node has as it is).
+        if self.images.present(&image) {
             self.node.load_image(&image);
         }
         let sandbox = self.sandbox_ids().into_iter().next().unwrap_or_default();
