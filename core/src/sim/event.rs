@@ -405,13 +405,14 @@ pub fn apply_event(request: &mut PlanRequest, event: &Event) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::api::parse_request;
     use crate::runtime::{ContainerState, SandboxState};
     use crate::sim::next_request_with;
 
-    fn started(pod: &str) -> PlanRequest {
+    /// The request after the first sync of `pod` (API defaults on) was carried out.
+    pub(in crate::sim) fn started(pod: &str) -> PlanRequest {
         let text =
             format!(r#"{{"pod": {pod}, "apiDefaults": true, "now": "2025-01-01T00:00:00Z"}}"#);
         let request = parse_request(text.as_bytes()).unwrap();

@@ -172,9 +172,8 @@ fn newest_is_running(request: &PlanRequest, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::parse_request;
+    use crate::sim::event::tests::started;
     use crate::sim::event::{apply_event, Event};
-    use crate::sim::next_request_with;
 
     const PROBED: &str = r#"{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
         "spec": {"containers": [{"name": "a", "image": "x",
@@ -182,14 +181,6 @@ mod tests {
           "livenessProbe": {"exec": {"command": ["true"]}},
           "readinessProbe": {"exec": {"command": ["true"]}}},
           {"name": "b", "image": "x"}]}}"#;
-
-    fn started(pod: &str) -> PlanRequest {
-        let text =
-            format!(r#"{{"pod": {pod}, "apiDefaults": true, "now": "2025-01-01T00:00:00Z"}}"#);
-        let request = parse_request(text.as_bytes()).unwrap();
-        let plan = crate::plan(&request).unwrap();
-        next_request_with(&request, &plan, request.now.unwrap(), &Default::default())
-    }
 
     fn probe(container: &str, probe: ProbeKind, result: ProbeResult) -> Event {
         Event::Probe {

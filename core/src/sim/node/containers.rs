@@ -48,14 +48,13 @@ impl Node {
             ));
         };
         let pod = sandbox.config.metadata.clone().unwrap_or_default();
-        let name = [
-            meta.name.as_str(),
-            pod.name.as_str(),
-            pod.namespace.as_str(),
-            pod.uid.as_str(),
-            &meta.attempt.to_string(),
-        ]
-        .join("_");
+        let name = super::records::container_name(
+            &meta.name,
+            &pod.name,
+            &pod.namespace,
+            &pod.uid,
+            meta.attempt,
+        );
         let script = sandbox
             .container_scripts
             .get(&meta.name)

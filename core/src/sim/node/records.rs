@@ -119,6 +119,24 @@ pub(super) fn hex64(parts: &[&[u8]]) -> String {
     out
 }
 
+/// The name containerd reserves for a sandbox until it is removed
+/// (`makeSandboxName`: `name_namespace_uid_attempt`).
+pub(crate) fn sandbox_name(name: &str, namespace: &str, uid: &str, attempt: u32) -> String {
+    format!("{name}_{namespace}_{uid}_{attempt}")
+}
+
+/// The name containerd reserves for a container until it is removed
+/// (`makeContainerName`: `name_podName_namespace_uid_attempt`).
+pub(crate) fn container_name(
+    name: &str,
+    pod: &str,
+    namespace: &str,
+    uid: &str,
+    attempt: u32,
+) -> String {
+    format!("{name}_{pod}_{namespace}_{uid}_{attempt}")
+}
+
 pub(crate) fn image_record(normalized: &str) -> ImageRecord {
     let digest = hex64(&[b"image", normalized.as_bytes()]);
     ImageRecord {

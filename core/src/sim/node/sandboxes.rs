@@ -66,13 +66,8 @@ impl Node {
                 .or_else(|| self.scenario.sandboxes.get(&meta.name))
                 .copied()
         });
-        let name = [
-            meta.name.as_str(),
-            meta.namespace.as_str(),
-            meta.uid.as_str(),
-            &meta.attempt.to_string(),
-        ]
-        .join("_");
+        let name =
+            super::records::sandbox_name(&meta.name, &meta.namespace, &meta.uid, meta.attempt);
         if let Some(holder) = self.names.get(&name) {
             return Err(CriError::new(
                 CriCode::Unknown,

@@ -217,13 +217,8 @@ impl Node {
                 namespace: namespace.clone(),
                 attempt: 0,
             });
-            let name = [
-                meta.name.as_str(),
-                meta.namespace.as_str(),
-                meta.uid.as_str(),
-                &meta.attempt.to_string(),
-            ]
-            .join("_");
+            let name =
+                super::records::sandbox_name(&meta.name, &meta.namespace, &meta.uid, meta.attempt);
             self.names
                 .entry(name.clone())
                 .or_insert_with(|| sandbox.id.clone());
@@ -251,14 +246,8 @@ impl Node {
         for c in &status.container_statuses {
             let bare = c.id.split_once("://").map_or(c.id.as_str(), |(_, id)| id);
             let attempt = u32::try_from(c.restart_count).unwrap_or(0);
-            let name = [
-                c.name.as_str(),
-                pod_name.as_str(),
-                namespace.as_str(),
-                uid.as_str(),
-                &attempt.to_string(),
-            ]
-            .join("_");
+            let name =
+                super::records::container_name(&c.name, &pod_name, &namespace, &uid, attempt);
             self.names
                 .entry(name.clone())
                 .or_insert_with(|| bare.to_string());
