@@ -76,18 +76,6 @@ pub struct CredentialCheck {
     pub service_account: Option<Coordinates>,
 }
 
-impl CredentialCheck {
-    /// Filters a keyring answer as `EnsureImageExists`'s `getPodCredentials` does.
-    #[must_use]
-    pub(crate) fn from_credentials(creds: &[TrackedCredential]) -> Self {
-        let (secrets, service_account) = pod_sources(creds);
-        Self {
-            secrets: secrets.into_iter().map(|(s, _)| s.clone()).collect(),
-            service_account: service_account.cloned(),
-        }
-    }
-}
-
 /// The sources of a keyring answer as `getPodCredentials` keeps them: every
 /// secret-sourced credential (with the credential, in keyring order) and the first
 /// service-account-sourced one.

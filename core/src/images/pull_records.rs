@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 #[cfg(test)]
 use super::credentials::CredentialSource;
-use super::credentials::{pod_sources, Coordinates, TrackedCredential};
+use super::credentials::{pod_sources, Coordinates, CredentialCheck, TrackedCredential};
 use super::reference::parse_image_name;
 
 /// Above this many recorded secrets, a coordinates-only match no longer counts
@@ -123,6 +123,27 @@ impl PodCredentials {
                 })
                 .collect(),
             service_account: service_account.cloned(),
+        }
+    }
+}
+
+impl CredentialCheck {
+    /// Filters a keyring answer as `EnsureImageExists`'s `getPodCredentials` does: the
+    /// pod's credentials as the pull-record check sees them, without their hashes.
+    #[must_use]
+    pub(crate) fn from_credentials(creds: &[TrackedCredential]) -> Self {
+        let pod = PodCredentials::from_credentials(creds);
+        Self {
+            secrets: pod
+                .secrets
+                .into_iter()
+                .map(|s| Coordinates {
+                    namespace: s.namespace,
+                    name: s.name,
+                    uid: s.uid,
+                })
+                .collect(),
+            service_account: pod.service_account,
         }
     }
 }
