@@ -149,7 +149,10 @@ fn set_defaults_pod(pod: &mut Pod, gates: &FeatureGates) {
     {
         requests_from_limits(c.resources.as_mut());
     }
-    if gates.enabled(Gate::PodLevelResources) {
+    // Each of the three leaves a pod without pod-level resources as it is: only a pod
+    // with them pays for the containers' aggregates.
+    let pod_level = pod.spec.as_ref().is_some_and(|s| s.resources.is_some());
+    if pod_level && gates.enabled(Gate::PodLevelResources) {
         // The API server defaults an object when it decodes a request and again each time
         // it decodes the stored object (every read, the kubelet's watch among them: the
         // storage codec is `CodecFactory.DecoderToVersion`, a defaulting codec;
