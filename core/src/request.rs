@@ -96,6 +96,18 @@ pub struct PlanRequest {
     pub pod_worker: Option<crate::plan::PodWorkerState>,
 }
 
+impl PlanRequest {
+    /// The container statuses the runtime reports (newest first), none without a
+    /// runtime status.
+    #[must_use]
+    pub(crate) fn container_statuses(&self) -> &[crate::runtime::ContainerStatus] {
+        self.runtime_status
+            .as_ref()
+            .map(|s| s.container_statuses.as_slice())
+            .unwrap_or_default()
+    }
+}
+
 /// Prober results recorded for one container.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -57,11 +57,7 @@ fn declared(c: &Container, kind: HookKind) -> Option<&LifecycleHandler> {
 /// Reads the request's `hookResults`, in order.
 pub(crate) fn read(request: &PlanRequest) -> Reported {
     let mut out = Reported::default();
-    let statuses = request
-        .runtime_status
-        .as_ref()
-        .map(|s| s.container_statuses.as_slice())
-        .unwrap_or_default();
+    let statuses = request.container_statuses();
     let pod_ip = request
         .runtime_status
         .as_ref()

@@ -172,12 +172,7 @@ impl Simulation {
         let Some(spec) = self.request.pod.spec.as_ref() else {
             return false;
         };
-        let statuses = self
-            .request
-            .runtime_status
-            .as_ref()
-            .map(|s| s.container_statuses.as_slice())
-            .unwrap_or_default();
+        let statuses = self.request.container_statuses();
         let running = |name: &str| {
             statuses
                 .iter()

@@ -116,11 +116,7 @@ fn restart_cleaned_up(request: &PlanRequest) -> bool {
     let Some(spec) = request.pod.spec.as_ref() else {
         return false;
     };
-    let statuses = request
-        .runtime_status
-        .as_ref()
-        .map(|s| s.container_statuses.as_slice())
-        .unwrap_or_default();
+    let statuses = request.container_statuses();
     restarting
         && spec
             .init_containers

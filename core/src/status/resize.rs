@@ -74,11 +74,7 @@ pub(crate) fn in_progress(request: &PlanRequest) -> bool {
     let Some(actuated) = request.actuated_resources.as_ref() else {
         return false;
     };
-    let statuses = request
-        .runtime_status
-        .as_ref()
-        .map(|s| s.container_statuses.as_slice())
-        .unwrap_or_default();
+    let statuses = request.container_statuses();
     resizable(request).into_iter().any(|c| {
         // The newest instance (the runtime lists newest first).
         let running = statuses
